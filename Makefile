@@ -1,0 +1,52 @@
+# Two commands for a newcomer: `make run` and `make test`. Everything else is optional.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+SAMPLES := samples/handbook
+
+.PHONY: run test install install-test index chat serve eval bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e ".[test]"
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+
+install-test: $(VENV)/.installed-test
+
+## run: install, index the bundled handbook, then start (console chat unless Slack/Teams is configured)
+run: install
+	$(BIN)/docbot index $(SAMPLES)
+	$(BIN)/docbot run
+
+## test: install test dependencies and run the whole suite
+test: install-test
+	$(BIN)/python -m pytest -q
+
+index: install
+	$(BIN)/docbot index $(SAMPLES)
+
+chat: install
+	$(BIN)/docbot chat
+
+serve: install
+	$(BIN)/docbot serve
+
+## eval: replay the dev conversations against the bundled handbook
+eval: install
+	$(BIN)/docbot eval eval/dev.jsonl --docs $(SAMPLES) --json eval/report.json
+
+bench: install
+	$(BIN)/python scripts/bench_retrieval.py
+	$(BIN)/python scripts/bench_reindex.py
+
+clean:
+	rm -rf $(VENV) data .pytest_cache

@@ -1,0 +1,1 @@
+"""Chat adapters: thin translations between a platform and the conversation service."""

@@ -1,0 +1,1 @@
+"""The docbot application: settings, storage, conversations, CLI and HTTP server."""

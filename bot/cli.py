@@ -1,0 +1,162 @@
+"""The `docbot` command: index, chat, serve, run, status and eval."""
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from rag.errors import DocbotError
+from rag.ingest import IndexReport, scan
+
+from .runtime import Runtime
+from .settings import Settings
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="docbot: answers about your documents.")
+console = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+
+def _runtime() -> Runtime:
+    return Runtime(Settings())
+
+
+@app.callback()
+def _setup(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log debug detail.")) -> None:
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+@app.command()
+def index(
+    paths: Optional[list[Path]] = typer.Argument(None, help="Folders or files; default: DOCBOT_DOCS."),
+    rebuild: bool = typer.Option(False, "--rebuild", help="Drop the index first (e.g. after changing the embedder)."),
+) -> None:
+    """Index documents: unchanged files are skipped, changed ones re-embedded, deleted ones removed."""
+    runtime = _runtime()
+    try:
+        if rebuild:
+            runtime.index.clear()
+        report = run_index(runtime, paths or runtime.settings.docs)
+    except DocbotError as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1)
+    finally:
+        runtime.close()
+    print_report(report)
+
+
+def run_index(runtime: Runtime, roots: list[Path], show_progress: bool = True) -> IndexReport:
+    """Index several roots with one progress bar."""
+    total = IndexReport()
+    with Progress(TextColumn("[bold]indexing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.description}"), console=err, disable=not show_progress) as progress:
+        for root in roots:
+            files = scan(root.resolve()) if root.exists() else []
+            task = progress.add_task("", total=len(files))
+            on_file = lambda rel, t=task: progress.update(t, advance=1, description=rel[-50:])  # noqa: E731
+            total.merge(runtime.indexer.run(root, on_file=on_file, files=files if root.exists() else None))
+    return total
+
+
+def print_report(report: IndexReport) -> None:
+    """The one-line summary and any skipped files."""
+    for path, reason in report.errors:
+        err.print(f"[yellow]skipped[/] {path}: {reason}")
+    console.print(
+        f"files: {report.added} added, {report.updated} updated, {report.unchanged} unchanged, "
+        f"{report.deleted} deleted, {len(report.errors)} skipped; chunks: {report.chunks} embedded; "
+        f"{report.seconds:.1f}s"
+    )
+
+
+@app.command()
+def chat() -> None:
+    """Chat in the terminal (interactive, or one message per line on stdin)."""
+    from adapters.console import ConsoleChat
+
+    runtime = _runtime()
+    try:
+        asyncio.run(ConsoleChat(runtime.conversations).run())
+    except DocbotError as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1)
+    finally:
+        runtime.close()
+
+
+@app.command()
+def serve() -> None:
+    """Run the HTTP server (health checks; chat platforms mount here)."""
+    from aiohttp import web
+
+    from .server import make_app
+
+    runtime = _runtime()
+    settings = runtime.settings
+    err.print(f"docbot serving on http://{settings.host}:{settings.port} (GET /healthz)")
+    try:
+        web.run_app(make_app(runtime), host=settings.host, port=settings.port, print=None)
+    finally:
+        runtime.close()
+
+
+@app.command()
+def run() -> None:
+    """Start the bot: the server when Slack or Teams is configured, the console chat otherwise."""
+    if Settings().chat_platform_configured:
+        serve()
+    else:
+        chat()
+
+
+@app.command()
+def status() -> None:
+    """What the index holds and which model built it."""
+    runtime = _runtime()
+    try:
+        stats = runtime.index.stats()
+    finally:
+        runtime.close()
+    for name, value in stats.items():
+        console.print(f"{name}: {value}")
+
+
+@app.command("eval")
+def evaluate(
+    dataset: Path = typer.Argument(..., help="Conversations, one JSON object per line."),
+    docs: Path = typer.Option(..., "--docs", help="The documents the dataset refers to."),
+    k: int = typer.Option(5, "--k", help="Cut-off for recall and MRR."),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the full report here."),
+) -> None:
+    """Replay conversations through the real pipeline and report recall, intent and latency."""
+    from rag.evaluation import load_dataset, print_table, run_eval
+    import json
+    import tempfile
+
+    base = Settings()
+    with tempfile.TemporaryDirectory(prefix="docbot-eval-") as tmp:
+        settings = base.model_copy(update={"data_dir": Path(tmp), "database_url": None, "top_k": k})
+        runtime = Runtime(settings)
+        try:
+            report_index = run_index(runtime, [docs])
+            print_report(report_index)
+            report = asyncio.run(run_eval(runtime.pipeline, runtime.retriever, load_dataset(dataset), k))
+        except (DocbotError, ValueError, OSError) as exc:
+            err.print(f"[red]error:[/] {exc}")
+            raise typer.Exit(1)
+        finally:
+            runtime.close()
+    print_table(report, console)
+    if json_out:
+        json_out.write_text(json.dumps(report, ensure_ascii=False, indent=2))
+        console.print(f"report written to {json_out}")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,153 @@
+"""The conversation service: thread history on the server, runs with ids, stop and regenerate."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from dataclasses import dataclass
+from typing import AsyncIterator
+
+from rag.answer import number_sources
+from rag.errors import DocbotError
+from rag.pipeline import Pipeline, Prepared, canned
+from rag.rewrite import HistoryTurn, Rewrite
+from rag.routing import Route
+
+from .storage import Message, Store
+
+log = logging.getLogger(__name__)
+
+
+
+@dataclass(frozen=True)
+class SessionKey:
+    """Where a conversation lives: platform, tenant/team, channel and thread."""
+
+    platform: str
+    tenant: str
+    channel: str
+    thread: str
+
+
+class Turn:
+    """One answer in progress: what was decided up front, and the reply as it streams.
+
+    `stream()` always stores what was said, even when the consumer stops early (status
+    `cancelled`) or the answer fails midway (status `partial`).
+    """
+
+    def __init__(self, service: "ConversationService", key: SessionKey, run_id: str,
+                 prepared: Prepared, history: list[HistoryTurn], answer_id: int, started: float):
+        self.service, self.key, self.run_id = service, key, run_id
+        self.prepared, self.history, self.answer_id = prepared, history, answer_id
+        self._started = started
+        self.text = ""
+        self.status = "partial"
+        self.cancelled = asyncio.Event()
+
+    @property
+    def rewritten(self) -> str:
+        """The standalone query the search used."""
+        return self.prepared.rewrite.text
+
+    @property
+    def sources(self) -> list[dict]:
+        """Cited documents, numbered as the answer cites them."""
+        return [{"n": s.number, "path": s.path, "title": s.title,
+                 "heading": s.hits[0].chunk.heading} for s in number_sources(self.prepared.hits)]
+
+    async def stream(self) -> AsyncIterator[str]:
+        """Answer pieces; the stored answer is updated when the stream ends, however it ends."""
+        started = time.perf_counter()
+        try:
+            async for piece in self.service.pipeline.answer(self.prepared, self.history):
+                if self.cancelled.is_set():
+                    self.status = "cancelled"
+                    break
+                self.text += piece
+                yield piece
+            else:
+                self.status = "complete"
+        except DocbotError as exc:
+            log.warning("answer failed in run %s: %s", self.run_id, exc)
+            piece = ("\n\n" if self.text else "") + canned("error", self.prepared.question)
+            self.text += piece
+            yield piece
+        finally:
+            if self.status == "partial" and self.cancelled.is_set():
+                self.status = "cancelled"
+            self.service.finish(self, (time.perf_counter() - started) * 1000)
+
+    async def collect(self) -> str:
+        """The whole answer as one string."""
+        async for _ in self.stream():
+            pass
+        return self.text
+
+
+def to_history(messages: list[Message]) -> list[HistoryTurn]:
+    """Stored messages as the core's history turns."""
+    return [HistoryTurn(m.role, m.text, [s.get("title", "") for s in (m.sources or [])]) for m in messages]
+
+
+class ConversationService:
+    """Runs turns for any adapter: reads history first, stores everything, tracks the active run."""
+
+    def __init__(self, store: Store, pipeline: Pipeline, history_turns: int = 6):
+        self.store, self.pipeline, self.history_turns = store, pipeline, history_turns
+        self._active: dict[SessionKey, Turn] = {}
+
+    async def ask(self, key: SessionKey, text: str, user_id: str = "") -> Turn:
+        """Start a turn: history is read before the question is stored, so it never sees itself."""
+        started = time.perf_counter()
+        conv = self.store.conversation(key.platform, key.tenant, key.channel, key.thread)
+        history = to_history(self.store.history(conv.id, self.history_turns))
+        run_id = uuid.uuid4().hex[:12]
+        question = self.store.add(Message(conversation_id=conv.id, role="user", text=text,
+                                          user_id=user_id, run_id=run_id))
+        previous = self._active.get(key)
+        if previous is not None:
+            previous.cancelled.set()  # a new question supersedes the running answer
+        try:
+            prepared = await self.pipeline.prepare(text, history)
+        except DocbotError as exc:
+            log.warning("prepare failed in run %s: %s", run_id, exc)
+            prepared = Prepared(text, Rewrite(text, "none"), Route("error", 0.0, reason=str(exc)))
+        self.store.update(question.id, rewritten=prepared.rewrite.text, rewrite_method=prepared.rewrite.method,
+                          intent=prepared.route.intent, confidence=prepared.route.confidence)
+        answer = self.store.add(Message(conversation_id=conv.id, role="assistant", text="", status="partial",
+                                        run_id=run_id))
+        turn = Turn(self, key, run_id, prepared, history, answer.id, started)
+        self._active[key] = turn
+        return turn
+
+    def finish(self, turn: Turn, answer_ms: float) -> None:
+        """Store the answer as it ended and release the thread's active run."""
+        timings = dict(turn.prepared.timings)
+        timings["answer_ms"] = round(answer_ms, 2)
+        timings["total_ms"] = round((time.perf_counter() - turn._started) * 1000, 2)
+        hits = [h.citation() for h in turn.prepared.hits]
+        try:
+            self.store.update(turn.answer_id, text=turn.text, status=turn.status, sources=hits, timings=timings)
+        except DocbotError:
+            log.exception("could not store the answer of run %s", turn.run_id)
+        if self._active.get(turn.key) is turn:
+            del self._active[turn.key]
+
+    def stop(self, key: SessionKey) -> bool:
+        """Stop the running answer of a thread; the part already said is kept. False if none runs."""
+        turn = self._active.get(key)
+        if turn is None:
+            return False
+        turn.cancelled.set()
+        return True
+
+    async def regenerate(self, key: SessionKey, user_id: str = "") -> Turn | None:
+        """Drop the last question and its answer on the server, then answer that question again."""
+        self.stop(key)
+        conv = self.store.conversation(key.platform, key.tenant, key.channel, key.thread)
+        question = self.store.drop_last_exchange(conv.id)
+        if question is None:
+            return None
+        return await self.ask(key, question.text, user_id or question.user_id)

@@ -1,0 +1,114 @@
+"""Assembly: turn Settings into the running parts. The only place that knows every concrete class."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from rag.analysis import Analyzer
+from rag.answer import Answerer, ExtractiveAnswerer, LLMAnswerer
+from rag.chunking import Chunker, OverlapChunker, SemanticChunker
+from rag.embedded_index import SqliteSearchIndex
+from rag.embeddings import E5Embedder, Embedder, OpenAIEmbedder
+from rag.ingest import Indexer
+from rag.llm import OpenAIChat
+from rag.pipeline import Pipeline
+from rag.retrieval import Retriever
+from rag.rewrite import LLMRewriter, OfflineRewriter, Rewriter
+from rag.routing import RuleRouter
+
+from .conversation import ConversationService
+from .settings import Settings
+from .storage import Store
+
+
+@dataclass
+class Runtime:
+    """Lazily built components for one process; heavy ones (Kiwi, the model) load on first use."""
+
+    settings: Settings
+
+    @cached_property
+    def analyzer(self) -> Analyzer:
+        """Kiwi-backed analyzer, shared by the index, rewriter and answerer."""
+        return Analyzer()
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        """The configured embedder."""
+        s = self.settings
+        if s.embedder == "openai":
+            key = s.openai_api_key.get_secret_value() if s.openai_api_key else "unused"
+            return OpenAIEmbedder(s.embedding_model, s.embedding_dim, key, s.openai_base_url)
+        return E5Embedder()
+
+    @cached_property
+    def index(self) -> SqliteSearchIndex:
+        """The embedded search index under the data dir."""
+        s = self.settings
+        return SqliteSearchIndex(s.index_path, self.analyzer, candidates=s.candidates, rrf_k=s.rrf_k,
+                                 min_cosine=s.min_cosine, cosine_gap=s.cosine_gap)
+
+    @cached_property
+    def chunker(self) -> Chunker:
+        """The configured chunker."""
+        s = self.settings
+        if s.chunker == "semantic":
+            return SemanticChunker(self.embedder, size=s.chunk_size)
+        return OverlapChunker(s.chunk_size, s.chunk_overlap)
+
+    @cached_property
+    def indexer(self) -> Indexer:
+        """Folder-to-index synchroniser."""
+        return Indexer(self.index, self.embedder, self.chunker, self.settings.chunker_signature())
+
+    @cached_property
+    def retriever(self) -> Retriever:
+        """Embedder plus index."""
+        return Retriever(self.index, self.embedder, self.settings.top_k)
+
+    def _chat(self, model: str) -> OpenAIChat:
+        s = self.settings
+        key = s.openai_api_key.get_secret_value() if s.openai_api_key else "not-needed"
+        return OpenAIChat(model, key, s.openai_base_url)
+
+    @cached_property
+    def rewriter(self) -> Rewriter:
+        """LLM rewriter when an endpoint is configured, the offline one otherwise."""
+        s = self.settings
+        if s.llm_configured:
+            return LLMRewriter(self._chat(s.rewrite_model), self.analyzer, turns=s.rewrite_turns,
+                               timeout=s.rewrite_timeout, max_chars=s.rewrite_max_chars)
+        return OfflineRewriter(self.analyzer, turns=s.rewrite_turns)
+
+    @cached_property
+    def answerer(self) -> Answerer:
+        """Streaming LLM answers when configured, extractive answers otherwise."""
+        s = self.settings
+        extractive = ExtractiveAnswerer(self.analyzer)
+        if s.llm_configured:
+            return LLMAnswerer(self._chat(s.answer_model), extractive, history_turns=s.history_turns,
+                               timeout=s.answer_timeout)
+        return extractive
+
+    @cached_property
+    def pipeline(self) -> Pipeline:
+        """Rewrite, route, retrieve, answer."""
+        return Pipeline(self.rewriter, RuleRouter(), self.retriever, self.answerer,
+                        threshold=self.settings.intent_threshold)
+
+    @cached_property
+    def store(self) -> Store:
+        """The conversation database."""
+        return Store(self.settings.db_url)
+
+    @cached_property
+    def conversations(self) -> ConversationService:
+        """The conversation service the adapters talk to."""
+        return ConversationService(self.store, self.pipeline, self.settings.history_turns)
+
+    def close(self) -> None:
+        """Release the index and database connections that were opened."""
+        if "index" in self.__dict__:
+            self.index.close()
+        if "store" in self.__dict__:
+            self.store.engine.dispose()

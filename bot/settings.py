@@ -1,0 +1,84 @@
+"""Settings, read once at the entry point from the environment and .env, then passed down as values."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Every knob docbot has. Env names are DOCBOT_<FIELD> unless an alias says otherwise."""
+
+    model_config = SettingsConfigDict(env_prefix="DOCBOT_", env_file=".env", extra="ignore")
+
+    # Where things live
+    data_dir: Path = Path("data")
+    database_url: str | None = Field(None, description="SQLAlchemy URL; default sqlite:///<data_dir>/docbot.sqlite3")
+    docs: list[Path] = Field(default_factory=lambda: [Path("samples/handbook")],
+                             description="Folders `docbot index` reads when given no path")
+    port: int = 3000
+    host: str = "0.0.0.0"
+
+    # Embeddings and search
+    embedder: Literal["e5", "openai"] = "e5"
+    embedding_model: str = "text-embedding-3-small"
+    embedding_dim: int = 1536
+    chunker: Literal["overlap", "semantic"] = "overlap"
+    chunk_size: int = 900
+    chunk_overlap: int = 150
+    top_k: int = 5
+    candidates: int = 40
+    rrf_k: int = 60
+    min_cosine: float = 0.78
+    cosine_gap: float = 0.08
+
+    # Conversation
+    history_turns: int = 6
+    rewrite_turns: int = 4
+    rewrite_max_chars: int = 300
+    intent_threshold: float = 0.65
+
+    # LLM (any OpenAI-compatible endpoint); none configured means fully offline
+    openai_api_key: SecretStr | None = Field(None, validation_alias=AliasChoices("OPENAI_API_KEY", "DOCBOT_OPENAI_API_KEY"))
+    openai_base_url: str | None = Field(None, validation_alias=AliasChoices("OPENAI_BASE_URL", "DOCBOT_OPENAI_BASE_URL"))
+    answer_model: str = "gpt-4o-mini"
+    rewrite_model: str = "gpt-4o-mini"
+    rewrite_timeout: float = 4.0
+    answer_timeout: float = 30.0
+
+    # Chat platforms (adapters mount in `docbot serve` when these are set)
+    slack_bot_token: SecretStr | None = Field(None, validation_alias=AliasChoices("SLACK_BOT_TOKEN"))
+    slack_signing_secret: SecretStr | None = Field(None, validation_alias=AliasChoices("SLACK_SIGNING_SECRET"))
+    slack_app_token: SecretStr | None = Field(None, validation_alias=AliasChoices("SLACK_APP_TOKEN"))
+    microsoft_app_id: str | None = Field(None, validation_alias=AliasChoices("MICROSOFT_APP_ID"))
+    microsoft_app_password: SecretStr | None = Field(None, validation_alias=AliasChoices("MICROSOFT_APP_PASSWORD"))
+
+    @property
+    def db_url(self) -> str:
+        """The conversation database URL, with PostgreSQL URLs pointed at the bundled psycopg 3 driver."""
+        url = self.database_url or f"sqlite:///{(self.data_dir / 'docbot.sqlite3').as_posix()}"
+        for prefix in ("postgres://", "postgresql://"):
+            if url.startswith(prefix):
+                return "postgresql+psycopg://" + url[len(prefix):]
+        return url
+
+    @property
+    def index_path(self) -> Path:
+        """The embedded search index file."""
+        return self.data_dir / "index.sqlite3"
+
+    @property
+    def llm_configured(self) -> bool:
+        """Whether an OpenAI-compatible endpoint is configured."""
+        return self.openai_api_key is not None or self.openai_base_url is not None
+
+    @property
+    def chat_platform_configured(self) -> bool:
+        """Whether Slack or Teams credentials are present."""
+        return bool(self.slack_bot_token or self.microsoft_app_id)
+
+    def chunker_signature(self) -> str:
+        """Part of every file hash: changing the chunker re-chunks every file."""
+        return f"{self.chunker}:{self.chunk_size}:{self.chunk_overlap}"

@@ -1,0 +1,155 @@
+"""Conversation storage with SQLModel: SQLite by default, PostgreSQL by URL."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import JSON, Column, UniqueConstraint, event
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import Field, Session, SQLModel, create_engine, select
+
+from rag.errors import StorageError
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Conversation(SQLModel, table=True):
+    """One chat thread, identified by its SessionKey parts."""
+
+    __table_args__ = (UniqueConstraint("platform", "tenant", "channel", "thread"),)
+    id: int | None = Field(default=None, primary_key=True)
+    platform: str
+    tenant: str
+    channel: str
+    thread: str
+    created_at: datetime = Field(default_factory=_now)
+
+
+class Message(SQLModel, table=True):
+    """A user question (with its rewrite and route) or an assistant answer (with sources and timings)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    conversation_id: int = Field(foreign_key="conversation.id", index=True)
+    role: str  # "user" | "assistant"
+    text: str
+    user_id: str = ""
+    run_id: str = Field(default="", index=True)
+    rewritten: str | None = None
+    rewrite_method: str | None = None
+    intent: str | None = None
+    confidence: float | None = None
+    status: str = "complete"  # complete | partial | cancelled
+    sources: list[dict] = Field(default_factory=list, sa_column=Column(JSON))
+    timings: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    created_at: datetime = Field(default_factory=_now)
+
+
+def make_engine(url: str):
+    """An engine for the URL; SQLite gets WAL so `docbot index` and `serve` can share the file."""
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(conn, _record):
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+
+        return engine
+    return create_engine(url, pool_pre_ping=True)
+
+
+class Store:
+    """Conversations and messages; every method is one short transaction."""
+
+    def __init__(self, url: str):
+        self.url = url
+        try:
+            if url.startswith("sqlite:///"):
+                from pathlib import Path
+
+                Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+            self.engine = make_engine(url)
+            SQLModel.metadata.create_all(self.engine)
+        except SQLAlchemyError as exc:
+            raise StorageError(f"cannot open the conversation database: {exc}") from exc
+
+    def _session(self) -> Session:
+        return Session(self.engine, expire_on_commit=False)
+
+    def conversation(self, platform: str, tenant: str, channel: str, thread: str) -> Conversation:
+        """Get or create the conversation for a session key."""
+        query = select(Conversation).where(
+            Conversation.platform == platform, Conversation.tenant == tenant,
+            Conversation.channel == channel, Conversation.thread == thread,
+        )
+        with self._guard(), self._session() as session:
+            found = session.exec(query).first()
+            if found:
+                return found
+            conv = Conversation(platform=platform, tenant=tenant, channel=channel, thread=thread)
+            session.add(conv)
+            try:
+                session.commit()
+            except SQLAlchemyError:  # another replica created it first
+                session.rollback()
+                return session.exec(query).one()
+            return conv
+
+    def history(self, conversation_id: int, limit: int) -> list[Message]:
+        """The last `limit` messages, oldest first."""
+        query = (select(Message).where(Message.conversation_id == conversation_id)
+                 .order_by(Message.id.desc()).limit(limit))
+        with self._guard(), self._session() as session:
+            return list(reversed(session.exec(query).all()))
+
+    def add(self, message: Message) -> Message:
+        """Insert a message and return it with its id."""
+        with self._guard(), self._session() as session:
+            session.add(message)
+            session.commit()
+            return message
+
+    def update(self, message_id: int, **fields: Any) -> None:
+        """Change fields of a stored message."""
+        with self._guard(), self._session() as session:
+            message = session.get(Message, message_id)
+            if message is None:
+                return
+            for name, value in fields.items():
+                setattr(message, name, value)
+            session.add(message)
+            session.commit()
+
+    def drop_last_exchange(self, conversation_id: int) -> Message | None:
+        """Delete the last question and whatever answered it; returns the question, or None.
+
+        Roles are checked from the end: an interrupted run may have left a question with no answer.
+        """
+        with self._guard(), self._session() as session:
+            rows = session.exec(select(Message).where(Message.conversation_id == conversation_id)
+                                .order_by(Message.id.desc()).limit(20)).all()
+            question = next((m for m in rows if m.role == "user"), None)
+            if question is None:
+                return None
+            for message in rows:
+                if message.id >= question.id:
+                    session.delete(message)
+            session.commit()
+            return question
+
+    def _guard(self):
+        return _Guard()
+
+
+class _Guard:
+    """Turns SQLAlchemy failures into StorageError, the one type callers handle."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type and issubclass(exc_type, SQLAlchemyError):
+            raise StorageError(f"conversation database error: {exc}") from exc
+        return False

@@ -1,0 +1,1 @@
+"""The platform-agnostic RAG core: loading, chunking, embedding, search, rewriting, answering."""

@@ -1,0 +1,113 @@
+"""Chunkers: fixed-size with overlap (default) and semantic (cut where the topic shifts).
+
+Both work inside a document's sections, so a chunk never straddles two headings and each
+chunk carries its title and heading as metadata for citations and for the embedder.
+"""
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+import numpy as np
+
+from .documents import Chunk, Document
+from .embeddings import Embedder
+
+# Sentence ends: terminal punctuation followed by space (Korean uses it too), and line breaks.
+_SENTENCE_END = re.compile(r"(?<=[.!?。？！])\s+|\n+")
+
+
+def sentences(text: str) -> list[str]:
+    """Split text into sentences; good enough for packing, not for linguistics."""
+    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+
+
+class Chunker(Protocol):
+    """Turns a document into chunks."""
+
+    def chunk(self, doc: Document) -> list[Chunk]:
+        """Chunks in document order, numbered from 0."""
+        ...
+
+
+def _hard_split(sentence: str, size: int) -> list[str]:
+    return [sentence[i : i + size] for i in range(0, len(sentence), size)]
+
+
+def pack(parts: list[str], size: int, overlap: int) -> list[str]:
+    """Greedily pack sentences into pieces of at most `size` chars, repeating up to `overlap` chars."""
+    units = [u for p in parts for u in (_hard_split(p, size) if len(p) > size else [p])]
+    pieces: list[str] = []
+    current: list[str] = []
+    for unit in units:
+        if current and len(" ".join(current + [unit])) > size:
+            pieces.append(" ".join(current))
+            current = _tail(current, overlap)
+            while current and len(" ".join(current + [unit])) > size:
+                current.pop(0)
+        current.append(unit)
+    if current:
+        pieces.append(" ".join(current))
+    return pieces
+
+
+def _tail(units: list[str], overlap: int) -> list[str]:
+    """The last sentences of a piece whose length fits in the overlap budget."""
+    tail: list[str] = []
+    for unit in reversed(units):
+        if len(" ".join([unit] + tail)) > overlap:
+            break
+        tail.insert(0, unit)
+    return tail
+
+
+def _number(doc: Document, pieces: list[tuple[str, str]]) -> list[Chunk]:
+    return [Chunk(doc.path, n, doc.title, heading, text) for n, (heading, text) in enumerate(pieces)]
+
+
+class OverlapChunker:
+    """Packs sentences into chunks of about `size` characters with `overlap` characters repeated."""
+
+    def __init__(self, size: int = 900, overlap: int = 150):
+        if overlap >= size:
+            raise ValueError("chunk overlap must be smaller than chunk size")
+        self.size, self.overlap = size, overlap
+
+    def chunk(self, doc: Document) -> list[Chunk]:
+        """Chunks in document order."""
+        pieces = [
+            (section.heading, piece)
+            for section in doc.sections
+            for piece in pack(sentences(section.text), self.size, self.overlap)
+        ]
+        return _number(doc, pieces)
+
+
+class SemanticChunker:
+    """Cuts where adjacent-sentence similarity drops below the document's own low quantile.
+
+    Costs one embedding per sentence at index time; pick it for long, loosely structured
+    documents where fixed windows mix topics.
+    """
+
+    def __init__(self, embedder: Embedder, size: int = 900, quantile: float = 0.2, min_chars: int = 200):
+        self.embedder, self.size, self.quantile, self.min_chars = embedder, size, quantile, min_chars
+
+    def chunk(self, doc: Document) -> list[Chunk]:
+        """Chunks in document order."""
+        pieces = [(s.heading, piece) for s in doc.sections for piece in self._split(sentences(s.text))]
+        return _number(doc, pieces)
+
+    def _split(self, sents: list[str]) -> list[str]:
+        if len(sents) < 3:
+            return pack(sents, self.size, 0)
+        vectors = self.embedder.embed_passages(sents)
+        sims = np.sum(vectors[:-1] * vectors[1:], axis=1)
+        threshold = float(np.quantile(sims, self.quantile))
+        groups: list[list[str]] = [[sents[0]]]
+        for sentence, sim in zip(sents[1:], sims):
+            if sim < threshold and len(" ".join(groups[-1])) >= self.min_chars:
+                groups.append([])
+            groups[-1].append(sentence)
+        # A topic run longer than the size limit is still packed to fit the embedder's window.
+        return [piece for g in groups for piece in pack(g, self.size, 0)]

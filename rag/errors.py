@@ -1,0 +1,53 @@
+"""The one exception tree for docbot; `bot` and `adapters` raise and catch these too.
+
+    DocbotError
+    ├── ConfigurationError        settings that cannot work together
+    ├── DocumentError             a file that cannot be read, parsed or is empty (skipped, reported)
+    ├── SearchIndexError          the search backend failed
+    │   └── EmbeddingModelMismatch  the index was built by another embedding model
+    ├── EmbeddingError            the embedder failed
+    ├── LLMError                  the chat model failed or answered unusably
+    │   └── LLMTimeout            ...or took longer than its budget
+    └── StorageError              the conversation database failed
+"""
+
+
+class DocbotError(Exception):
+    """Base of every error docbot raises on purpose."""
+
+
+class ConfigurationError(DocbotError):
+    """Settings that cannot work together."""
+
+
+class DocumentError(DocbotError):
+    """A document that cannot be read, parsed, or has no text."""
+
+    def __init__(self, path: str, reason: str):
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class SearchIndexError(DocbotError):
+    """The search backend failed."""
+
+
+class EmbeddingModelMismatch(SearchIndexError):
+    """The index holds vectors of another embedding model; mixing them would corrupt ranking."""
+
+
+class EmbeddingError(DocbotError):
+    """The embedder failed."""
+
+
+class LLMError(DocbotError):
+    """The chat model failed or returned something unusable."""
+
+
+class LLMTimeout(LLMError):
+    """The chat model did not answer within its time budget."""
+
+
+class StorageError(DocbotError):
+    """The conversation database failed."""

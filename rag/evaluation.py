@@ -1,0 +1,182 @@
+"""`docbot eval`: replay conversations through the real pipeline and measure what rewriting buys.
+
+Format: ../shared/EVAL_FORMAT.md. Retrieval is scored per document: chunks map to their
+file, duplicates go, the top k distinct files are compared with the gold `relevant` files.
+Every gold knowledge_search turn is scored on retrieval with the query the pipeline built,
+whatever the router decided; routing mistakes show in the intent metrics instead.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .pipeline import Pipeline
+from .retrieval import Retriever
+from .rewrite import HistoryTurn
+from .routing import AMBIGUOUS, INTENTS
+
+# Chunks fetched per query so that k distinct files survive de-duplication.
+CHUNKS_PER_FILE = 4
+
+
+@dataclass
+class Scored:
+    """Recall and reciprocal rank of one search."""
+
+    recall: float
+    rr: float
+    files: list[str]
+
+
+def load_dataset(path: Path) -> list[dict]:
+    """Conversations from a JSONL file; a bad line is an error naming its line number."""
+    conversations = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            conv = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}:{number}: not JSON ({exc.msg})") from exc
+        if not isinstance(conv.get("turns"), list):
+            raise ValueError(f"{path}:{number}: no 'turns' list")
+        conversations.append(conv)
+    return conversations
+
+
+def score(retriever: Retriever, query: str, relevant: list[str], k: int, multi_hop: bool) -> Scored:
+    """Search, keep the top k distinct files, compare with the gold files."""
+    files: list[str] = []
+    for hit in retriever.search(query, k * CHUNKS_PER_FILE):
+        if hit.chunk.path not in files:
+            files.append(hit.chunk.path)
+    files = files[:k]
+    found = [f for f in relevant if f in files]
+    recall = len(found) / len(relevant) if multi_hop else float(bool(found))
+    ranks = [files.index(f) + 1 for f in found]
+    return Scored(recall, 1.0 / min(ranks) if ranks else 0.0, files)
+
+
+def _bucket(scores: list[Scored]) -> dict:
+    n = len(scores)
+    return {"n": n, "recall_at_k": round(sum(s.recall for s in scores) / n, 4) if n else 0.0,
+            "mrr": round(sum(s.rr for s in scores) / n, 4) if n else 0.0}
+
+
+def _percentiles(values: list[float]) -> dict:
+    if not values:
+        return {"p50": 0, "p95": 0}
+    return {"p50": round(float(np.percentile(values, 50)), 2), "p95": round(float(np.percentile(values, 95)), 2)}
+
+
+def intent_metrics(pairs: list[tuple[str, str]]) -> dict:
+    """Accuracy, macro-F1 over the gold labels, confusion matrix and the AMBIGUOUS share."""
+    labels = [label for label in INTENTS if any(g == label for g, _ in pairs)]
+    confusion = {g: {} for g in labels}
+    for gold, pred in pairs:
+        confusion.setdefault(gold, {})
+        confusion[gold][pred] = confusion[gold].get(pred, 0) + 1
+    f1s = []
+    for label in labels:
+        tp = sum(1 for g, p in pairs if g == label and p == label)
+        fp = sum(1 for g, p in pairs if g != label and p == label)
+        fn = sum(1 for g, p in pairs if g == label and p != label)
+        f1s.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
+    n = len(pairs) or 1
+    return {
+        "accuracy": round(sum(g == p for g, p in pairs) / n, 4),
+        "macro_f1": round(sum(f1s) / len(f1s), 4) if f1s else 0.0,
+        "low_confidence_rate": round(sum(p == AMBIGUOUS for _, p in pairs) / n, 4),
+        "confusion": confusion,
+    }
+
+
+async def run_eval(pipeline: Pipeline, retriever: Retriever, conversations: list[dict], k: int = 5) -> dict:
+    """Replay every conversation turn by turn, the bot's own answers kept in the history."""
+    buckets: dict[str, list[Scored]] = {name: [] for name in (
+        "all", "first_turn", "followup", "followup_baseline", "followup_oracle", "followup_dependent", "multi_hop")}
+    per_turn, intents, latency = [], [], {"rewrite": [], "retrieve": [], "total": []}
+    needless, non_knowledge = 0, 0
+    for conv in conversations:
+        history: list[HistoryTurn] = []
+        for number, turn in enumerate(conv["turns"]):
+            started = time.perf_counter()
+            prepared = await pipeline.prepare(turn["user"], history)
+            answer = "".join([piece async for piece in pipeline.answer(prepared, history)])
+            latency["total"].append((time.perf_counter() - started) * 1000)
+            latency["rewrite"].append(prepared.timings.get("rewrite_ms", 0.0))
+            if "retrieve_ms" in prepared.timings:
+                latency["retrieve"].append(prepared.timings["retrieve_ms"])
+            history += [HistoryTurn("user", turn["user"]), HistoryTurn("assistant", answer)]
+            gold = turn.get("intent", "knowledge_search")
+            intents.append((gold, prepared.route.intent))
+            if gold != "knowledge_search":
+                non_knowledge += 1
+                needless += prepared.searched
+            row = {"conversation": conv.get("id", ""), "turn": number + 1, "user": turn["user"],
+                   "rewritten": prepared.rewrite.text, "intent": prepared.route.intent, "gold_intent": gold,
+                   "confidence": round(prepared.route.confidence, 3), "retrieved": [],
+                   "relevant": turn.get("relevant", []), "recall": None}
+            relevant = turn.get("relevant") or []
+            if gold == "knowledge_search" and relevant:
+                multi = bool(turn.get("multi_hop"))
+                main = score(retriever, prepared.rewrite.text, relevant, k, multi)
+                row["retrieved"], row["recall"] = main.files, main.recall
+                buckets["all"].append(main)
+                if multi:
+                    buckets["multi_hop"].append(main)
+                if number == 0:
+                    buckets["first_turn"].append(main)
+                else:
+                    buckets["followup"].append(main)
+                    baseline = score(retriever, turn["user"], relevant, k, multi)
+                    buckets["followup_baseline"].append(baseline)
+                    row["baseline_recall"] = baseline.recall
+                    if turn.get("standalone"):
+                        oracle = score(retriever, turn["standalone"], relevant, k, multi)
+                        buckets["followup_oracle"].append(oracle)
+                        row["oracle_recall"] = oracle.recall
+                    if turn.get("history_dependent"):
+                        buckets["followup_dependent"].append(main)
+            per_turn.append(row)
+    return {
+        "k": k,
+        "conversations": len(conversations),
+        "turns": len(per_turn),
+        "retrieval": {name: _bucket(scores) for name, scores in buckets.items()},
+        "intent": intent_metrics(intents),
+        "unnecessary_retrieval_rate": round(needless / non_knowledge, 4) if non_knowledge else 0.0,
+        "actions_executed_without_confirmation": 0,  # this build has no action executor at all
+        "latency_ms": {name: _percentiles(values) for name, values in latency.items()},
+        "per_turn": per_turn,
+    }
+
+
+def print_table(report: dict, console) -> None:
+    """The report's numbers as terminal tables."""
+    from rich.table import Table
+
+    table = Table(title=f"Retrieval (document-level, k={report['k']})")
+    for col in ("bucket", "n", f"recall@{report['k']}", "MRR"):
+        table.add_column(col, justify="right" if col != "bucket" else "left")
+    for name, b in report["retrieval"].items():
+        table.add_row(name, str(b["n"]), f"{b['recall_at_k']:.3f}", f"{b['mrr']:.3f}")
+    console.print(table)
+    intent = report["intent"]
+    console.print(f"intent accuracy {intent['accuracy']:.3f}  macro-F1 {intent['macro_f1']:.3f}  "
+                  f"low-confidence {intent['low_confidence_rate']:.3f}  "
+                  f"unnecessary retrieval {report['unnecessary_retrieval_rate']:.3f}")
+    labels = sorted({p for row in intent["confusion"].values() for p in row} | set(intent["confusion"]))
+    confusion = Table(title="Intent confusion (rows: gold, columns: predicted)")
+    confusion.add_column("gold")
+    for label in labels:
+        confusion.add_column(label[:10], justify="right")
+    for gold, row in intent["confusion"].items():
+        confusion.add_row(gold, *[str(row.get(label, 0)) for label in labels])
+    console.print(confusion)
+    lat = report["latency_ms"]
+    console.print("latency ms: " + "  ".join(f"{name} p50 {v['p50']:.1f} / p95 {v['p95']:.1f}" for name, v in lat.items()))

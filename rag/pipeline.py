@@ -1,0 +1,103 @@
+"""One turn through the RAG core: rewrite, route, retrieve, then answer the user's own words."""
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import AsyncIterator
+
+from .answer import Answerer, is_korean
+from .documents import Hit
+from .retrieval import MAX_QUERY_CHARS, Retriever
+from .rewrite import HistoryTurn, Rewrite, Rewriter
+from .routing import AMBIGUOUS, Route, Router
+
+
+@dataclass
+class Prepared:
+    """Everything decided before the answer starts: shown to the user and stored with the turn."""
+
+    question: str
+    rewrite: Rewrite
+    route: Route
+    hits: list[Hit] = field(default_factory=list)
+    searched: bool = False
+    timings: dict[str, float] = field(default_factory=dict)
+    notice: str = ""
+
+
+_REPLIES = {
+    "empty": ("질문을 입력해 주세요. 예: \"휴가 신청 절차 알려줘\"",
+              'Please type a question, for example "How do I request vacation?"'),
+    "chitchat": ("안녕하세요! 회사 문서에 대해 무엇이든 물어보세요.",
+                 "Hi! Ask me anything about the company's documents."),
+    "realtime_lookup": ("지금 이 순간의 상태는 볼 수 없습니다. 저는 문서를 근거로 답합니다. 대시보드나 담당 팀에 확인해 주세요.",
+                        "I can't see live state for that; I answer from documents. Please check the dashboard or the owning team."),
+    "action": ("이 요청은 무언가를 변경하는 작업이라 바로 실행하지 않습니다. 변경은 확인 버튼과 권한 확인을 거쳐야 하며, 이 배포에는 아직 실행할 수 있는 작업이 연결되어 있지 않습니다.",
+               "That would change something, so I won't do it directly: changes need a confirmation and a permission check, and no actions are connected in this deployment yet."),
+    "error": ("죄송합니다. 답변을 준비하는 중에 문제가 생겼습니다. 잠시 후 다시 시도해 주세요.",
+              "Sorry, something went wrong while preparing the answer. Please try again in a moment."),
+    AMBIGUOUS: ("어떤 것을 원하시는지 확실하지 않습니다. 찾으시는 문서나 주제를 조금 더 알려주시겠어요?",
+                "I'm not sure what you need. Which document or topic do you mean?"),
+}
+
+
+def canned(kind: str, question: str) -> str:
+    """A fixed reply in the user's language."""
+    korean, english = _REPLIES[kind]
+    return korean if is_korean(question) else english
+
+
+class Pipeline:
+    """Rewrite -> route -> retrieve -> answer, with stage timings."""
+
+    def __init__(self, rewriter: Rewriter, router: Router, retriever: Retriever, answerer: Answerer,
+                 *, threshold: float = 0.65):
+        self.rewriter, self.router, self.retriever, self.answerer = rewriter, router, retriever, answerer
+        self.threshold = threshold
+
+    async def prepare(self, question: str, history: list[HistoryTurn]) -> Prepared:
+        """Rewrite with the history, route, and search when the route needs documents."""
+        timings: dict[str, float] = {}
+        clipped = question.strip()
+        notice = ""
+        if len(clipped) > MAX_QUERY_CHARS:
+            notice = (f"(메시지가 길어서 앞부분 {MAX_QUERY_CHARS}자로 검색했습니다)" if is_korean(clipped)
+                      else f"(your message is long; I searched with its first {MAX_QUERY_CHARS} characters)")
+            clipped = clipped[:MAX_QUERY_CHARS]
+        if not clipped:
+            return Prepared(question, Rewrite("", "none"), Route("chitchat", 1.0, reason="empty"), notice="empty")
+        started = time.perf_counter()
+        rewrite = await self.rewriter.rewrite(clipped, history)
+        timings["rewrite_ms"] = _ms(started)
+        started = time.perf_counter()
+        route = self.router.route(clipped, rewrite.text)
+        if route.confidence < self.threshold:
+            route = Route(AMBIGUOUS, route.confidence, route.entities, f"below {self.threshold}: {route.reason}")
+        timings["route_ms"] = _ms(started)
+        prepared = Prepared(question, rewrite, route, timings=timings, notice=notice)
+        if route.intent == "knowledge_search":
+            started = time.perf_counter()
+            # Embedding and search are CPU-bound; keep the event loop free for other threads' turns.
+            prepared.hits = await asyncio.to_thread(self.retriever.search, rewrite.text)
+            prepared.searched = True
+            timings["retrieve_ms"] = _ms(started)
+        return prepared
+
+    async def answer(self, prepared: Prepared, history: list[HistoryTurn]) -> AsyncIterator[str]:
+        """The reply in pieces: cited answer for document questions, a short fixed reply otherwise."""
+        if prepared.notice == "empty":
+            yield canned("empty", prepared.question)
+            return
+        if prepared.route.intent != "knowledge_search":
+            yield canned(prepared.route.intent, prepared.question)
+            return
+        if prepared.notice:
+            yield prepared.notice + "\n"
+        question = prepared.question.strip()[:MAX_QUERY_CHARS * 4]
+        async for piece in self.answerer.answer(question, prepared.rewrite.text, prepared.hits, history):
+            yield piece
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 2)

@@ -1,0 +1,159 @@
+"""History-aware query rewriting, for retrieval only: the answer still sees the user's own words.
+
+Rules learned the hard way: no history, no rewrite call; last few turns only; keep the first
+line, cap its length; on timeout, empty, verbose or explanatory output fall back to the
+original; never let the rewrite bring in a name or number that neither the history nor the
+question contains.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from .analysis import Analyzer
+from .errors import LLMError
+from .llm import ChatModel
+
+
+@dataclass(frozen=True)
+class HistoryTurn:
+    """One earlier message of the thread as the core sees it."""
+
+    role: str  # "user" or "assistant"
+    text: str
+    sources: list[str] = field(default_factory=list)  # titles cited by an assistant turn
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """A standalone retrieval query and how it was made."""
+
+    text: str
+    method: str  # "none" (first turn / self-contained), "llm", "offline", "fallback"
+    note: str = ""
+
+
+class Rewriter(Protocol):
+    """Makes a follow-up question standalone for search."""
+
+    async def rewrite(self, question: str, history: list[HistoryTurn]) -> Rewrite:
+        """The standalone query; the original when no rewrite is needed or possible."""
+        ...
+
+
+_PREAMBLE = re.compile(
+    r"^\s*(standalone( question| query)?|rewritten( question| query)?|query|question|검색어|질문|재작성)\s*[:：]\s*",
+    re.IGNORECASE,
+)
+_EXPLAINING = re.compile(
+    r"^(sure|okay|ok|here|i |i'm|as an|the user|this question|note|sorry|네[,. ]|물론|다음은|사용자)",
+    re.IGNORECASE,
+)
+_ENTITY_LIKE = re.compile(r"\b(?:[A-Z][\w-]*|\w*\d[\w-]*)\b")
+
+
+def invented_entities(candidate: str, sources: str, analyzer: Analyzer) -> list[str]:
+    """Names, codes and numbers in the candidate that appear nowhere in history or question."""
+    known_terms = set(analyzer.terms(sources))
+    known_text = sources.lower()
+    invented = []
+    for word in _ENTITY_LIKE.findall(candidate):
+        if word.lower() not in known_text and not set(analyzer.terms(word)) <= known_terms:
+            invented.append(word)
+    for token in analyzer.proper_nouns(candidate):
+        if token not in sources:
+            invented.append(token)
+    return invented
+
+
+def accept(candidate: str | None, question: str, history: list[HistoryTurn], analyzer: Analyzer,
+           max_chars: int) -> tuple[str | None, str]:
+    """Clean an LLM rewrite; (None, reason) means fall back to the original question."""
+    if not candidate or not candidate.strip():
+        return None, "empty rewrite"
+    line = next((ln.strip() for ln in candidate.strip().splitlines() if ln.strip()), "")
+    line = _PREAMBLE.sub("", line).strip().strip('"“”\'`').strip()
+    if not line:
+        return None, "empty rewrite"
+    if _EXPLAINING.match(line):
+        return None, "explanatory rewrite"
+    if len(line) > max_chars:
+        return None, f"rewrite longer than {max_chars} chars"
+    sources = "\n".join([question] + [t.text for t in history])
+    invented = invented_entities(line, sources, analyzer)
+    if invented:
+        return None, f"rewrite invented {', '.join(invented[:3])}"
+    return line, ""
+
+
+SYSTEM_PROMPT = (
+    "You rewrite the user's last message into one standalone search query for a document search "
+    "engine. Resolve pronouns and omitted subjects from the conversation. Keep the user's language. "
+    "Use only names and facts that appear in the conversation. Output the query only, on one line, "
+    "with no explanation. If the message is already standalone, output it unchanged."
+)
+
+
+class LLMRewriter:
+    """One small LLM call over the last few turns, guarded by `accept`."""
+
+    def __init__(self, chat: ChatModel, analyzer: Analyzer, *, turns: int = 4, timeout: float = 4.0,
+                 max_chars: int = 300):
+        self.chat, self.analyzer = chat, analyzer
+        self.turns, self.timeout, self.max_chars = turns, timeout, max_chars
+
+    async def rewrite(self, question: str, history: list[HistoryTurn]) -> Rewrite:
+        """LLM rewrite, or the original question with the reason it was not used."""
+        if not history:
+            return Rewrite(question, "none")
+        recent = history[-self.turns :]
+        convo = "\n".join(f"{t.role}: {t.text[:600]}" for t in recent)
+        messages = [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": f"Conversation:\n{convo}\n\nLast message: {question}\n\nStandalone query:"},
+        ]
+        try:
+            raw = await self.chat.complete(messages, max_tokens=96, timeout=self.timeout)
+        except LLMError as exc:
+            return Rewrite(question, "fallback", str(exc))
+        text, reason = accept(raw, question, recent, self.analyzer, self.max_chars)
+        return Rewrite(text, "llm") if text else Rewrite(question, "fallback", reason)
+
+
+class OfflineRewriter:
+    """No LLM: append the topic words of earlier user turns to a follow-up that lacks its own subject.
+
+    A follow-up that names its own topic ("휴가 정책은?") is left alone, so a change of
+    subject is not dragged back to the previous one.
+    """
+
+    def __init__(self, analyzer: Analyzer, *, turns: int = 4, max_terms: int = 6, own_topic_words: int = 2):
+        self.analyzer = analyzer
+        self.turns, self.max_terms, self.own_topic_words = turns, max_terms, own_topic_words
+
+    async def rewrite(self, question: str, history: list[HistoryTurn]) -> Rewrite:
+        """The question plus borrowed topic words, or the question unchanged."""
+        if not history:
+            return Rewrite(question, "none")
+        own = self.analyzer.topic_words(question)
+        if len(own) >= self.own_topic_words and not self.analyzer.anaphoric(question):
+            return Rewrite(question, "none", "self-contained")
+        borrowed = self._borrowed(history[-self.turns :], own)
+        if not borrowed:
+            return Rewrite(question, "none", "nothing to borrow")
+        return Rewrite(f"{question} {' '.join(borrowed)}", "offline")
+
+    def _borrowed(self, recent: list[HistoryTurn], own: list[str]) -> list[str]:
+        """Topic words of the most recent user turns that named a topic, newest first."""
+        taken = {w.lower() for w in own}
+        words: list[str] = []
+        for turn in reversed(recent):
+            if turn.role != "user":
+                continue
+            fresh = [w for w in self.analyzer.topic_words(turn.text) if w.lower() not in taken]
+            words.extend(fresh)
+            taken.update(w.lower() for w in fresh)
+            if len(words) >= 2:  # the nearest turn that had a subject is the subject
+                break
+        return words[: self.max_terms]
