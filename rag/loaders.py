@@ -109,8 +109,10 @@ def load_pdf(path: str, raw: bytes) -> Document:
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
         raise DocumentError(path, f"unreadable PDF ({exc.__class__.__name__}: {exc})") from exc
+    # PDF text breaks lines where the page did; rejoin lines that do not end a sentence.
+    pages = [re.sub(r"(?<![.!?:。])\n(?!\n)", " ", p) for p in pages]
     sections = [Section(f"p. {n}", text) for n, text in enumerate(pages, 1) if text]
-    first = next((line.strip() for p in pages for line in p.splitlines() if line.strip()), "")
+    first = next((line.strip() for p in pages for line in p.splitlines() if line.strip()), "")[:80]
     return Document(path, meta_title.strip() or first[:120] or _fallback_title(path), sections)
 
 
