@@ -21,7 +21,8 @@ ENGLISH_STOPWORDS = frozenset(
     into is it its me my no not of on or our so that the their them then there these they this
     those to us was we were what when where which who why will with would you your about should
     please tell show give get let know want need summarize summary document documents doc docs
-    one ones any some more most also just than""".split()
+    one ones any some more most also just than best good better many much often long big fast quickly
+    early late new old way work""".split()
 )
 # Words that say what to do with a document rather than what it is about.
 KOREAN_STOPWORDS = frozenset(

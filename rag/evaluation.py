@@ -98,7 +98,8 @@ def intent_metrics(pairs: list[tuple[str, str]]) -> dict:
 async def run_eval(pipeline: Pipeline, retriever: Retriever, conversations: list[dict], k: int = 5) -> dict:
     """Replay every conversation turn by turn, the bot's own answers kept in the history."""
     buckets: dict[str, list[Scored]] = {name: [] for name in (
-        "all", "first_turn", "followup", "followup_baseline", "followup_oracle", "followup_dependent", "multi_hop")}
+        "all", "first_turn", "followup", "followup_baseline", "followup_oracle", "followup_dependent",
+        "followup_dependent_baseline", "followup_dependent_oracle", "multi_hop")}
     per_turn, intents, latency = [], [], {"rewrite": [], "retrieve": [], "total": []}
     needless, non_knowledge = 0, 0
     for conv in conversations:
@@ -136,12 +137,16 @@ async def run_eval(pipeline: Pipeline, retriever: Retriever, conversations: list
                     baseline = score(retriever, turn["user"], relevant, k, multi)
                     buckets["followup_baseline"].append(baseline)
                     row["baseline_recall"] = baseline.recall
-                    if turn.get("standalone"):
-                        oracle = score(retriever, turn["standalone"], relevant, k, multi)
+                    oracle = score(retriever, turn["standalone"], relevant, k, multi) if turn.get("standalone") else None
+                    if oracle:
                         buckets["followup_oracle"].append(oracle)
                         row["oracle_recall"] = oracle.recall
                     if turn.get("history_dependent"):
+                        # Beyond EVAL_FORMAT: the same split for baseline and oracle, where rewriting matters.
                         buckets["followup_dependent"].append(main)
+                        buckets["followup_dependent_baseline"].append(baseline)
+                        if oracle:
+                            buckets["followup_dependent_oracle"].append(oracle)
             per_turn.append(row)
     return {
         "k": k,

@@ -145,7 +145,7 @@ class OfflineRewriter:
         return Rewrite(f"{question} {' '.join(borrowed)}", "offline")
 
     def _borrowed(self, recent: list[HistoryTurn], own: list[str]) -> list[str]:
-        """Topic words of the most recent user turns that named a topic, newest first."""
+        """Topic words of the recent user turns, newest first: nearer turns say more about "it"."""
         taken = {w.lower() for w in own}
         words: list[str] = []
         for turn in reversed(recent):
@@ -154,6 +154,4 @@ class OfflineRewriter:
             fresh = [w for w in self.analyzer.topic_words(turn.text) if w.lower() not in taken]
             words.extend(fresh)
             taken.update(w.lower() for w in fresh)
-            if len(words) >= 2:  # the nearest turn that had a subject is the subject
-                break
         return words[: self.max_terms]

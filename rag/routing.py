@@ -37,19 +37,22 @@ def _rx(*parts: str) -> re.Pattern:
 
 
 _CHITCHAT = _rx(
-    r"^\s*(hi|hello|hey|yo|thanks?|thank you|thx|ty|cheers|bye|good (morning|night|evening)|"
-    r"ok(ay)?|cool|great|nice|awesome|got it|lol|haha|how are you|who are you|what can you do)\b[\s!.?~]*$",
-    r"^\s*(안녕|반가|고마워|고맙|감사|ㅎㅎ|ㅋㅋ|ㅠ|잘 ?자|수고|좋아|알겠|오케이|넵|네\s*$|응\s*$|굿|너는 누구|뭐 할 수 있)",
+    r"^\s*((ok(ay)?|cool|great|nice|awesome|got it)[\s,!.]*)?(hi|hello|hey|yo|thanks?|thank you|thx|ty|cheers|bye|"
+    r"good (morning|night|evening)|ok(ay)?|cool|great|nice|awesome|got it|lol|haha|how are you|who are you|"
+    r"what can you do)\b[\s!.?~]*$",
+    r"^\s*(ㅎㅎ|ㅋㅋ|ㅠㅠ)*\s*(안녕|반가|고마워|고맙|감사(합니다|해요|해|드려요)?\s*[!.~]*\s*$|ㅎㅎ|ㅋㅋ|ㅠ|잘 ?자|수고|좋아|알겠|오케이|넵|"
+    r"네\s*$|응\s*$|굿|너는 누구|뭐 할 수 있)",
 )
 # Mutation verbs as requests ("...해줘", "please delete", "can you restart"); "how do I delete" is a question.
 _ACTION = _rx(
-    r"(삭제|복구|생성|재시작|재색인|재인덱스|배포|추가|변경|수정|등록|취소|승인|발송|실행|초기화|롤백|만들|지우|바꾸|보내|올리|켜|꺼|열어|잠가)"
+    r"(삭제|복구|생성|재시작|재색인|재인덱스|배포|추가|변경|수정|등록|취소|승인|발송|실행|초기화|롤백|신청|예약|만들|지우|바꾸|보내|올리|"
+    r"잡아|켜|꺼|열어|잠가)"
     r"\w*\s*(해\s*줘|해\s*주세요|해\s*줄래|해\s*주실래요|해\s*주시겠어요|하자|해라|해|줘|주세요|줄래)\s*[.!?]*\s*$",
     r"^\s*(please\s+|can you\s+|could you\s+|would you\s+|go ahead and\s+)?"
     r"(delete|remove|restore|create|restart|reboot|deploy|re-?index|add|update|change|send|approve|revoke|"
-    r"cancel|run|trigger|reset|rollback|roll back|open|close|grant|disable|enable|schedule|book)\b",
+    r"cancel|run|trigger|reset|rollback|roll back|open|close|grant|disable|enable|schedule|book|turn (on|off))\b",
 )
-_HOW_TO = _rx(r"\b(how (do|can|should|to)|what happens|when|why|policy|rule|process|procedure)\b", r"(방법|어떻게|절차|정책|규정|언제|왜|가능해|되나요|돼\?)")
+_HOW_TO = _rx(r"\b(how (do|can|should|to)|what happens|when|why|policy|rule|process|procedure)\b", r"(방법|어떻게|절차|정책|규정|언제|왜|누가|누구|몇|얼마|가능해|되나요|돼\?)")
 _REALTIME = _rx(
     r"\b(right now|currently|at the moment|live|status of|is .{1,40} (down|up|online|working)|uptime|"
     r"who is on[- ]call (now|today)|how many .{1,40} (now|today|online)|current (status|price|load|queue))\b",
