@@ -1,0 +1,100 @@
+"""Shared fixtures: the real Kiwi analyzer, the real e5 model, a real SQLite index of the handbook."""
+from __future__ import annotations
+
+import shutil
+import socket
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rag.analysis import Analyzer
+from rag.chunking import OverlapChunker
+from rag.embedded_index import SqliteSearchIndex
+from rag.embeddings import E5Embedder
+from rag.ingest import Indexer
+
+ROOT = Path(__file__).resolve().parent.parent
+HANDBOOK = ROOT / "samples" / "handbook"
+PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
+class CountingEmbedder:
+    """The real embedder, counting how many passages it was asked to embed."""
+
+    def __init__(self, inner):
+        self.inner, self.name, self.dim = inner, inner.name, inner.dim
+        self.passages = 0
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.inner.embed_query(text)
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        self.passages += len(texts)
+        return self.inner.embed_passages(texts)
+
+
+@pytest.fixture(scope="session")
+def analyzer() -> Analyzer:
+    return Analyzer()
+
+
+@pytest.fixture(scope="session")
+def embedder() -> E5Embedder:
+    return E5Embedder()
+
+
+@pytest.fixture
+def counting(embedder) -> CountingEmbedder:
+    return CountingEmbedder(embedder)
+
+
+def make_indexer(path, analyzer, embedder) -> Indexer:
+    index = SqliteSearchIndex(path, analyzer)
+    return Indexer(index, embedder, OverlapChunker(900, 150), "overlap:900:150")
+
+
+@pytest.fixture(scope="session")
+def handbook_indexer(tmp_path_factory, analyzer, embedder) -> Indexer:
+    """The bundled handbook indexed once for the whole session (read-only for tests)."""
+    indexer = make_indexer(tmp_path_factory.mktemp("hb") / "index.sqlite3", analyzer, embedder)
+    report = indexer.run(HANDBOOK)
+    assert not report.errors, report.errors
+    return indexer
+
+
+@pytest.fixture
+def docs(tmp_path) -> Path:
+    """A private copy of a few handbook files that a test may edit."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name in ("deployment-process.md", "vacation-policy.md", "database-options.md", "glossary.txt"):
+        shutil.copy(HANDBOOK / name, folder / name)
+    return folder
+
+
+def postgres_reachable() -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", 5432), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def db_url(request, tmp_path):
+    """Each storage test runs on SQLite and, when reachable, on PostgreSQL in a private schema."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'docbot.sqlite3'}"
+        return
+    if not postgres_reachable():
+        pytest.skip("PostgreSQL is not reachable on 127.0.0.1:5432")
+    import psycopg
+
+    schema = f"t_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    yield f"{PG_URL}?options=-csearch_path%3D{schema}"
+    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA {schema} CASCADE")

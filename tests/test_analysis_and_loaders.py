@@ -1,0 +1,62 @@
+"""Korean analysis and document loaders on real inputs."""
+import pytest
+
+from rag.errors import DocumentError
+from rag.loaders import load
+from pdfgen import pdf_bytes
+
+
+def test_korean_particles_reduce_to_the_same_term(analyzer):
+    for form in ("프로젝트를", "프로젝트는", "프로젝트가", "프로젝트"):
+        assert "프로젝트" in analyzer.terms(f"{form} 삭제했어요")
+
+
+def test_english_terms_are_stemmed_and_stopwords_dropped(analyzer):
+    terms = analyzer.terms("Deploying the services to production")
+    assert "deploy" in terms and "servic" in terms and "the" not in terms
+
+
+def test_topic_words_skip_request_words(analyzer):
+    assert analyzer.topic_words("배포 절차 문서 요약해줘") == ["배포", "절차"]
+
+
+def test_markdown_keeps_title_and_headings():
+    doc = load("a.md", "# 배포 절차\n\n소개.\n\n## 롤백\n\n오류율이 2%를 넘으면 롤백합니다.\n\n```\n# not a heading\n```\n".encode())
+    assert doc.title == "배포 절차"
+    assert [s.heading for s in doc.sections] == ["배포 절차", "롤백"]
+    assert "# not a heading" in doc.sections[1].text
+
+
+def test_html_drops_scripts_and_splits_by_heading():
+    html = b"<html><head><title>T</title><script>var secret=1</script></head><body><h1>T</h1><p>a</p><h2>B</h2><p>b text</p></body></html>"
+    doc = load("x.html", html)
+    assert doc.title == "T"
+    assert "secret" not in doc.text
+    assert [s.heading for s in doc.sections] == ["T", "B"]
+
+
+def test_pdf_pages_become_sections_with_rejoined_lines():
+    raw = pdf_bytes([["Orion Gateway routes", "requests to services."], ["Second page text."]], title="Arch")
+    doc = load("arch.pdf", raw)
+    assert doc.title == "Arch"
+    assert [s.heading for s in doc.sections] == ["p. 1", "p. 2"]
+    assert "routes requests" in doc.sections[0].text
+
+
+def test_cp949_text_is_decoded():
+    doc = load("old.txt", "휴가 규정\n연차는 15일입니다.".encode("cp949"))
+    assert doc.title == "휴가 규정"
+
+
+@pytest.mark.parametrize("name,raw,reason", [
+    ("empty.md", b"   \n", "empty"),
+    ("bin.txt", b"\x00\x01\x02binary", "binary"),
+    ("broken.pdf", b"%PDF-1.4 this is not really a pdf", "PDF"),
+    ("latin.txt", bytes([0xff, 0xfe, 0xfa, 0x80]) * 10, "UTF-8"),
+    ("image.png", b"\x89PNG", "unsupported"),
+])
+def test_bad_files_raise_a_document_error_naming_the_file(name, raw, reason):
+    with pytest.raises(DocumentError) as info:
+        load(name, raw)
+    assert info.value.path == name
+    assert reason.lower() in str(info.value).lower()

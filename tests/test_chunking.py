@@ -1,0 +1,43 @@
+"""Chunkers: sizes, overlap, metadata, and the semantic cut on a topic shift."""
+from rag.chunking import OverlapChunker, SemanticChunker, pack, sentences
+from rag.documents import Document, Section
+
+
+def test_pack_respects_size_and_repeats_overlap():
+    sents = [f"Sentence number {i} is here." for i in range(40)]
+    pieces = pack(sents, 200, 60)
+    assert all(len(p) <= 200 for p in pieces)
+    for left, right in zip(pieces, pieces[1:]):
+        assert left.split(". ")[-1] in right  # the last sentence is carried over
+
+
+def test_overlap_chunker_keeps_title_and_heading():
+    doc = Document("a.md", "Title", [Section("Intro", "One. Two."), Section("Rules", "Three. " * 300)])
+    chunks = OverlapChunker(300, 50).chunk(doc)
+    assert chunks[0].heading == "Intro" and chunks[-1].heading == "Rules"
+    assert [c.ordinal for c in chunks] == list(range(len(chunks)))
+    assert all(c.title == "Title" and len(c.text) <= 300 for c in chunks)
+    assert chunks[1].embedding_text().startswith("Title / Rules\n")
+
+
+def test_a_sentence_longer_than_the_chunk_is_split_not_dropped():
+    doc = Document("a.txt", "T", [Section("", "x" * 2500)])
+    chunks = OverlapChunker(1000, 100).chunk(doc)
+    assert sum(len(c.text) for c in chunks) >= 2500
+
+
+def test_semantic_chunker_cuts_at_the_topic_shift(embedder):
+    vacation = ["Employees get fifteen days of annual leave.", "Leave requests go through the HR portal.",
+                "Unused leave can be carried over until March.", "Sick leave is paid for five days a year."]
+    database = ["PostgreSQL is the default production database.", "Connection pools are limited to 100.",
+                "Replicas stream the write-ahead log.", "Backups run every night at two."]
+    doc = Document("mix.md", "Mix", [Section("", " ".join(vacation + database))])
+    chunks = SemanticChunker(embedder, size=2000, quantile=0.2, min_chars=50).chunk(doc)
+    assert len(chunks) >= 2
+    first = chunks[0].text
+    assert "annual leave" in first and "PostgreSQL" not in first
+
+
+def test_sentences_split_korean_and_english():
+    assert sentences("배포합니다. 그 다음 확인합니다.\nNext line! Done?") == [
+        "배포합니다.", "그 다음 확인합니다.", "Next line!", "Done?"]
