@@ -84,7 +84,7 @@ class Runtime:
     def answerer(self) -> Answerer:
         """Streaming LLM answers when configured, extractive answers otherwise."""
         s = self.settings
-        extractive = ExtractiveAnswerer(self.analyzer)
+        extractive = ExtractiveAnswerer(self.analyzer, self.embedder)
         if s.llm_configured:
             return LLMAnswerer(self._chat(s.answer_model), extractive, history_turns=s.history_turns,
                                timeout=s.answer_timeout)

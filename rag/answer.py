@@ -8,6 +8,7 @@ from typing import AsyncIterator, Protocol
 from .analysis import Analyzer
 from .chunking import sentences
 from .documents import Hit
+from .embeddings import Embedder
 from .errors import LLMError
 from .llm import ChatModel
 from .rewrite import HistoryTurn
@@ -54,10 +55,16 @@ NOT_FOUND = {
 
 
 class ExtractiveAnswerer:
-    """No LLM: quote the sentences of the top passages that share the most terms with the query."""
+    """No LLM: quote the sentences of the top passages closest to the query.
 
-    def __init__(self, analyzer: Analyzer, max_sentences: int = 4, max_sources: int = 3):
-        self.analyzer, self.max_sentences, self.max_sources = analyzer, max_sentences, max_sources
+    Closeness is the embedding cosine plus a small bonus per shared term; terms alone
+    tie too often ("프로젝트" is in every sentence of the deletion policy).
+    """
+
+    def __init__(self, analyzer: Analyzer, embedder: Embedder, max_sentences: int = 4, max_sources: int = 3,
+                 max_candidates: int = 32):
+        self.analyzer, self.embedder = analyzer, embedder
+        self.max_sentences, self.max_sources, self.max_candidates = max_sentences, max_sources, max_candidates
 
     async def answer(self, question: str, query: str, hits: list[Hit], history: list[HistoryTurn]) -> AsyncIterator[str]:
         """A header line, then the best sentences with their citation numbers."""
@@ -74,17 +81,19 @@ class ExtractiveAnswerer:
         wanted = set(self.analyzer.terms(query))
         candidates = []
         for source in sources:
-            for hit in source.hits[:2]:
+            for hit in source.hits:
                 for position, sentence in enumerate(sentences(hit.chunk.text)):
                     if len(sentence) < 8:
                         continue
                     candidates.append((source.number, position, sentence))
+        candidates = candidates[: self.max_candidates]
         terms = self.analyzer.terms_many(s for _, _, s in candidates)
+        cosines = self.embedder.embed_passages([s for _, _, s in candidates]) @ self.embedder.embed_query(query)
         scored = []
-        for (number, position, sentence), sent_terms in zip(candidates, terms):
+        for (number, position, sentence), sent_terms, cosine in zip(candidates, terms, cosines):
             overlap = len(wanted & set(sent_terms))
-            # Earlier sources and earlier sentences break ties: ranking already judged them.
-            scored.append((overlap - 0.3 * (number - 1) - 0.02 * position, number, sentence))
+            # Earlier sources break ties: ranking already judged them.
+            scored.append((float(cosine) + 0.01 * overlap - 0.01 * (number - 1), number, sentence))
         scored.sort(key=lambda s: -s[0])
         picked, seen = [], set()
         for _, number, sentence in scored:

@@ -55,9 +55,9 @@ async def test_rewrite_falls_back_to_the_original(llm, analyzer, reply, reason):
 HITS = [Hit(Chunk("deploy.md", 0, "배포 절차", "개정 이력", "2026-03-02: 승인자를 2명으로 변경했습니다."), 1.0, 0.9, True)]
 
 
-async def test_answer_streams_and_sees_the_original_question(llm, analyzer):
+async def test_answer_streams_and_sees_the_original_question(llm, analyzer, embedder):
     llm.script = [Reply(pieces=["2026-03-02에 ", "바뀌었습니다 ", "[1]"])]
-    answerer = LLMAnswerer(chat(llm), ExtractiveAnswerer(analyzer))
+    answerer = LLMAnswerer(chat(llm), ExtractiveAnswerer(analyzer, embedder))
     pieces = [p async for p in answerer.answer("그럼 그건 언제 바뀐 거야?", "배포 절차 변경일", HITS, HISTORY)]
     assert pieces == ["2026-03-02에 ", "바뀌었습니다 ", "[1]"]
     request = llm.requests[0]
@@ -68,15 +68,15 @@ async def test_answer_streams_and_sees_the_original_question(llm, analyzer):
     assert [m["role"] for m in request["messages"]] == ["system", "user", "assistant", "user"]
 
 
-async def test_answer_falls_back_to_extractive_when_the_model_stalls(llm, analyzer):
+async def test_answer_falls_back_to_extractive_when_the_model_stalls(llm, analyzer, embedder):
     llm.script = [Reply(pieces=["never"], stall_after=0)]
-    answerer = LLMAnswerer(chat(llm), ExtractiveAnswerer(analyzer), timeout=0.5)
+    answerer = LLMAnswerer(chat(llm), ExtractiveAnswerer(analyzer, embedder), timeout=0.5)
     text = "".join([p async for p in answerer.answer("언제 바뀌었어?", "배포 절차 변경", HITS, [])])
     assert "승인자를 2명으로 변경했습니다. [1]" in text
 
 
-async def test_answer_cut_midway_keeps_what_was_said(llm, analyzer):
+async def test_answer_cut_midway_keeps_what_was_said(llm, analyzer, embedder):
     llm.script = [Reply(pieces=["Part one. ", "never"], stall_after=1)]
-    answerer = LLMAnswerer(chat(llm), ExtractiveAnswerer(analyzer), timeout=0.5)
+    answerer = LLMAnswerer(chat(llm), ExtractiveAnswerer(analyzer, embedder), timeout=0.5)
     text = "".join([p async for p in answerer.answer("when?", "deploy change", HITS, [])])
     assert text.startswith("Part one. ") and "cut short" in text

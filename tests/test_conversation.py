@@ -1,0 +1,117 @@
+"""The conversation service over the real pipeline, index, model and database."""
+import pytest
+
+from bot.conversation import ConversationService, SessionKey
+from bot.storage import Store
+from rag.answer import ExtractiveAnswerer
+from rag.pipeline import Pipeline
+from rag.retrieval import Retriever
+from rag.rewrite import OfflineRewriter
+from rag.routing import RuleRouter
+
+
+class RecordingRewriter(OfflineRewriter):
+    """The offline rewriter, remembering the history each call saw."""
+
+    seen: list
+
+    async def rewrite(self, question, history):
+        self.seen.append((question, [t.text for t in history]))
+        return await super().rewrite(question, history)
+
+
+@pytest.fixture
+def service(handbook_indexer, analyzer, tmp_path):
+    rewriter = RecordingRewriter(analyzer)
+    rewriter.seen = []
+    retriever = Retriever(handbook_indexer.index, handbook_indexer.embedder, 5)
+    pipeline = Pipeline(rewriter, RuleRouter(), retriever, ExtractiveAnswerer(analyzer, handbook_indexer.embedder))
+    svc = ConversationService(Store(f"sqlite:///{tmp_path / 'c.sqlite3'}"), pipeline)
+    svc.rewriter = rewriter
+    return svc
+
+
+KEY = SessionKey("console", "local", "me", "thread-1")
+
+
+def conv_id(service):
+    return service.store.conversation(*KEY.__dict__.values()).id
+
+
+async def test_follow_up_is_rewritten_from_server_side_history(service):
+    first = await service.ask(KEY, "프로젝트 삭제 정책 알려줘", "u1")
+    await first.collect()
+    second = await service.ask(KEY, "그럼 언제까지 살릴 수 있어?", "u1")
+    answer = await second.collect()
+    assert "프로젝트" in second.rewritten and second.prepared.rewrite.method == "offline"
+    assert second.sources[0]["path"] == "project-deletion-policy.md"
+    assert "30일" in answer
+    question, history = service.rewriter.seen[-1]
+    assert question == "그럼 언제까지 살릴 수 있어?" and question not in history  # read before storing
+    stored = service.store.history(conv_id(service), 10)
+    assert [m.role for m in stored] == ["user", "assistant", "user", "assistant"]
+    assert stored[2].rewritten == second.rewritten and stored[2].intent == "knowledge_search"
+    assert stored[3].status == "complete" and stored[3].sources[0]["path"] == "project-deletion-policy.md"
+    assert {"rewrite_ms", "retrieve_ms", "answer_ms", "total_ms"} <= set(stored[3].timings)
+
+
+async def test_stop_keeps_the_partial_answer(service):
+    turn = await service.ask(KEY, "How does the on-call rotation work?")
+    pieces = []
+    async for piece in turn.stream():
+        pieces.append(piece)
+        if len(pieces) == 2:
+            assert service.stop(KEY)
+    answer = service.store.history(conv_id(service), 1)[0]
+    assert answer.status == "cancelled" and answer.text == "".join(pieces) and len(pieces) == 2
+
+
+async def test_regenerate_replaces_the_last_exchange(service):
+    await (await service.ask(KEY, "연차는 1년에 며칠이야?")).collect()
+    turn = await service.regenerate(KEY)
+    await turn.collect()
+    stored = service.store.history(conv_id(service), 10)
+    assert [(m.role, m.text[:5]) for m in stored][0] == ("user", "연차는 1")
+    assert len(stored) == 2 and stored[1].status == "complete"
+
+
+async def test_regenerate_with_nothing_to_regenerate(service):
+    assert await service.regenerate(SessionKey("console", "local", "me", "empty")) is None
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t"])
+async def test_empty_message_gets_a_prompt_and_is_stored(service, text):
+    turn = await service.ask(KEY, text)
+    answer = await turn.collect()
+    assert "question" in answer.lower() and not turn.prepared.searched
+    assert [m.role for m in service.store.history(conv_id(service), 10)] == ["user", "assistant"]
+
+
+async def test_huge_message_is_answered_from_its_beginning(service):
+    text = "What is the hotel limit in the United States? " + "padding words " * 4000
+    assert len(text) > 50_000
+    turn = await service.ask(KEY, text)
+    answer = await turn.collect()
+    assert "first 1000 characters" in answer and turn.sources[0]["path"] == "travel-policy.md"
+    assert service.store.history(conv_id(service), 2)[0].text == text  # stored whole
+
+
+async def test_small_talk_and_actions_never_search(service):
+    for text, intent in [("고마워!", "chitchat"), ("테스트 프로젝트 삭제해줘", "action"), ("지금 장애 상태 어때?", "realtime_lookup")]:
+        turn = await service.ask(KEY, text)
+        await turn.collect()
+        assert turn.prepared.route.intent == intent and not turn.prepared.searched and turn.sources == []
+
+
+async def test_a_failing_stage_still_replies_and_stores(service, monkeypatch):
+    from rag.errors import SearchIndexError
+
+    def broken(*args, **kwargs):
+        raise SearchIndexError("index unavailable")
+
+    monkeypatch.setattr(service.pipeline.retriever, "search", broken)
+    turn = await service.ask(KEY, "연차는 며칠이야?")
+    answer = await turn.collect()
+    assert "sorry" in answer.lower() or "죄송" in answer
+    stored = service.store.history(conv_id(service), 2)
+    assert stored[0].text == "연차는 며칠이야?" and stored[1].text == answer
