@@ -10,15 +10,15 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from rag.errors import DocbotError
+from rag.errors import DocbotError, DocumentError
 from rag.ingest import IndexReport, scan
 
 from .runtime import Runtime
 from .settings import Settings
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="docbot: answers about your documents.")
-console = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+console = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _runtime() -> Runtime:
@@ -52,25 +52,29 @@ def index(
 
 def run_index(runtime: Runtime, roots: list[Path], show_progress: bool = True) -> IndexReport:
     """Index several roots with one progress bar."""
+    missing = [str(root) for root in roots if not root.exists()]
+    if missing:
+        raise DocumentError(", ".join(missing), "no such file or folder")
     total = IndexReport()
     with Progress(TextColumn("[bold]indexing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.description}"), console=err, disable=not show_progress) as progress:
         for root in roots:
-            files = scan(root.resolve()) if root.exists() else []
+            files = scan(root.resolve())
             task = progress.add_task("", total=len(files))
             on_file = lambda rel, t=task: progress.update(t, advance=1, description=rel[-50:])  # noqa: E731
-            total.merge(runtime.indexer.run(root, on_file=on_file, files=files if root.exists() else None))
+            total.merge(runtime.indexer.run(root, on_file=on_file, files=files))
     return total
 
 
 def print_report(report: IndexReport) -> None:
     """The one-line summary and any skipped files."""
     for path, reason in report.errors:
-        err.print(f"[yellow]skipped[/] {path}: {reason}")
+        err.print(f"[yellow]skipped[/] {path}: {reason}", soft_wrap=True)
     console.print(
         f"files: {report.added} added, {report.updated} updated, {report.unchanged} unchanged, "
         f"{report.deleted} deleted, {len(report.errors)} skipped; chunks: {report.chunks} embedded; "
-        f"{report.seconds:.1f}s"
+        f"{report.seconds:.1f}s",
+        soft_wrap=True,
     )
 
 

@@ -1,0 +1,95 @@
+"""The `docbot` command end to end: index, chat with piped stdin, eval, and the HTTP server."""
+import json
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+from typer.testing import CliRunner
+
+from bot.cli import app
+from bot.runtime import Runtime
+from bot.server import make_app
+from bot.settings import Settings
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no stray .env from the developer's checkout
+    monkeypatch.setenv("DOCBOT_DATA_DIR", str(tmp_path / "data"))
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "SLACK_BOT_TOKEN", "MICROSOFT_APP_ID", "DOCBOT_DATABASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path
+
+
+def invoke(*args, input=None):
+    result = CliRunner().invoke(app, list(args), input=input)
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result
+
+
+def test_index_summarises_and_skips_unchanged_files(env, docs):
+    (docs / "empty.md").write_text("")
+    first = invoke("index", str(docs))
+    assert first.exit_code == 0
+    assert "4 added" in first.output and "1 skipped" in first.output and "empty.md" in first.output
+    second = invoke("index", str(docs))
+    assert "4 unchanged" in second.output and "chunks: 0 embedded" in second.output
+
+
+def test_index_of_a_missing_folder_fails_clearly(env):
+    result = invoke("index", str(env / "nope"))
+    assert result.exit_code == 1 and "no such file or folder" in result.output
+
+
+def test_chat_with_piped_stdin_shows_rewrite_answer_and_sources(env, docs):
+    invoke("index", str(docs))
+    script = "연차는 1년에 며칠이야?\n그럼 남은 건 이월돼?\n/regen\n/new\nthanks\n"
+    result = invoke("chat", input=script)
+    out = result.output
+    assert result.exit_code == 0
+    assert "» search: 연차는 1년에 며칠이야?  (none)" in out
+    assert "» search: 그럼 남은 건 이월돼? 연차" in out and "(offline)" in out
+    assert "vacation-policy.md" in out and "[1]" in out
+    assert "— new thread —" in out and "route: chitchat" in out
+    assert out.count("그럼 남은 건 이월돼?") == 2  # asked, then regenerated
+
+
+def test_eval_writes_the_report_format(env, docs):
+    dataset = env / "set.jsonl"
+    rows = [
+        {"id": "a", "turns": [
+            {"user": "연차는 1년에 며칠이야?", "intent": "knowledge_search", "relevant": ["vacation-policy.md"]},
+            {"user": "남은 건 이월돼?", "intent": "knowledge_search", "relevant": ["vacation-policy.md"],
+             "standalone": "사용하지 못한 연차는 이월되나요?", "history_dependent": True},
+            {"user": "고마워!", "intent": "chitchat", "relevant": []}]},
+        {"id": "b", "turns": [{"user": "Which database is best for production?", "intent": "knowledge_search",
+                               "relevant": ["database-options.md", "glossary.txt"], "multi_hop": True}]},
+    ]
+    dataset.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows))
+    result = invoke("eval", str(dataset), "--docs", str(docs), "--json", str(env / "r.json"))
+    assert result.exit_code == 0 and "followup_baseline" in result.output
+    report = json.loads((env / "r.json").read_text())
+    assert (report["k"], report["conversations"], report["turns"]) == (5, 2, 4)
+    retrieval = report["retrieval"]
+    assert retrieval["followup"]["n"] == retrieval["followup_baseline"]["n"] == retrieval["followup_oracle"]["n"] == 1
+    assert retrieval["first_turn"]["recall_at_k"] == 1.0 and retrieval["multi_hop"]["n"] == 1
+    assert report["intent"]["confusion"]["chitchat"] == {"chitchat": 1}
+    assert report["unnecessary_retrieval_rate"] == 0.0
+    assert set(report["latency_ms"]) == {"rewrite", "retrieve", "total"}
+    assert report["per_turn"][1]["rewritten"].startswith("남은 건 이월돼?")
+
+
+def test_eval_reports_a_bad_dataset_line(env, docs):
+    bad = env / "bad.jsonl"
+    bad.write_text('{"id": "x", "turns": []}\nnot json\n')
+    result = invoke("eval", str(bad), "--docs", str(docs))
+    assert result.exit_code == 1 and "bad.jsonl:2" in result.output
+
+
+async def test_server_health(env):
+    client = TestClient(TestServer(make_app(Runtime(Settings()))))
+    await client.start_server()
+    try:
+        response = await client.get("/healthz")
+        assert response.status == 200 and (await response.json()) == {"status": "ok"}
+    finally:
+        await client.close()
