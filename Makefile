@@ -46,7 +46,6 @@ eval: install
 
 bench: install
 	$(BIN)/python scripts/bench_retrieval.py
-	$(BIN)/python scripts/bench_reindex.py
 
 clean:
 	rm -rf $(VENV) data .pytest_cache

