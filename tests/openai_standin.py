@@ -39,12 +39,24 @@ class OpenAIStandIn:
     async def start(self) -> "OpenAIStandIn":
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_post("/v1/embeddings", self._embeddings)
         self.server = TestServer(app, host="127.0.0.1")
         await self.server.start_server()
         return self
 
     async def close(self) -> None:
         await self.server.close()
+
+    async def _embeddings(self, request: web.Request) -> web.Response:
+        """Deterministic 8-dim vectors from character codes, so equal texts embed equally."""
+        body = await request.json()
+        self.requests.append(body)
+        inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        data = [{"object": "embedding", "index": i,
+                 "embedding": [float(sum(map(ord, text[j::8])) % 97 + 1) for j in range(8)]}
+                for i, text in reversed(list(enumerate(inputs)))]  # out of order, as servers may
+        return web.json_response({"object": "list", "data": data, "model": body["model"],
+                                  "usage": {"prompt_tokens": 1, "total_tokens": 1}})
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()

@@ -80,3 +80,49 @@ async def test_answer_cut_midway_keeps_what_was_said(llm, analyzer, embedder):
     answerer = LLMAnswerer(chat(llm), ExtractiveAnswerer(analyzer, embedder), timeout=0.5)
     text = "".join([p async for p in answerer.answer("when?", "deploy change", HITS, [])])
     assert text.startswith("Part one. ") and "cut short" in text
+
+
+async def test_openai_embedder_orders_and_normalizes_vectors(llm):
+    import asyncio
+
+    import numpy as np
+
+    from rag.embeddings import OpenAIEmbedder
+
+    embedder = OpenAIEmbedder("embed-test", 8, "sk-test", llm.base_url)
+    matrix = await asyncio.to_thread(embedder.embed_passages, ["alpha", "beta", "alpha"])
+    assert matrix.shape == (3, 8)
+    assert np.allclose(np.linalg.norm(matrix, axis=1), 1.0) and np.allclose(matrix[0], matrix[2])
+    assert not np.allclose(matrix[0], matrix[1])
+    assert llm.requests[-1]["input"] == ["alpha", "beta", "alpha"]
+
+
+async def test_openai_embedder_reports_a_wrong_dimension(llm):
+    import asyncio
+
+    from rag.embeddings import OpenAIEmbedder
+    from rag.errors import EmbeddingError
+
+    with pytest.raises(EmbeddingError, match="8"):
+        await asyncio.to_thread(OpenAIEmbedder("embed-test", 16, "sk-test", llm.base_url).embed_query, "x")
+
+
+async def test_configured_endpoint_drives_the_whole_turn(llm, handbook_indexer, tmp_path):
+    """Settings -> Runtime -> LLM rewriter and answerer, over the real index and database."""
+    from bot.conversation import SessionKey
+    from bot.runtime import Runtime
+    from bot.settings import Settings
+
+    settings = Settings(_env_file=None, data_dir=tmp_path, OPENAI_BASE_URL=llm.base_url, OPENAI_API_KEY="sk-test")
+    runtime = Runtime(settings)
+    runtime.__dict__["index"] = handbook_indexer.index  # reuse the session's handbook index
+    key = SessionKey("console", "local", "me", "t")
+    llm.script = [Reply(pieces=["연차는 15일입니다 ", "[1]"])]
+    first = await runtime.conversations.ask(key, "연차는 1년에 며칠이야?")
+    assert await first.collect() == "연차는 15일입니다 [1]" and first.prepared.rewrite.method == "none"
+    llm.script = [Reply("사용하지 못한 연차는 이월되나요?"), Reply(pieces=["3월 31일까지 5일 [1]"])]
+    second = await runtime.conversations.ask(key, "남은 건 이월돼?")
+    assert second.rewritten == "사용하지 못한 연차는 이월되나요?" and second.prepared.rewrite.method == "llm"
+    assert await second.collect() == "3월 31일까지 5일 [1]"
+    assert second.sources[0]["path"] == "vacation-policy.md"
+    assert llm.requests[-1]["messages"][-1]["content"].endswith("Question: 남은 건 이월돼?")
