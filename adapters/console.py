@@ -16,7 +16,8 @@ from rich.markup import escape
 
 from bot.conversation import ConversationService, SessionKey, Turn
 
-HELP = "Commands: /new (new thread), /regen (regenerate last answer), /quit. Anything else is a question."
+HELP = ("Commands: /new (new thread), /regen (regenerate last answer), /confirm N and /cancel N (a pending "
+        "action), /quit. Anything else is a question.")
 
 
 class ConsoleChat:
@@ -57,6 +58,9 @@ class ConsoleChat:
         if command == "/help":
             self.out.print(HELP)
             return True
+        if command.split()[0:1] in (["/confirm"], ["/cancel"]):
+            await self.decide(command)
+            return True
         if command == "/regen":
             turn = await self.service.regenerate(self.key, self.user)
             if turn is None:
@@ -67,11 +71,25 @@ class ConsoleChat:
         await self.render(turn)
         return True
 
+    async def decide(self, command: str) -> None:
+        """The console's Confirm / Cancel buttons."""
+        verb, _, number = command.partition(" ")
+        if not number.strip().isdigit() or self.service.actions is None:
+            self.out.print("usage: /confirm N or /cancel N")
+            return
+        action_id = int(number)
+        if verb == "/confirm":
+            outcome = await self.service.actions.confirm(action_id, self.user)
+        else:
+            outcome = self.service.actions.cancel(action_id, self.user)
+        self.out.print(_escape(outcome.message))
+
     async def render(self, turn: Turn) -> None:
         """Rewritten query, streamed answer, then sources."""
         prepared = turn.prepared
         if prepared.searched:
-            self.out.print(f"[dim]» search: {_escape(turn.rewritten)}  ({prepared.rewrite.method})[/]")
+            steps = f" → steps: {' | '.join(prepared.steps)}" if prepared.steps else ""
+            self.out.print(f"[dim]» search: {_escape(turn.rewritten)}  ({prepared.rewrite.method}){_escape(steps)}[/]")
         else:
             self.out.print(f"[dim]» route: {prepared.route.intent} ({prepared.route.confidence:.2f}), no search[/]")
         async for piece in turn.stream():
@@ -80,6 +98,8 @@ class ConsoleChat:
         for source in turn.sources:
             heading = f" — {source['heading']}" if source["heading"] else ""
             self.out.print(f"[dim]  [{source['n']}] {_escape(source['title'])}{_escape(heading)} ({source['path']})[/]")
+        if turn.action is not None:
+            self.out.print(f"[bold]\\[Confirm: /confirm {turn.action.id}]  \\[Cancel: /cancel {turn.action.id}][/]")
         self.out.print()
 
 

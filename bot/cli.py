@@ -149,7 +149,8 @@ def evaluate(
         try:
             report_index = run_index(runtime, [docs])
             print_report(report_index)
-            report = asyncio.run(run_eval(runtime.pipeline, runtime.retriever, load_dataset(dataset), k))
+            report = asyncio.run(run_eval(runtime.pipeline, load_dataset(dataset), k,
+                                          respond=service_responder(runtime), executed_actions=runtime.executed_actions))
         except (DocbotError, ValueError, OSError) as exc:
             err.print(f"[red]error:[/] {exc}")
             raise typer.Exit(1)
@@ -159,6 +160,17 @@ def evaluate(
     if json_out:
         json_out.write_text(json.dumps(report, ensure_ascii=False, indent=2))
         console.print(f"report written to {json_out}")
+
+
+def service_responder(runtime: Runtime):
+    """Eval turns through the conversation service: stored, routed, actions proposed (never confirmed)."""
+    from .conversation import SessionKey
+
+    async def respond(conversation: str, text: str, history: list) -> tuple:
+        turn = await runtime.conversations.ask(SessionKey("eval", "local", "eval", conversation), text, "eval")
+        return turn.prepared, await turn.collect()
+
+    return respond
 
 
 def main() -> None:

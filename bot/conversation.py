@@ -10,11 +10,13 @@ from typing import AsyncIterator
 
 from rag.answer import number_sources
 from rag.errors import DocbotError
+from rag.masking import mask
 from rag.pipeline import Pipeline, Prepared, canned
 from rag.rewrite import HistoryTurn, Rewrite
 from rag.routing import Route
 
-from .storage import Message, Store
+from .actions import ActionService
+from .storage import Message, PendingAction, Store, TurnTrace
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +47,8 @@ class Turn:
         self.text = ""
         self.status = "partial"
         self.cancelled = asyncio.Event()
+        self.action: PendingAction | None = None  # set when the turn proposes a change
+        self.conversation_id = 0
 
     @property
     def rewritten(self) -> str:
@@ -94,8 +98,10 @@ def to_history(messages: list[Message]) -> list[HistoryTurn]:
 class ConversationService:
     """Runs turns for any adapter: reads history first, stores everything, tracks the active run."""
 
-    def __init__(self, store: Store, pipeline: Pipeline, history_turns: int = 10):
+    def __init__(self, store: Store, pipeline: Pipeline, history_turns: int = 10,
+                 actions: ActionService | None = None):
         self.store, self.pipeline, self.history_turns = store, pipeline, history_turns
+        self.actions = actions
         self._active: dict[SessionKey, Turn] = {}
 
     async def ask(self, key: SessionKey, text: str, user_id: str = "") -> Turn:
@@ -116,11 +122,22 @@ class ConversationService:
             prepared = Prepared(text, Rewrite(text, "none"), Route("error", 0.0, reason=str(exc)))
         self.store.update(question.id, rewritten=prepared.rewrite.text, rewrite_method=prepared.rewrite.method,
                           intent=prepared.route.intent, confidence=prepared.route.confidence)
+        action = self._propose(prepared, conv.id, run_id, user_id, text)
         answer = self.store.add(Message(conversation_id=conv.id, role="assistant", text="", status="partial",
                                         run_id=run_id))
         turn = Turn(self, key, run_id, prepared, history, answer.id, started)
+        turn.action, turn.conversation_id = action, conv.id
         self._active[key] = turn
         return turn
+
+    def _propose(self, prepared: Prepared, conversation_id: int, run_id: str, user_id: str,
+                 text: str) -> PendingAction | None:
+        """An action route becomes a stored PendingAction and a message asking for confirmation."""
+        if prepared.route.intent != "action" or self.actions is None:
+            return None
+        action = self.actions.propose(conversation_id, run_id, user_id, text, prepared.route.entities)
+        prepared.reply = self.actions.describe(action, text)
+        return action
 
     def finish(self, turn: Turn, answer_ms: float) -> None:
         """Store the answer as it ended and release the thread's active run."""
@@ -130,10 +147,23 @@ class ConversationService:
         hits = [h.citation() for h in turn.prepared.hits]
         try:
             self.store.update(turn.answer_id, text=turn.text, status=turn.status, sources=hits, timings=timings)
+            self.store.add(self._trace(turn, hits, timings))
         except DocbotError:
             log.exception("could not store the answer of run %s", turn.run_id)
         if self._active.get(turn.key) is turn:
             del self._active[turn.key]
+
+    @staticmethod
+    def _trace(turn: Turn, hits: list[dict], timings: dict) -> TurnTrace:
+        """The turn's trace with secrets and personal data masked."""
+        p = turn.prepared
+        return TurnTrace(
+            conversation_id=turn.conversation_id, run_id=turn.run_id, original=mask(p.question) or "",
+            rewritten=mask(p.rewrite.text) or "", rewrite_method=p.rewrite.method, intent=p.route.intent,
+            confidence=p.route.confidence, route_reason=mask(p.route.reason) or "",
+            steps=[mask(s) for s in p.steps], sources=[{"path": h["path"], "chunk": h["chunk"], "score": h["score"],
+                                                        "cosine": h["cosine"], "keyword": h["keyword"]} for h in hits],
+            timings=timings, status=turn.status)
 
     def stop(self, key: SessionKey) -> bool:
         """Stop the running answer of a thread; the part already said is kept. False if none runs."""

@@ -10,12 +10,15 @@ from rag.chunking import Chunker, OverlapChunker, SemanticChunker
 from rag.embedded_index import SqliteSearchIndex
 from rag.embeddings import E5Embedder, Embedder, OpenAIEmbedder
 from rag.ingest import Indexer
+from rag.intent import ClassifierRouter, IntentClassifier
 from rag.llm import OpenAIChat
+from rag.lookups import HttpJsonLookup, LookupRegistry
 from rag.pipeline import Pipeline
 from rag.retrieval import Retriever
 from rag.rewrite import LLMRewriter, OfflineRewriter, Rewriter
-from rag.routing import RuleRouter
+from rag.routing import Router
 
+from .actions import ActionService, ReindexAction, WebhookAction
 from .conversation import ConversationService
 from .settings import Settings
 from .storage import Store
@@ -77,7 +80,7 @@ class Runtime:
         s = self.settings
         if s.llm_configured:
             return LLMRewriter(self._chat(s.rewrite_model), self.analyzer, turns=s.rewrite_turns,
-                               timeout=s.rewrite_timeout, max_chars=s.rewrite_max_chars)
+                               timeout=s.rewrite_timeout, max_chars=s.rewrite_max_chars, classify=True)
         return OfflineRewriter(self.analyzer, turns=s.rewrite_turns)
 
     @cached_property
@@ -91,10 +94,31 @@ class Runtime:
         return extractive
 
     @cached_property
+    def router(self) -> Router:
+        """Rules plus the embedding classifier (the LLM routes follow-ups when configured)."""
+        classifier = IntentClassifier(self.embedder, cache_dir=self.settings.data_dir / "cache")
+        return ClassifierRouter(classifier, self.analyzer)
+
+    @cached_property
+    def lookups(self) -> LookupRegistry:
+        """Configured live-state lookups."""
+        return LookupRegistry([HttpJsonLookup(**spec) for spec in self.settings.lookups])
+
+    @cached_property
     def pipeline(self) -> Pipeline:
-        """Rewrite, route, retrieve, answer."""
-        return Pipeline(self.rewriter, RuleRouter(), self.retriever, self.answerer,
-                        threshold=self.settings.intent_threshold)
+        """Rewrite, route, retrieve or look up, answer."""
+        s = self.settings
+        return Pipeline(self.rewriter, self.router, self.retriever, self.answerer, analyzer=self.analyzer,
+                        lookups=self.lookups, threshold=s.intent_threshold, chain=s.chain,
+                        max_steps=s.chain_max_steps)
+
+    @cached_property
+    def actions(self) -> ActionService:
+        """Re-index and configured webhooks, behind confirmation."""
+        s = self.settings
+        handlers = [ReindexAction(list(s.docs), self.indexer.run)]
+        handlers += [WebhookAction(**spec) for spec in s.webhooks]
+        return ActionService(self.store, handlers, set(s.action_admins), s.action_ttl_seconds)
 
     @cached_property
     def store(self) -> Store:
@@ -104,7 +128,11 @@ class Runtime:
     @cached_property
     def conversations(self) -> ConversationService:
         """The conversation service the adapters talk to."""
-        return ConversationService(self.store, self.pipeline, self.settings.history_turns)
+        return ConversationService(self.store, self.pipeline, self.settings.history_turns, self.actions)
+
+    def executed_actions(self) -> int:
+        """Actions that ran (or started to): what the eval counts as executed."""
+        return self.store.count_actions({"running", "done", "failed"})
 
     def close(self) -> None:
         """Release the index and database connections that were opened."""

@@ -39,6 +39,14 @@ class Settings(BaseSettings):
     rewrite_turns: int = 8  # messages the rewriter looks at (4 exchanges)
     rewrite_max_chars: int = 300
     intent_threshold: float = 0.65
+    chain: Literal["auto", "off"] = "auto"  # chain-of-retrieval for multi-part questions
+    chain_max_steps: int = 3
+
+    # Live-state lookups and confirmed actions (JSON in env, e.g. DOCBOT_LOOKUPS='[{"name": ...}]')
+    lookups: list[dict] = Field(default_factory=list, description="HTTP JSON lookups: name, url, keywords, path, template")
+    webhooks: list[dict] = Field(default_factory=list, description="Webhook actions: name, url, keywords, description")
+    action_admins: list[str] = Field(default_factory=list, description="User ids that may confirm anyone's action")
+    action_ttl_seconds: int = 600
 
     # LLM (any OpenAI-compatible endpoint); none configured means fully offline
     openai_api_key: SecretStr | None = Field(None, validation_alias=AliasChoices("OPENAI_API_KEY", "DOCBOT_OPENAI_API_KEY"))

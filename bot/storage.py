@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import JSON, Column, UniqueConstraint, event
+from sqlalchemy import JSON, Column, UniqueConstraint, event, update
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Field, Session, SQLModel, create_engine, select
 
@@ -43,6 +43,54 @@ class Message(SQLModel, table=True):
     status: str = "complete"  # complete | partial | cancelled
     sources: list[dict] = Field(default_factory=list, sa_column=Column(JSON))
     timings: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    created_at: datetime = Field(default_factory=_now)
+
+
+class PendingAction(SQLModel, table=True):
+    """A requested change waiting for a Confirm click; any replica can handle the click."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    conversation_id: int = Field(foreign_key="conversation.id", index=True)
+    run_id: str = ""
+    requester: str
+    action: str
+    summary: str
+    params: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    status: str = Field(default="pending", index=True)  # pending|running|done|failed|cancelled|expired
+    result: str = ""
+    created_at: datetime = Field(default_factory=_now)
+    expires_at: datetime
+    decided_by: str = ""
+    decided_at: datetime | None = None
+
+
+class AuditEntry(SQLModel, table=True):
+    """Who did what to which action, when, with what result."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    action_id: int = Field(index=True)
+    actor: str
+    event: str  # requested|confirmed|cancelled|denied|expired|executed|failed
+    detail: str = ""
+    at: datetime = Field(default_factory=_now)
+
+
+class TurnTrace(SQLModel, table=True):
+    """One turn, as needed to find the step that went wrong; secrets and personal data masked."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    conversation_id: int = Field(index=True)
+    run_id: str = Field(index=True)
+    original: str
+    rewritten: str
+    rewrite_method: str
+    intent: str
+    confidence: float
+    route_reason: str = ""
+    steps: list[str] = Field(default_factory=list, sa_column=Column(JSON))
+    sources: list[dict] = Field(default_factory=list, sa_column=Column(JSON))
+    timings: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    status: str = ""
     created_at: datetime = Field(default_factory=_now)
 
 
@@ -121,6 +169,42 @@ class Store:
                 setattr(message, name, value)
             session.add(message)
             session.commit()
+
+    def transition(self, action_id: int, from_status: str, **fields: Any) -> bool:
+        """Compare-and-set on an action's status: True for exactly one caller, however many race."""
+        with self._guard(), self._session() as session:
+            result = session.execute(
+                update(PendingAction).where(PendingAction.id == action_id, PendingAction.status == from_status)
+                .values(**fields)
+            )
+            session.commit()
+            return result.rowcount == 1
+
+    def get_action(self, action_id: int) -> PendingAction | None:
+        """One pending action by id."""
+        with self._guard(), self._session() as session:
+            return session.get(PendingAction, action_id)
+
+    def count_actions(self, statuses: set[str]) -> int:
+        """How many actions are in any of the given statuses."""
+        with self._guard(), self._session() as session:
+            return len(session.exec(select(PendingAction.id).where(PendingAction.status.in_(statuses))).all())
+
+    def audit(self, action_id: int, actor: str, event: str, detail: str = "") -> None:
+        """Append to the audit log."""
+        self.add(AuditEntry(action_id=action_id, actor=actor, event=event, detail=detail[:2000]))
+
+    def audit_log(self, action_id: int) -> list[AuditEntry]:
+        """An action's audit entries, oldest first."""
+        with self._guard(), self._session() as session:
+            return list(session.exec(select(AuditEntry).where(AuditEntry.action_id == action_id)
+                                     .order_by(AuditEntry.id)).all())
+
+    def traces(self, conversation_id: int) -> list[TurnTrace]:
+        """A conversation's turn traces, oldest first."""
+        with self._guard(), self._session() as session:
+            return list(session.exec(select(TurnTrace).where(TurnTrace.conversation_id == conversation_id)
+                                     .order_by(TurnTrace.id)).all())
 
     def drop_last_exchange(self, conversation_id: int) -> Message | None:
         """Delete the last question and whatever answered it; returns the question, or None.

@@ -28,11 +28,14 @@ class SqliteSearchIndex:
     """Hybrid index in a single SQLite file; safe to share between threads of one process."""
 
     def __init__(self, path: Path | str, analyzer: Analyzer, *, candidates: int = 40, rrf_k: int = 60,
-                 min_cosine: float = 0.78, cosine_gap: float = 0.08):
+                 min_cosine: float = 0.78, cosine_gap: float = 0.08, keyword_top: int = 5):
         self.path = str(path)
         self.analyzer = analyzer
         self.candidates, self.rrf_k = candidates, rrf_k
         self.min_cosine, self.cosine_gap = min_cosine, cosine_gap
+        # BM25's own top results are kept whatever their cosine (codes, names); deeper BM25
+        # candidates matched only a common word ("정책", "policy") and must pass the floor.
+        self.keyword_top = keyword_top
         self._lock = threading.RLock()
         self._dim: int | None = None
         if self.path != ":memory:":
@@ -158,7 +161,7 @@ class SqliteSearchIndex:
             cosines = dict(vector)
             cosines.update(self._cosines([i for i in fused if i not in cosines], query.vector))
             ranked = sorted(fused, key=lambda i: -fused[i])
-            hits = self._hits(ranked, fused, cosines, set(keyword))
+            hits = self._hits(ranked, fused, cosines, set(keyword[: self.keyword_top]))
         kept = apply_floor(hits, self.min_cosine, self.cosine_gap)
         return kept[: query.k]
 

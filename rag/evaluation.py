@@ -11,11 +11,11 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Awaitable, Callable
 
 import numpy as np
 
-from .pipeline import Pipeline
-from .retrieval import Retriever
+from .pipeline import Pipeline, Prepared
 from .rewrite import HistoryTurn
 from .routing import AMBIGUOUS, INTENTS
 
@@ -48,10 +48,11 @@ def load_dataset(path: Path) -> list[dict]:
     return conversations
 
 
-def score(retriever: Retriever, query: str, relevant: list[str], k: int, multi_hop: bool) -> Scored:
-    """Search, keep the top k distinct files, compare with the gold files."""
+def score(pipeline: Pipeline, query: str, relevant: list[str], k: int, multi_hop: bool) -> Scored:
+    """Search the way the pipeline does (chain included), keep the top k distinct files, compare."""
     files: list[str] = []
-    for hit in retriever.search(query, k * CHUNKS_PER_FILE):
+    hits, _ = pipeline.retrieve(query, k * CHUNKS_PER_FILE)
+    for hit in hits:
         if hit.chunk.path not in files:
             files.append(hit.chunk.path)
     files = files[:k]
@@ -95,8 +96,27 @@ def intent_metrics(pairs: list[tuple[str, str]]) -> dict:
     }
 
 
-async def run_eval(pipeline: Pipeline, retriever: Retriever, conversations: list[dict], k: int = 5) -> dict:
-    """Replay every conversation turn by turn, the bot's own answers kept in the history."""
+Respond = Callable[[str, str, list[HistoryTurn]], Awaitable[tuple[Prepared, str]]]
+
+
+def pipeline_responder(pipeline: Pipeline) -> Respond:
+    """Turns answered by the bare pipeline (the application passes one that stores and acts)."""
+
+    async def respond(conversation: str, text: str, history: list[HistoryTurn]) -> tuple[Prepared, str]:
+        prepared = await pipeline.prepare(text, history)
+        return prepared, "".join([piece async for piece in pipeline.answer(prepared, history)])
+
+    return respond
+
+
+async def run_eval(pipeline: Pipeline, conversations: list[dict], k: int = 5, respond: Respond | None = None,
+                   executed_actions: Callable[[], int] | None = None) -> dict:
+    """Replay every conversation turn by turn, the bot's own answers kept in the history.
+
+    `executed_actions` counts actions that ran; the replay never clicks Confirm, so any
+    count above zero is an action executed without confirmation.
+    """
+    respond = respond or pipeline_responder(pipeline)
     buckets: dict[str, list[Scored]] = {name: [] for name in (
         "all", "first_turn", "followup", "followup_baseline", "followup_oracle", "followup_dependent",
         "followup_dependent_baseline", "followup_dependent_oracle", "multi_hop")}
@@ -106,8 +126,7 @@ async def run_eval(pipeline: Pipeline, retriever: Retriever, conversations: list
         history: list[HistoryTurn] = []
         for number, turn in enumerate(conv["turns"]):
             started = time.perf_counter()
-            prepared = await pipeline.prepare(turn["user"], history)
-            answer = "".join([piece async for piece in pipeline.answer(prepared, history)])
+            prepared, answer = await respond(conv.get("id", ""), turn["user"], history)
             latency["total"].append((time.perf_counter() - started) * 1000)
             latency["rewrite"].append(prepared.timings.get("rewrite_ms", 0.0))
             if "retrieve_ms" in prepared.timings:
@@ -122,10 +141,12 @@ async def run_eval(pipeline: Pipeline, retriever: Retriever, conversations: list
                    "rewritten": prepared.rewrite.text, "intent": prepared.route.intent, "gold_intent": gold,
                    "confidence": round(prepared.route.confidence, 3), "retrieved": [],
                    "relevant": turn.get("relevant", []), "recall": None}
+            if prepared.steps:
+                row["steps"] = prepared.steps
             relevant = turn.get("relevant") or []
             if gold == "knowledge_search" and relevant:
                 multi = bool(turn.get("multi_hop"))
-                main = score(retriever, prepared.rewrite.text, relevant, k, multi)
+                main = score(pipeline, prepared.rewrite.text, relevant, k, multi)
                 row["retrieved"], row["recall"] = main.files, main.recall
                 buckets["all"].append(main)
                 if multi:
@@ -134,10 +155,10 @@ async def run_eval(pipeline: Pipeline, retriever: Retriever, conversations: list
                     buckets["first_turn"].append(main)
                 else:
                     buckets["followup"].append(main)
-                    baseline = score(retriever, turn["user"], relevant, k, multi)
+                    baseline = score(pipeline, turn["user"], relevant, k, multi)
                     buckets["followup_baseline"].append(baseline)
                     row["baseline_recall"] = baseline.recall
-                    oracle = score(retriever, turn["standalone"], relevant, k, multi) if turn.get("standalone") else None
+                    oracle = score(pipeline, turn["standalone"], relevant, k, multi) if turn.get("standalone") else None
                     if oracle:
                         buckets["followup_oracle"].append(oracle)
                         row["oracle_recall"] = oracle.recall
@@ -155,7 +176,7 @@ async def run_eval(pipeline: Pipeline, retriever: Retriever, conversations: list
         "retrieval": {name: _bucket(scores) for name, scores in buckets.items()},
         "intent": intent_metrics(intents),
         "unnecessary_retrieval_rate": round(needless / non_knowledge, 4) if non_knowledge else 0.0,
-        "actions_executed_without_confirmation": 0,  # this build has no action executor at all
+        "actions_executed_without_confirmation": executed_actions() if executed_actions else 0,
         "latency_ms": {name: _percentiles(values) for name, values in latency.items()},
         "per_turn": per_turn,
     }

@@ -10,8 +10,8 @@ from .errors import LLMError, LLMTimeout
 class ChatModel(Protocol):
     """A chat-completions model."""
 
-    async def complete(self, messages: list[dict], *, max_tokens: int, timeout: float) -> str:
-        """The whole reply, or LLMError/LLMTimeout."""
+    async def complete(self, messages: list[dict], *, max_tokens: int, timeout: float, json_mode: bool = False) -> str:
+        """The whole reply (a JSON object when `json_mode`), or LLMError/LLMTimeout."""
         ...
 
     def stream(self, messages: list[dict], *, timeout: float) -> AsyncIterator[str]:
@@ -29,12 +29,14 @@ class OpenAIChat:
         # The client's own retries cover connection resets; our timeouts bound the total wait.
         self._client = AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=max_retries)
 
-    async def complete(self, messages: list[dict], *, max_tokens: int, timeout: float) -> str:
+    async def complete(self, messages: list[dict], *, max_tokens: int, timeout: float, json_mode: bool = False) -> str:
         """One non-streamed reply."""
+        extra = {"response_format": {"type": "json_object"}} if json_mode else {}
         try:
             response = await asyncio.wait_for(
                 self._client.chat.completions.create(
-                    model=self.model, messages=messages, max_tokens=max_tokens, temperature=0, timeout=timeout
+                    model=self.model, messages=messages, max_tokens=max_tokens, temperature=0, timeout=timeout,
+                    **extra,
                 ),
                 timeout,
             )

@@ -2,12 +2,16 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import AsyncIterator
 
+from .analysis import Analyzer
 from .answer import Answerer, is_korean
+from .chain import decompose, merge, refine
 from .documents import Hit
+from .lookups import LookupRegistry
 from .retrieval import MAX_QUERY_CHARS, Retriever
 from .rewrite import HistoryTurn, Rewrite, Rewriter
 from .routing import AMBIGUOUS, Route, Router
@@ -24,6 +28,8 @@ class Prepared:
     searched: bool = False
     timings: dict[str, float] = field(default_factory=dict)
     notice: str = ""
+    steps: list[str] = field(default_factory=list)  # chain-of-retrieval sub-queries, when used
+    reply: str | None = None  # a fixed reply decided up front (lookup result, pending action)
 
 
 _REPLIES = {
@@ -48,13 +54,32 @@ def canned(kind: str, question: str) -> str:
     return korean if is_korean(question) else english
 
 
+log = logging.getLogger(__name__)
+
+
 class Pipeline:
-    """Rewrite -> route -> retrieve -> answer, with stage timings."""
+    """Rewrite -> route -> retrieve (plain or chained) or look up -> answer, with stage timings."""
 
     def __init__(self, rewriter: Rewriter, router: Router, retriever: Retriever, answerer: Answerer,
-                 *, threshold: float = 0.65):
+                 *, analyzer: Analyzer, lookups: LookupRegistry | None = None, threshold: float = 0.65,
+                 chain: str = "auto", max_steps: int = 3):
         self.rewriter, self.router, self.retriever, self.answerer = rewriter, router, retriever, answerer
-        self.threshold = threshold
+        self.analyzer, self.lookups = analyzer, lookups or LookupRegistry()
+        self.threshold, self.chain, self.max_steps = threshold, chain, max_steps
+
+    def retrieve(self, query: str, k: int | None = None) -> tuple[list[Hit], list[str]]:
+        """Hits for a standalone query, through the chain when it has several parts; and the steps."""
+        k = k or self.retriever.k
+        steps = decompose(query, self.analyzer, self.max_steps) if self.chain != "off" else [query]
+        if len(steps) < 2:
+            return self.retriever.search(query, k), []
+        per_step: list[list[Hit]] = []
+        for step in steps:
+            earlier = per_step[-1] if per_step else []
+            per_step.append(self.retriever.search(refine(step, earlier, self.analyzer), k))
+        # The whole question still runs: it finds passages that answer both parts at once.
+        per_step.append(self.retriever.search(query, k))
+        return merge(per_step, k * 2), steps
 
     async def prepare(self, question: str, history: list[HistoryTurn]) -> Prepared:
         """Rewrite with the history, route, and search when the route needs documents."""
@@ -71,23 +96,33 @@ class Pipeline:
         rewrite = await self.rewriter.rewrite(clipped, history)
         timings["rewrite_ms"] = _ms(started)
         started = time.perf_counter()
-        route = self.router.route(clipped, rewrite.text)
+        route = rewrite.route or self.router.route(clipped, rewrite.text)
         if route.confidence < self.threshold:
             route = Route(AMBIGUOUS, route.confidence, route.entities, f"below {self.threshold}: {route.reason}")
         timings["route_ms"] = _ms(started)
         prepared = Prepared(question, rewrite, route, timings=timings, notice=notice)
+        started = time.perf_counter()
         if route.intent == "knowledge_search":
-            started = time.perf_counter()
             # Embedding and search are CPU-bound; keep the event loop free for other threads' turns.
-            prepared.hits = await asyncio.to_thread(self.retriever.search, rewrite.text)
+            prepared.hits, prepared.steps = await asyncio.to_thread(self.retrieve, rewrite.text)
             prepared.searched = True
             timings["retrieve_ms"] = _ms(started)
+            if prepared.steps:
+                timings["chain_steps"] = len(prepared.steps)
+                log.info("chain-of-retrieval: %d steps, %d searches, %.0f ms", len(prepared.steps),
+                         len(prepared.steps) + 1, timings["retrieve_ms"])
+        elif route.intent == "realtime_lookup":
+            prepared.reply = await self.lookups.answer(clipped, is_korean(clipped))
+            timings["lookup_ms"] = _ms(started)
         return prepared
 
     async def answer(self, prepared: Prepared, history: list[HistoryTurn]) -> AsyncIterator[str]:
         """The reply in pieces: cited answer for document questions, a short fixed reply otherwise."""
         if prepared.notice == "empty":
             yield canned("empty", prepared.question)
+            return
+        if prepared.reply is not None:
+            yield prepared.reply
             return
         if prepared.route.intent != "knowledge_search":
             yield canned(prepared.route.intent, prepared.question)

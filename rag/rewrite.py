@@ -7,6 +7,7 @@ question contains.
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -14,6 +15,7 @@ from typing import Protocol
 from .analysis import Analyzer
 from .errors import LLMError
 from .llm import ChatModel
+from .routing import INTENTS, Route
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,7 @@ class Rewrite:
     text: str
     method: str  # "none" (first turn / self-contained), "llm", "offline", "fallback"
     note: str = ""
+    route: Route | None = None  # set when the same LLM call also classified the message
 
 
 class Rewriter(Protocol):
@@ -95,13 +98,46 @@ SYSTEM_PROMPT = (
 )
 
 
+CLASSIFY_PROMPT = SYSTEM_PROMPT.replace(
+    "Output the query only, on one line, with no explanation. If the message is already standalone, "
+    "output it unchanged.",
+    "Also classify the last message. Reply with one JSON object: "
+    '{"standalone": "<the query>", "intent": "chitchat" | "knowledge_search" | "realtime_lookup" | "action", '
+    '"confidence": <0..1>, "entities": ["<names, codes, documents mentioned>"]}. '
+    "knowledge_search: a question the company documents answer. realtime_lookup: the current state of "
+    "something (status, who is on call now, counts today). action: a request to change or trigger "
+    "something. chitchat: greetings, thanks, small talk.",
+)
+
+
+def parse_classified(raw: str) -> tuple[str | None, Route | None]:
+    """(standalone, route) from the JSON reply; Nones where the reply is unusable."""
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, TypeError):
+        return None, None
+    if not isinstance(data, dict):
+        return None, None
+    standalone = data.get("standalone") if isinstance(data.get("standalone"), str) else None
+    intent, confidence = data.get("intent"), data.get("confidence")
+    if intent not in INTENTS or not isinstance(confidence, (int, float)):
+        return standalone, None
+    entities = [str(e) for e in data.get("entities") or [] if isinstance(e, (str, int))][:10]
+    return standalone, Route(intent, max(0.0, min(1.0, float(confidence))), entities, "llm")
+
+
 class LLMRewriter:
-    """One small LLM call over the last few turns, guarded by `accept`."""
+    """One small LLM call over the last few turns, guarded by `accept`.
+
+    With `classify`, the same call also returns the intent (JSON mode), saving the router a
+    round trip; the first turn of a thread makes no call at all and the caller's offline
+    classifier routes it.
+    """
 
     def __init__(self, chat: ChatModel, analyzer: Analyzer, *, turns: int = 8, timeout: float = 4.0,
-                 max_chars: int = 300):
+                 max_chars: int = 300, classify: bool = False):
         self.chat, self.analyzer = chat, analyzer
-        self.turns, self.timeout, self.max_chars = turns, timeout, max_chars
+        self.turns, self.timeout, self.max_chars, self.classify = turns, timeout, max_chars, classify
 
     async def rewrite(self, question: str, history: list[HistoryTurn]) -> Rewrite:
         """LLM rewrite, or the original question with the reason it was not used."""
@@ -110,15 +146,20 @@ class LLMRewriter:
         recent = history[-self.turns :]
         convo = "\n".join(f"{t.role}: {t.text[:600]}" for t in recent)
         messages = [
-            {"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": f"Conversation:\n{convo}\n\nLast message: {question}\n\nStandalone query:"},
+            {"role": "system", "content": CLASSIFY_PROMPT if self.classify else SYSTEM_PROMPT},
+            {"role": "user", "content": f"Conversation:\n{convo}\n\nLast message: {question}\n\n"
+                                        + ("JSON:" if self.classify else "Standalone query:")},
         ]
         try:
-            raw = await self.chat.complete(messages, max_tokens=96, timeout=self.timeout)
+            raw = await self.chat.complete(messages, max_tokens=160 if self.classify else 96,
+                                           timeout=self.timeout, json_mode=self.classify)
         except LLMError as exc:
             return Rewrite(question, "fallback", str(exc))
+        route = None
+        if self.classify:
+            raw, route = parse_classified(raw)
         text, reason = accept(raw, question, recent, self.analyzer, self.max_chars)
-        return Rewrite(text, "llm") if text else Rewrite(question, "fallback", reason)
+        return Rewrite(text, "llm", route=route) if text else Rewrite(question, "fallback", reason, route)
 
 
 class OfflineRewriter:

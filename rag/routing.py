@@ -1,8 +1,8 @@
 """Intent routing: decide before searching whether a message needs documents at all.
 
-This is the rule router of the foundation: obvious small talk, live-state lookups and
-requests to change something are recognised by patterns in Korean and English; everything
-else is a document question. It only chooses a path; it never answers.
+Routes, the router port, and the rules for obvious cases (greetings, "지금 ... 상태",
+"...해줘"), which are precise enough to trust over a classifier. The classifier for
+everything else lives in `rag.intent`. A router only chooses a path; it never answers.
 """
 from __future__ import annotations
 
@@ -61,18 +61,23 @@ _REALTIME = _rx(
 )
 
 
+def rule_route(original: str) -> Route | None:
+    """The route when a pattern is unmistakable, else None (the classifier decides)."""
+    text = original.strip()
+    if not text:
+        return Route("chitchat", 1.0, reason="empty")
+    if _CHITCHAT.search(text):
+        return Route("chitchat", 0.92, reason="small-talk pattern")
+    if _REALTIME.search(text):
+        return Route("realtime_lookup", 0.9, reason="live-state pattern")
+    if _ACTION.search(text) and not _HOW_TO.search(text):
+        return Route("action", 0.9, reason="mutation request pattern")
+    return None
+
+
 class RuleRouter:
-    """Patterns for the obvious routes; a document question otherwise."""
+    """Rules only, a document question otherwise; for tests and as the classifier's fallback."""
 
     def route(self, original: str, rewritten: str) -> Route:
-        """Chitchat, realtime lookup and action by pattern on the user's own words."""
-        text = original.strip()
-        if not text:
-            return Route("chitchat", 0.5, reason="empty")
-        if _CHITCHAT.search(text):
-            return Route("chitchat", 0.9, reason="small-talk pattern")
-        if _REALTIME.search(text):
-            return Route("realtime_lookup", 0.85, reason="live-state pattern")
-        if _ACTION.search(text) and not _HOW_TO.search(text):
-            return Route("action", 0.85, reason="mutation request pattern")
-        return Route("knowledge_search", 0.8, reason="default")
+        """The rule route or knowledge_search."""
+        return rule_route(original) or Route("knowledge_search", 0.8, reason="default")

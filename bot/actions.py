@@ -1,0 +1,215 @@
+"""Actions: requests that change something become PendingActions behind Confirm / Cancel.
+
+Nothing mutates without a confirmation click. Only the requester or a configured admin may
+confirm; an action expires; a second click (or a click on another replica) acts once,
+because the status moves by compare-and-set in the database; every step is audited.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Callable, Protocol
+
+import aiohttp
+
+from rag.answer import is_korean
+from rag.masking import mask
+
+from .storage import PendingAction, Store
+
+log = logging.getLogger(__name__)
+
+
+class ActionHandler(Protocol):
+    """One kind of change docbot can make once someone confirms it."""
+
+    name: str
+
+    def match(self, text: str) -> int:
+        """How many of its trigger words the request contains (0: not this handler)."""
+        ...
+
+    def resolve(self, text: str, entities: list[str]) -> tuple[dict[str, Any], str]:
+        """Parameters taken from the request, and a one-line summary to show with the buttons."""
+        ...
+
+    async def execute(self, params: dict[str, Any]) -> str:
+        """Do it; returns what happened. Raises on failure."""
+        ...
+
+
+def _matches(text: str, keywords: list[str]) -> int:
+    lowered = text.lower()
+    return sum(1 for k in keywords if k.lower() in lowered)
+
+
+@dataclass
+class ReindexAction:
+    """Re-index one configured source folder (or all of them)."""
+
+    sources: list[Path]
+    run: Callable[[Path], Any]  # returns an IndexReport
+    name: str = "reindex"
+    keywords: list[str] = field(default_factory=lambda: [
+        "reindex", "re-index", "index", "색인", "인덱스", "인덱싱", "sync", "동기화"])
+
+    def match(self, text: str) -> int:
+        """Trigger words present."""
+        return _matches(text, self.keywords)
+
+    def resolve(self, text: str, entities: list[str]) -> tuple[dict[str, Any], str]:
+        """The source named in the request, else every configured source."""
+        lowered = text.lower()
+        named = [s for s in self.sources if s.name.lower() in lowered or s.as_posix().lower() in lowered]
+        chosen = named or self.sources
+        paths = [s.as_posix() for s in chosen]
+        return {"sources": paths}, f"Re-index {', '.join(paths)}"
+
+    async def execute(self, params: dict[str, Any]) -> str:
+        """Run the indexer on each source, off the event loop."""
+        lines = []
+        for source in params["sources"]:
+            report = await asyncio.to_thread(self.run, Path(source))
+            lines.append(f"{source}: {report.added} added, {report.updated} updated, {report.unchanged} unchanged, "
+                         f"{report.deleted} deleted, {len(report.errors)} skipped")
+        return "; ".join(lines)
+
+
+@dataclass
+class WebhookAction:
+    """POST the request to a configured URL (a ticketing system, an automation, a runbook runner)."""
+
+    name: str
+    url: str
+    keywords: list[str]
+    description: str = ""
+    timeout: float = 10.0
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def match(self, text: str) -> int:
+        """Trigger words present."""
+        return _matches(text, self.keywords)
+
+    def resolve(self, text: str, entities: list[str]) -> tuple[dict[str, Any], str]:
+        """The request text and its entities go to the webhook as they are."""
+        return {"request": text, "entities": entities}, self.description or f"Send to {self.name}"
+
+    async def execute(self, params: dict[str, Any]) -> str:
+        """POST JSON; a non-2xx answer is a failure."""
+        payload = {"action": self.name, **params}
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=self.timeout)) as session:
+            async with session.post(self.url, json=payload, headers=self.headers) as response:
+                body = (await response.text())[:300]
+                response.raise_for_status()
+        return f"{self.name}: HTTP {response.status} {body}".strip()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a click did."""
+
+    ok: bool
+    status: str
+    message: str
+
+
+def _utc(moment: datetime) -> datetime:
+    """SQLite gives naive datetimes back; they were written in UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+class ActionService:
+    """Proposes, confirms, cancels and executes actions, with permission checks and an audit log."""
+
+    def __init__(self, store: Store, handlers: list[ActionHandler], admins: set[str] | None = None,
+                 ttl_seconds: int = 600):
+        self.store, self.handlers = store, handlers
+        self.admins, self.ttl = set(admins or ()), timedelta(seconds=ttl_seconds)
+
+    def pick(self, text: str) -> ActionHandler | None:
+        """The handler whose trigger words match best, or None."""
+        scored = [(h.match(text), -n, h) for n, h in enumerate(self.handlers)]
+        best = max(scored, default=(0, 0, None), key=lambda s: (s[0], s[1]))
+        return best[2] if best[0] > 0 else None
+
+    def propose(self, conversation_id: int, run_id: str, requester: str, text: str,
+                entities: list[str]) -> PendingAction | None:
+        """Store a pending action for the request; None when no handler can do it."""
+        handler = self.pick(text)
+        if handler is None:
+            return None
+        params, summary = handler.resolve(text, entities)
+        action = self.store.add(PendingAction(
+            conversation_id=conversation_id, run_id=run_id, requester=requester, action=handler.name,
+            summary=summary, params=params, expires_at=datetime.now(timezone.utc) + self.ttl))
+        self.store.audit(action.id, requester, "requested", mask(f"{summary} {params}"))
+        return action
+
+    def describe(self, action: PendingAction | None, question: str) -> str:
+        """The message shown with the Confirm / Cancel buttons (or why there are none)."""
+        korean = is_korean(question)
+        minutes = int(self.ttl.total_seconds() // 60)
+        if action is None:
+            return ("이 요청을 처리할 수 있는 작업이 연결되어 있지 않아 실행하지 않았습니다." if korean
+                    else "No action I can run matches that request, so nothing was changed.")
+        return (f"확인이 필요합니다: {action.summary}\n확인 또는 취소를 눌러 주세요. 요청한 사람(또는 관리자)만 확인할 수 있고 "
+                f"{minutes}분 뒤 만료됩니다." if korean else
+                f"This needs confirmation: {action.summary}\nPress Confirm or Cancel. Only the requester (or an admin) "
+                f"can confirm; it expires in {minutes} minutes.")
+
+    def _allowed(self, action: PendingAction, user: str) -> bool:
+        return user == action.requester or user in self.admins
+
+    async def confirm(self, action_id: int, user: str) -> Outcome:
+        """Execute once, if this user may and the action is still pending and fresh."""
+        action = self.store.get_action(action_id)
+        if action is None:
+            return Outcome(False, "missing", f"No action #{action_id}.")
+        if not self._allowed(action, user):
+            self.store.audit(action_id, user, "denied", "not the requester or an admin")
+            return Outcome(False, "denied", f"Only {action.requester} or an admin can confirm this.")
+        if action.status != "pending":
+            return Outcome(False, action.status, f"Action #{action_id} is already {action.status}.")
+        now = datetime.now(timezone.utc)
+        if now > _utc(action.expires_at):
+            if self.store.transition(action_id, "pending", status="expired", decided_at=now):
+                self.store.audit(action_id, user, "expired")
+            return Outcome(False, "expired", f"Action #{action_id} expired; ask again.")
+        if not self.store.transition(action_id, "pending", status="running", decided_by=user, decided_at=now):
+            current = self.store.get_action(action_id)
+            return Outcome(False, current.status, f"Action #{action_id} is already {current.status}.")
+        self.store.audit(action_id, user, "confirmed")
+        return await self._execute(action, user)
+
+    async def _execute(self, action: PendingAction, user: str) -> Outcome:
+        handler = next((h for h in self.handlers if h.name == action.action), None)
+        try:
+            if handler is None:
+                raise LookupError(f"no handler named {action.action} is configured now")
+            result = await handler.execute(action.params)
+        except Exception as exc:  # a handler's failure is recorded, never raised into the chat adapter
+            detail = mask(f"{exc.__class__.__name__}: {exc}")
+            self.store.transition(action.id, "running", status="failed", result=detail)
+            self.store.audit(action.id, user, "failed", detail)
+            log.warning("action %s #%s failed: %s", action.action, action.id, detail)
+            return Outcome(False, "failed", f"Action #{action.id} failed: {detail}")
+        self.store.transition(action.id, "running", status="done", result=mask(result))
+        self.store.audit(action.id, user, "executed", mask(result))
+        return Outcome(True, "done", f"Done: {result}")
+
+    def cancel(self, action_id: int, user: str) -> Outcome:
+        """Cancel a pending action (requester or admin)."""
+        action = self.store.get_action(action_id)
+        if action is None:
+            return Outcome(False, "missing", f"No action #{action_id}.")
+        if not self._allowed(action, user):
+            self.store.audit(action_id, user, "denied", "cancel by someone else")
+            return Outcome(False, "denied", f"Only {action.requester} or an admin can cancel this.")
+        if not self.store.transition(action_id, "pending", status="cancelled", decided_by=user,
+                                     decided_at=datetime.now(timezone.utc)):
+            return Outcome(False, self.store.get_action(action_id).status, f"Action #{action_id} is no longer pending.")
+        self.store.audit(action_id, user, "cancelled")
+        return Outcome(True, "cancelled", f"Cancelled action #{action_id}.")
