@@ -45,6 +45,13 @@ def embedder() -> E5Embedder:
     return E5Embedder()
 
 
+@pytest.fixture(scope="session")
+def classifier(embedder, tmp_path_factory):
+    from rag.intent import IntentClassifier
+
+    return IntentClassifier(embedder, cache_dir=tmp_path_factory.mktemp("cache"))
+
+
 @pytest.fixture
 def counting(embedder) -> CountingEmbedder:
     return CountingEmbedder(embedder)

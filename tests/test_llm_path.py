@@ -120,9 +120,26 @@ async def test_configured_endpoint_drives_the_whole_turn(llm, handbook_indexer, 
     llm.script = [Reply(pieces=["연차는 15일입니다 ", "[1]"])]
     first = await runtime.conversations.ask(key, "연차는 1년에 며칠이야?")
     assert await first.collect() == "연차는 15일입니다 [1]" and first.prepared.rewrite.method == "none"
-    llm.script = [Reply("사용하지 못한 연차는 이월되나요?"), Reply(pieces=["3월 31일까지 5일 [1]"])]
+    llm.script = [Reply('{"standalone": "사용하지 못한 연차는 이월되나요?", "intent": "knowledge_search", '
+                        '"confidence": 0.93, "entities": ["연차"]}'), Reply(pieces=["3월 31일까지 5일 [1]"])]
     second = await runtime.conversations.ask(key, "남은 건 이월돼?")
     assert second.rewritten == "사용하지 못한 연차는 이월되나요?" and second.prepared.rewrite.method == "llm"
+    assert second.prepared.route.reason == "llm" and second.prepared.route.confidence == 0.93
+    assert llm.requests[-1]["response_format"] == {"type": "json_object"}  # one call: rewrite + intent
     assert await second.collect() == "3월 31일까지 5일 [1]"
     assert second.sources[0]["path"] == "vacation-policy.md"
     assert llm.requests[-1]["messages"][-1]["content"].endswith("Question: 남은 건 이월돼?")
+
+
+@pytest.mark.parametrize("raw,text,has_route", [
+    ('{"standalone": "배포 절차는 언제 바뀌었나요?", "intent": "action", "confidence": 2}', "배포 절차는 언제 바뀌었나요?", True),
+    ('{"standalone": "배포 절차는 언제 바뀌었나요?", "intent": "weather"}', "배포 절차는 언제 바뀌었나요?", False),
+    ("not json at all", "그럼 그건 언제 바뀐 거야?", False),
+])
+async def test_merged_rewrite_and_intent_call_is_validated(llm, analyzer, raw, text, has_route):
+    llm.script = [Reply(raw)]
+    result = await LLMRewriter(chat(llm), analyzer, classify=True).rewrite("그럼 그건 언제 바뀐 거야?", HISTORY)
+    assert result.text == text
+    assert (result.route is not None) == has_route
+    if has_route:
+        assert result.route.confidence == 1.0  # clamped
