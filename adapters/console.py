@@ -25,15 +25,16 @@ class ConsoleChat:
 
     def __init__(self, service: ConversationService, out: Console | None = None, user: str | None = None):
         self.service = service
-        self.out = out or Console(highlight=False)
+        self.out = out or Console(highlight=False, soft_wrap=True)
         self.user = user or getpass.getuser()
         self.key = self._new_key()
 
     def _new_key(self) -> SessionKey:
         return SessionKey("console", "local", self.user, uuid.uuid4().hex[:12])
 
-    async def run(self, lines: TextIO = sys.stdin) -> None:
-        """Loop until EOF or /quit."""
+    async def run(self, lines: TextIO | None = None) -> None:
+        """Loop until EOF or /quit (stdin is looked up now, not at import: tests and embedders swap it)."""
+        lines = lines or sys.stdin
         interactive = lines.isatty()
         if interactive:
             self.out.print(f"[bold]docbot[/] — ask about your documents. {HELP}")

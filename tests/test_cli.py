@@ -53,6 +53,16 @@ def test_chat_with_piped_stdin_shows_rewrite_answer_and_sources(env, docs):
     assert out.count("그럼 남은 건 이월돼?") == 2  # asked, then regenerated
 
 
+def test_chat_action_waits_for_confirm(env, docs, monkeypatch):
+    monkeypatch.setenv("DOCBOT_DOCS", f'["{docs.as_posix()}"]')
+    invoke("index", str(docs))
+    (docs / "new-policy.md").write_text("# Badge policy\n\nLost badges are replaced by the front desk.\n")
+    result = invoke("chat", input="re-index the docs\n/confirm 1\n/confirm 1\n")
+    out = result.output
+    assert "\\[Confirm: /confirm 1]" not in out and "[Confirm: /confirm 1]" in out
+    assert "Done: " in out and "1 added" in out and "already done" in out
+
+
 def test_eval_writes_the_report_format(env, docs):
     dataset = env / "set.jsonl"
     rows = [
@@ -74,6 +84,7 @@ def test_eval_writes_the_report_format(env, docs):
     assert retrieval["first_turn"]["recall_at_k"] == 1.0 and retrieval["multi_hop"]["n"] == 1
     assert report["intent"]["confusion"]["chitchat"] == {"chitchat": 1}
     assert report["unnecessary_retrieval_rate"] == 0.0
+    assert report["actions_executed_without_confirmation"] == 0
     assert set(report["latency_ms"]) == {"rewrite", "retrieve", "total"}
     assert report["per_turn"][1]["rewritten"].startswith("남은 건 이월돼?")
 

@@ -1,0 +1,189 @@
+"""Intent routes, the confidence threshold, live lookups, confirmed actions, chain-of-retrieval, traces."""
+import asyncio
+import shutil
+
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestServer
+
+from bot.actions import ReindexAction, WebhookAction
+from bot.conversation import SessionKey
+from rag.chain import decompose
+from rag.intent import ClassifierRouter
+from rag.lookups import HttpJsonLookup, LookupRegistry
+
+from conftest import HANDBOOK, make_indexer
+from test_conversation import build_service
+
+KEY = SessionKey("console", "local", "alice", "t1")
+
+
+@pytest.fixture
+async def http():
+    """A local HTTP server: GET /status answers JSON, POST /hook records bodies, /broken fails."""
+    received = []
+
+    async def status(request):
+        return web.json_response({"gateway": {"status": "degraded", "p95_ms": 812}})
+
+    async def hook(request):
+        received.append(await request.json())
+        return web.json_response({"ticket": "OPS-1"})
+
+    async def broken(request):
+        return web.Response(status=503)
+
+    app = web.Application()
+    app.router.add_get("/status", status)
+    app.router.add_post("/hook", hook)
+    app.router.add_post("/broken", broken)
+    server = TestServer(app, host="127.0.0.1")
+    await server.start_server()
+    server.received = received
+    yield server
+    await server.close()
+
+
+@pytest.fixture
+def docs_service(tmp_path, analyzer, embedder, classifier, http):
+    """A service over a private docs folder, with a re-index action and two webhooks."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    shutil.copy(HANDBOOK / "vacation-policy.md", docs)
+    indexer = make_indexer(tmp_path / "i.sqlite3", analyzer, embedder)
+    indexer.run(docs)
+    handlers = [
+        ReindexAction([docs], indexer.run),
+        WebhookAction("ticket", str(http.make_url("/hook")), ["ticket", "티켓"], "Open an ops ticket"),
+        WebhookAction("restart", str(http.make_url("/broken")), ["restart", "재시작"], "Restart a service"),
+    ]
+    lookups = LookupRegistry([HttpJsonLookup("gateway status", str(http.make_url("/status")), ["gateway", "게이트웨이"],
+                                             "gateway.status", "Orion Gateway is {value}")])
+    svc = build_service(indexer, analyzer, classifier, f"sqlite:///{tmp_path / 'c.sqlite3'}", handlers, lookups)
+    svc.docs, svc.indexer = docs, indexer
+    return svc
+
+
+@pytest.mark.parametrize("text,intent", [
+    ("반가워요!", "chitchat"),
+    ("thanks, that was helpful", "chitchat"),
+    ("출장 가면 호텔은 얼마까지 돼?", "knowledge_search"),
+    ("What does the glossary say about Beacon?", "knowledge_search"),
+    ("지금 빌드 서버 상태 어때?", "realtime_lookup"),
+    ("is the gateway down right now?", "realtime_lookup"),
+    ("핸드북 다시 색인해줘", "action"),
+    ("please restart the billing service", "action"),
+])
+def test_each_intent_is_recognised(classifier, analyzer, text, intent):
+    assert ClassifierRouter(classifier, analyzer).route(text, text).intent == intent
+
+
+async def test_below_the_threshold_the_bot_asks_and_does_nothing(docs_service):
+    docs_service.pipeline.threshold = 0.999  # everything the classifier decides is now unsure
+    turn = await docs_service.ask(KEY, "연차 규정은 어떻게 돼?", "alice")
+    answer = await turn.collect()
+    assert turn.prepared.route.intent == "ambiguous" and not turn.prepared.searched and turn.action is None
+    assert "?" in answer
+
+
+async def test_realtime_lookup_uses_the_tool_and_never_searches(docs_service):
+    turn = await docs_service.ask(KEY, "지금 게이트웨이 상태 어때?", "alice")
+    assert await turn.collect() == "Orion Gateway is degraded"
+    assert not turn.prepared.searched
+
+
+async def test_realtime_without_a_tool_says_it_cannot_see_live_state(docs_service):
+    turn = await docs_service.ask(KEY, "who is on call right now?", "alice")
+    assert "can't see live state" in await turn.collect() and not turn.prepared.searched
+
+
+async def test_an_unreachable_lookup_gets_a_clear_message(analyzer):
+    registry = LookupRegistry([HttpJsonLookup("gateway status", "http://127.0.0.1:9/none", ["gateway"], timeout=1)])
+    assert "couldn't reach gateway status" in await registry.answer("gateway status now?", korean=False)
+
+
+async def test_reindex_needs_a_confirmation_from_the_requester(docs_service):
+    shutil.copy(HANDBOOK / "parental-leave.md", docs_service.docs)
+    turn = await docs_service.ask(KEY, "re-index the docs please", "alice")
+    reply = await turn.collect()
+    action = turn.action
+    assert action is not None and action.status == "pending" and "Confirm" in reply
+    assert "parental-leave.md" not in docs_service.indexer.index.files(docs_service.docs.resolve().as_posix())
+    actions = docs_service.actions
+    denied = await actions.confirm(action.id, "mallory")
+    assert not denied.ok and denied.status == "denied"
+    done = await actions.confirm(action.id, "alice")
+    assert done.ok and "1 added" in done.message
+    assert "parental-leave.md" in docs_service.indexer.index.files(docs_service.docs.resolve().as_posix())
+    again = await actions.confirm(action.id, "alice")
+    assert not again.ok and again.status == "done"
+    events = [e.event for e in docs_service.store.audit_log(action.id)]
+    assert events == ["requested", "denied", "confirmed", "executed"]
+
+
+async def test_concurrent_clicks_execute_once(docs_service, http):
+    turn = await docs_service.ask(KEY, "open a ticket for the broken printer", "alice")
+    await turn.collect()
+    outcomes = await asyncio.gather(*[docs_service.actions.confirm(turn.action.id, "alice") for _ in range(5)])
+    assert sum(o.ok for o in outcomes) == 1 and len(http.received) == 1
+    assert http.received[0]["action"] == "ticket" and "printer" in http.received[0]["request"]
+
+
+async def test_an_admin_may_confirm_and_a_failure_is_audited(docs_service):
+    turn = await docs_service.ask(KEY, "restart the payments service", "alice")
+    await turn.collect()
+    outcome = await docs_service.actions.confirm(turn.action.id, "admin")
+    assert not outcome.ok and outcome.status == "failed" and "503" in outcome.message
+    assert [e.event for e in docs_service.store.audit_log(turn.action.id)][-1] == "failed"
+
+
+async def test_expired_and_cancelled_actions_never_run(docs_service, http):
+    docs_service.actions.ttl = docs_service.actions.ttl * 0
+    first = await docs_service.ask(KEY, "티켓 만들어줘", "alice")
+    await first.collect()
+    assert (await docs_service.actions.confirm(first.action.id, "alice")).status == "expired"
+    docs_service.actions.ttl = docs_service.actions.ttl.__class__(minutes=10)
+    second = await docs_service.ask(KEY, "open a ticket for the VPN", "alice")
+    await second.collect()
+    assert docs_service.actions.cancel(second.action.id, "mallory").status == "denied"
+    assert docs_service.actions.cancel(second.action.id, "alice").ok
+    assert (await docs_service.actions.confirm(second.action.id, "alice")).status == "cancelled"
+    assert http.received == []
+
+
+async def test_an_action_no_handler_covers_changes_nothing(docs_service):
+    turn = await docs_service.ask(KEY, "delete the staging project", "alice")
+    reply = await turn.collect()
+    assert turn.action is None and "nothing was changed" in reply
+
+
+def test_decomposition_splits_comparisons_and_conjunctions(analyzer):
+    assert decompose("Compare the hotel limit with the wellness allowance", analyzer) == [
+        "hotel limit", "the wellness allowance"]
+    assert decompose("배포 승인자랑 장애 중 긴급 변경 승인자는 어떻게 달라?", analyzer) == [
+        "배포 승인자", "장애 중 긴급 변경 승인자는 어떻게 달라?"]
+    assert decompose("연차는 며칠이야?", analyzer) == ["연차는 며칠이야?"]
+
+
+async def test_multi_hop_question_finds_both_documents(service):
+    turn = await service.ask(KEY, "Which team owns Orion Gateway and how do I page their on-call?")
+    await turn.collect()
+    paths = {s["path"] for s in turn.sources}
+    assert {"api-gateway-runbook.md", "on-call-handbook.md"} <= paths
+    assert len(turn.prepared.steps) == 2 and turn.prepared.timings["chain_steps"] == 2
+
+
+async def test_trace_is_stored_with_personal_data_masked(service):
+    text = "My email is kim@nurilabs.example, phone 010-1234-5678, token xoxb-123456789012-abcdefABCDEF. 연차는 며칠이야?"
+    turn = await service.ask(KEY, text, "alice")
+    await turn.collect()
+    conv = service.store.conversation(*KEY.__dict__.values()).id
+    trace = service.store.traces(conv)[-1]
+    for secret in ("kim@nurilabs.example", "010-1234-5678", "xoxb-123456789012"):
+        assert secret not in trace.original and secret not in trace.rewritten
+    assert "[email]" in trace.original and "[phone]" in trace.original
+    assert trace.intent == "knowledge_search" and trace.sources and "retrieve_ms" in trace.timings
+    assert service.store.history(conv, 2)[0].text == text  # the conversation itself keeps the words
+
+
+from test_conversation import service  # noqa: E402,F401  (fixture reuse)
