@@ -10,8 +10,7 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 import aiohttp
 
@@ -48,10 +47,9 @@ def _matches(text: str, keywords: list[str]) -> int:
 
 @dataclass
 class ReindexAction:
-    """Re-index one configured source folder (or all of them)."""
+    """Re-index one configured source (or all of them) through the indexing job and its lease."""
 
-    sources: list[Path]
-    run: Callable[[Path], Any]  # returns an IndexReport
+    job: Any  # bot.indexing.IndexJob; typed loosely to keep this module free of the job's imports
     name: str = "reindex"
     keywords: list[str] = field(default_factory=lambda: [
         "reindex", "re-index", "index", "색인", "인덱스", "인덱싱", "sync", "동기화"])
@@ -61,21 +59,19 @@ class ReindexAction:
         return _matches(text, self.keywords)
 
     def resolve(self, text: str, entities: list[str]) -> tuple[dict[str, Any], str]:
-        """The source named in the request, else every configured source."""
+        """The sources named in the request, else every configured source."""
         lowered = text.lower()
-        named = [s for s in self.sources if s.name.lower() in lowered or s.as_posix().lower() in lowered]
-        chosen = named or self.sources
-        paths = [s.as_posix() for s in chosen]
-        return {"sources": paths}, f"Re-index {', '.join(paths)}"
+        named = [s.name for s in self.job.sources if s.name.lower() in lowered]
+        chosen = named or [s.name for s in self.job.sources]
+        return {"sources": chosen}, f"Re-index {', '.join(chosen)}"
 
     async def execute(self, params: dict[str, Any]) -> str:
-        """Run the indexer on each source, off the event loop."""
-        lines = []
-        for source in params["sources"]:
-            report = await asyncio.to_thread(self.run, Path(source))
-            lines.append(f"{source}: {report.added} added, {report.updated} updated, {report.unchanged} unchanged, "
-                         f"{report.deleted} deleted, {len(report.errors)} skipped")
-        return "; ".join(lines)
+        """Run the job off the event loop; a run already in progress is a failure to retry later."""
+        run = await asyncio.to_thread(self.job.run, "action", only=params["sources"])
+        if run is None:
+            raise RuntimeError("another indexing run is in progress; try again when it finishes")
+        return (f"index run {run.id}: {run.added} added, {run.updated} updated, {run.unchanged} unchanged, "
+                f"{run.deleted} deleted, {len(run.errors)} skipped")
 
 
 @dataclass

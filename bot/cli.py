@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -11,7 +12,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from rag.errors import DocbotError, DocumentError
-from rag.ingest import IndexReport, scan
+from rag.ingest import IndexReport, folder_source
+
+from .indexing import IndexJob
 
 from .runtime import Runtime
 from .settings import Settings
@@ -33,37 +36,54 @@ def _setup(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log debu
 
 @app.command()
 def index(
-    paths: Optional[list[Path]] = typer.Argument(None, help="Folders or files; default: DOCBOT_DOCS."),
-    rebuild: bool = typer.Option(False, "--rebuild", help="Drop the index first (e.g. after changing the embedder)."),
+    paths: Optional[list[Path]] = typer.Argument(None, help="Folders or files; default: the configured sources."),
+    full: bool = typer.Option(False, "--full", help="Re-embed unchanged files too (the index stays searchable)."),
+    rebuild: bool = typer.Option(False, "--rebuild", help="Empty the index first (e.g. after changing the embedder)."),
 ) -> None:
     """Index documents: unchanged files are skipped, changed ones re-embedded, deleted ones removed."""
     runtime = _runtime()
     try:
         if rebuild:
             runtime.index.clear()
-        report = run_index(runtime, paths or runtime.settings.docs)
+        report = run_index(runtime, paths, full=full or rebuild)
     except DocbotError as exc:
         err.print(f"[red]error:[/] {exc}")
         raise typer.Exit(1)
     finally:
         runtime.close()
+    if report is None:
+        lease = runtime.store.lease("index")
+        err.print(f"another indexing run holds the lease ({lease.holder if lease else 'unknown'}); nothing was done")
+        raise typer.Exit(2)
     print_report(report)
 
 
-def run_index(runtime: Runtime, roots: list[Path], show_progress: bool = True) -> IndexReport:
-    """Index several roots with one progress bar."""
-    missing = [str(root) for root in roots if not root.exists()]
-    if missing:
-        raise DocumentError(", ".join(missing), "no such file or folder")
-    total = IndexReport()
-    with Progress(TextColumn("[bold]indexing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("{task.description}"), console=err, disable=not show_progress) as progress:
-        for root in roots:
-            files = scan(root.resolve())
-            task = progress.add_task("", total=len(files))
-            on_file = lambda rel, t=task: progress.update(t, advance=1, description=rel[-50:])  # noqa: E731
-            total.merge(runtime.indexer.run(root, on_file=on_file, files=files))
-    return total
+def run_index(runtime: Runtime, paths: list[Path] | None = None, *, full: bool = False,
+              show_progress: bool = True) -> IndexReport | None:
+    """Run the indexing job (configured sources, or the given paths) with a progress bar; None if busy."""
+    job = runtime.index_job
+    if paths:
+        missing = [str(p) for p in paths if not p.exists()]
+        if missing:
+            raise DocumentError(", ".join(missing), "no such file or folder")
+        job = IndexJob(runtime.store, runtime.indexer, [folder_source(p) for p in paths],
+                       lease_ttl=runtime.settings.index_lease_seconds)
+    with Progress(TextColumn("[bold]indexing {task.fields[source]}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), TextColumn("{task.description}"), console=err,
+                  disable=not show_progress) as progress:
+        tasks: list = []
+
+        def on_source(name: str, total: int) -> None:
+            tasks.append(progress.add_task("", total=total, source=name))
+
+        def on_file(rel: str) -> None:
+            progress.update(tasks[-1], advance=1, description=rel[-50:])
+
+        run = job.run("cli", full=full, on_file=on_file, on_source=on_source)
+    if run is None:
+        return None
+    return IndexReport(run.added, run.updated, run.unchanged, run.deleted, run.chunks, run.chunks,
+                       [tuple(e) for e in run.errors], run.seconds)
 
 
 def print_report(report: IndexReport) -> None:
@@ -119,15 +139,32 @@ def run() -> None:
 
 
 @app.command()
-def status() -> None:
-    """What the index holds and which model built it."""
+def status(runs: int = typer.Option(10, "--runs", help="How many recent index runs to show.")) -> None:
+    """What the index holds, which model built it, and the latest index runs."""
+    from rich.table import Table
+
     runtime = _runtime()
     try:
         stats = runtime.index.stats()
+        recent = runtime.store.runs(runs)
+        lease = runtime.store.lease("index")
     finally:
         runtime.close()
-    for name, value in stats.items():
-        console.print(f"{name}: {value}")
+    console.print("  ".join(f"{name}: {value}" for name, value in stats.items()))
+    if lease and lease.expires_at > time.time():
+        console.print(f"indexing now: {lease.holder} (lease until {time.strftime('%H:%M:%S', time.localtime(lease.expires_at))})")
+    table = Table(title="Index runs")
+    for col in ("id", "trigger", "status", "started", "seconds", "added", "updated", "unchanged", "deleted",
+                "chunks", "errors"):
+        table.add_column(col)
+    for r in recent:
+        table.add_row(str(r.id), r.trigger + (" (full)" if r.full else ""), r.status,
+                      r.started_at.strftime("%Y-%m-%d %H:%M:%S"), f"{r.seconds:.1f}", str(r.added), str(r.updated),
+                      str(r.unchanged), str(r.deleted), str(r.chunks), str(len(r.errors)))
+    console.print(table)
+    for r in recent[:1]:
+        for path, reason in r.errors:
+            console.print(f"  run {r.id} skipped {path}: {reason}")
 
 
 @app.command("eval")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 
 from rag.analysis import Analyzer
 from rag.answer import Answerer, ExtractiveAnswerer, LLMAnswerer
@@ -17,9 +18,11 @@ from rag.pipeline import Pipeline
 from rag.retrieval import Retriever
 from rag.rewrite import LLMRewriter, OfflineRewriter, Rewriter
 from rag.routing import Router
+from rag.sources import FolderSource, Source
 
 from .actions import ActionService, ReindexAction, WebhookAction
 from .conversation import ConversationService
+from .indexing import IndexJob
 from .settings import Settings
 from .storage import Store
 
@@ -63,6 +66,20 @@ class Runtime:
     def indexer(self) -> Indexer:
         """Folder-to-index synchroniser."""
         return Indexer(self.index, self.embedder, self.chunker, self.settings.chunker_signature())
+
+    @cached_property
+    def sources(self) -> list[Source]:
+        """Configured sources: DOCBOT_SOURCES, else one folder source per DOCBOT_DOCS entry."""
+        s = self.settings
+        if s.sources:
+            return [FolderSource(Path(spec["path"]), spec.get("name", ""),
+                                 **{k: spec[k] for k in ("include", "exclude") if k in spec}) for spec in s.sources]
+        return [FolderSource(path) for path in s.docs]
+
+    @cached_property
+    def index_job(self) -> IndexJob:
+        """The one indexing job: CLI, scheduler and the re-index action all run it."""
+        return IndexJob(self.store, self.indexer, self.sources, lease_ttl=self.settings.index_lease_seconds)
 
     @cached_property
     def retriever(self) -> Retriever:
@@ -116,7 +133,7 @@ class Runtime:
     def actions(self) -> ActionService:
         """Re-index and configured webhooks, behind confirmation."""
         s = self.settings
-        handlers = [ReindexAction(list(s.docs), self.indexer.run)]
+        handlers = [ReindexAction(self.index_job)]
         handlers += [WebhookAction(**spec) for spec in s.webhooks]
         return ActionService(self.store, handlers, set(s.action_admins), s.action_ttl_seconds)
 

@@ -17,7 +17,12 @@ class Settings(BaseSettings):
     data_dir: Path = Path("data")
     database_url: str | None = Field(None, description="SQLAlchemy URL; default sqlite:///<data_dir>/docbot.sqlite3")
     docs: list[Path] = Field(default_factory=lambda: [Path("samples/handbook")],
-                             description="Folders `docbot index` reads when given no path")
+                             description="Folders to index when DOCBOT_SOURCES is not set")
+    sources: list[dict] = Field(default_factory=list,
+                                description='Sources, JSON: [{"name": "handbook", "path": "docs", "include": ["*.md"], "exclude": ["drafts/*"]}]')
+    index_schedule: str | None = Field("*/15 * * * *", description="crontab (UTC) or '<n>s'; empty disables")
+    index_full_schedule: str | None = Field(None, description="periodic full re-embed, e.g. '0 3 * * 0'")
+    index_lease_seconds: float = 120.0
     port: int = 3000
     host: str = "0.0.0.0"
 

@@ -1,11 +1,12 @@
 """Conversation storage with SQLModel: SQLite by default, PostgreSQL by URL."""
 from __future__ import annotations
 
+import time
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import JSON, Column, UniqueConstraint, event, update
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy import JSON, Column, UniqueConstraint, delete, event, or_, update
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Field, Session, SQLModel, create_engine, select
 
 from rag.errors import StorageError
@@ -92,6 +93,33 @@ class TurnTrace(SQLModel, table=True):
     timings: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
     status: str = ""
     created_at: datetime = Field(default_factory=_now)
+
+
+class Lease(SQLModel, table=True):
+    """A named lock with an expiry: the runner that holds it may index; a crashed holder's lease lapses."""
+
+    name: str = Field(primary_key=True)
+    holder: str
+    expires_at: float  # epoch seconds: compares the same way in every database
+
+
+class IndexRun(SQLModel, table=True):
+    """One indexing run: who, why, when, what it did."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    trigger: str  # cli | scheduler | action
+    holder: str
+    full: bool = False
+    status: str = "running"  # running | done | failed | abandoned
+    started_at: datetime = Field(default_factory=_now)
+    finished_at: datetime | None = None
+    seconds: float = 0.0
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    chunks: int = 0
+    errors: list[list[str]] = Field(default_factory=list, sa_column=Column(JSON))
 
 
 def make_engine(url: str):
@@ -205,6 +233,65 @@ class Store:
         with self._guard(), self._session() as session:
             return list(session.exec(select(TurnTrace).where(TurnTrace.conversation_id == conversation_id)
                                      .order_by(TurnTrace.id)).all())
+
+    def acquire_lease(self, name: str, holder: str, ttl: float) -> bool:
+        """Take the lease if it is free, lapsed, or already ours; False if another holder has it."""
+        now = time.time()
+        with self._guard(), self._session() as session:
+            try:
+                session.add(Lease(name=name, holder=holder, expires_at=now + ttl))
+                session.commit()
+                return True
+            except IntegrityError:
+                session.rollback()
+            taken = session.execute(
+                update(Lease).where(Lease.name == name, or_(Lease.expires_at < now, Lease.holder == holder))
+                .values(holder=holder, expires_at=now + ttl))
+            session.commit()
+            return taken.rowcount == 1
+
+    def renew_lease(self, name: str, holder: str, ttl: float) -> bool:
+        """Extend our lease; False if it lapsed and someone else took it."""
+        with self._guard(), self._session() as session:
+            renewed = session.execute(update(Lease).where(Lease.name == name, Lease.holder == holder)
+                                      .values(expires_at=time.time() + ttl))
+            session.commit()
+            return renewed.rowcount == 1
+
+    def release_lease(self, name: str, holder: str) -> None:
+        """Give the lease up (only if we hold it)."""
+        with self._guard(), self._session() as session:
+            session.execute(delete(Lease).where(Lease.name == name, Lease.holder == holder))
+            session.commit()
+
+    def lease(self, name: str) -> Lease | None:
+        """The lease row, if any."""
+        with self._guard(), self._session() as session:
+            return session.get(Lease, name)
+
+    def abandon_runs(self) -> int:
+        """Mark runs left `running` by a crashed runner as abandoned (call while holding the lease)."""
+        with self._guard(), self._session() as session:
+            result = session.execute(update(IndexRun).where(IndexRun.status == "running")
+                                     .values(status="abandoned", finished_at=_now()))
+            session.commit()
+            return result.rowcount
+
+    def runs(self, limit: int = 10) -> list[IndexRun]:
+        """The latest index runs, newest first."""
+        with self._guard(), self._session() as session:
+            return list(session.exec(select(IndexRun).order_by(IndexRun.id.desc()).limit(limit)).all())
+
+    def get_run(self, run_id: int) -> IndexRun | None:
+        """One index run."""
+        with self._guard(), self._session() as session:
+            return session.get(IndexRun, run_id)
+
+    def update_run(self, run_id: int, **fields: Any) -> None:
+        """Change fields of an index run."""
+        with self._guard(), self._session() as session:
+            session.execute(update(IndexRun).where(IndexRun.id == run_id).values(**fields))
+            session.commit()
 
     def drop_last_exchange(self, conversation_id: int) -> Message | None:
         """Delete the last question and whatever answered it; returns the question, or None.

@@ -1,21 +1,18 @@
 """Ingestion: scan a source folder, re-embed only what changed, delete what disappeared."""
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable
 
 from .chunking import Chunker
 from .embeddings import Embedder
 from .errors import DocumentError
-from .loaders import load, supported
+from .loaders import load
 from .search_index import FileRecord, SearchIndex
-
-DEFAULT_EXCLUDES = (".*", "*/.*", "_*", "*/_*", "node_modules/*")
-
+from .sources import FolderSource, Source, SourceFile
 
 @dataclass
 class IndexReport:
@@ -42,16 +39,14 @@ def content_hash(raw: bytes, chunker_signature: str) -> str:
     return hashlib.sha256(raw + b"\0" + chunker_signature.encode()).hexdigest()
 
 
-def scan(root: Path, excludes: Iterable[str] = DEFAULT_EXCLUDES) -> list[Path]:
-    """Supported files under root (or root itself), skipping hidden and excluded paths."""
+def folder_source(root: Path) -> FolderSource:
+    """A folder as a source; a single file as its folder narrowed to that file."""
+    root = Path(root).resolve()
     if root.is_file():
-        return [root] if supported(root) else []
-    found = []
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root).as_posix()
-        if path.is_file() and supported(path) and not any(fnmatch.fnmatch(rel, p) for p in excludes):
-            found.append(path)
-    return found
+        return FolderSource(root.parent, include=[root.name], exclude=[], complete=False)
+    if not root.exists():
+        raise DocumentError(str(root), "no such file or folder")
+    return FolderSource(root)
 
 
 class Indexer:
@@ -61,38 +56,43 @@ class Indexer:
         self.index, self.embedder, self.chunker = index, embedder, chunker
         self.signature = chunker_signature
 
-    def run(self, root: Path, on_file: Callable[[str], None] | None = None,
-            files: list[Path] | None = None) -> IndexReport:
-        """Index one root (a folder, or a single file that is indexed without a deletion sweep)."""
+    def run(self, root: Path, on_file: Callable[[str], None] | None = None, full: bool = False) -> IndexReport:
+        """Index a folder (with a deletion sweep) or a single file (without one)."""
+        return self.sync(folder_source(root), on_file, full=full)
+
+    def sync(self, source: Source, on_file: Callable[[str], None] | None = None, *, full: bool = False,
+             on_source: Callable[[str, int], None] | None = None) -> IndexReport:
+        """Bring the index in step with a source: new and changed files embedded, gone files removed.
+
+        Each file is replaced in its own transaction, so a run killed midway leaves every file
+        either at its old or its new version, and the next run finishes the rest. `full`
+        re-embeds unchanged files too (a periodic rebuild) without emptying the index first.
+        """
         started = time.perf_counter()
-        root = root.resolve()
-        if not root.exists():
-            raise DocumentError(str(root), "no such file or folder")
-        base = root.parent if root.is_file() else root
-        source = base.as_posix()
         self.index.bind_model(self.embedder.name, self.embedder.dim)
-        known = self.index.files(source)
-        files = scan(root) if files is None else files
+        known = self.index.files(source.key)
         report = IndexReport()
-        seen = set()
-        for path in files:
-            rel = path.relative_to(base).as_posix()
-            seen.add(rel)
-            self._index_file(source, base, rel, known.get(rel), report)
+        files = source.files()
+        if on_source:
+            on_source(source.name, len(files))
+        for item in files:
+            self._index_file(source.key, item, None if full else known.get(item.path), known.get(item.path), report)
             if on_file:
-                on_file(rel)
-        if root.is_dir():
-            for gone in sorted(set(known) - seen):
-                self.index.delete_file(source, gone)
+                on_file(item.path)
+        if source.complete:
+            for gone in sorted(set(known) - {f.path for f in files}):
+                self.index.delete_file(source.key, gone)
                 report.deleted += 1
         report.seconds = time.perf_counter() - started
         return report
 
-    def _index_file(self, source: str, base: Path, rel: str, known: FileRecord | None, report: IndexReport) -> None:
+    def _index_file(self, key: str, item: SourceFile, compare: FileRecord | None, known: FileRecord | None,
+                    report: IndexReport) -> None:
+        rel = item.path
         try:
-            raw = (base / rel).read_bytes()
+            raw = item.read()
             digest = content_hash(raw, self.signature)
-            if known and known.content_hash == digest:
+            if compare and compare.content_hash == digest:
                 report.unchanged += 1
                 return
             doc = load(rel, raw)
@@ -100,7 +100,7 @@ class Indexer:
             if not chunks:
                 raise DocumentError(rel, "no text to index")
             vectors = self.embedder.embed_passages([c.embedding_text() for c in chunks])
-            self.index.replace_file(source, FileRecord(rel, digest, doc.title, len(chunks)), chunks, vectors)
+            self.index.replace_file(key, FileRecord(rel, digest, doc.title, len(chunks)), chunks, vectors)
         except DocumentError as exc:
             report.errors.append((rel, exc.reason))
             return

@@ -8,9 +8,12 @@ from aiohttp.test_utils import TestServer
 
 from bot.actions import ReindexAction, WebhookAction
 from bot.conversation import SessionKey
+from bot.indexing import IndexJob
+from bot.storage import Store
 from rag.chain import decompose
 from rag.intent import ClassifierRouter
 from rag.lookups import HttpJsonLookup, LookupRegistry
+from rag.sources import FolderSource
 
 from conftest import HANDBOOK, make_indexer
 from test_conversation import build_service
@@ -52,14 +55,15 @@ def docs_service(tmp_path, analyzer, embedder, classifier, http):
     shutil.copy(HANDBOOK / "vacation-policy.md", docs)
     indexer = make_indexer(tmp_path / "i.sqlite3", analyzer, embedder)
     indexer.run(docs)
+    db_url = f"sqlite:///{tmp_path / 'c.sqlite3'}"
     handlers = [
-        ReindexAction([docs], indexer.run),
+        ReindexAction(IndexJob(Store(db_url), indexer, [FolderSource(docs)])),
         WebhookAction("ticket", str(http.make_url("/hook")), ["ticket", "티켓"], "Open an ops ticket"),
         WebhookAction("restart", str(http.make_url("/broken")), ["restart", "재시작"], "Restart a service"),
     ]
     lookups = LookupRegistry([HttpJsonLookup("gateway status", str(http.make_url("/status")), ["gateway", "게이트웨이"],
                                              "gateway.status", "Orion Gateway is {value}")])
-    svc = build_service(indexer, analyzer, classifier, f"sqlite:///{tmp_path / 'c.sqlite3'}", handlers, lookups)
+    svc = build_service(indexer, analyzer, classifier, db_url, handlers, lookups)
     svc.docs, svc.indexer = docs, indexer
     return svc
 

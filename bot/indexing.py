@@ -1,0 +1,104 @@
+"""The indexing job: one runner at a time (a lease in the database), every run recorded.
+
+`docbot index`, the scheduler inside `docbot serve` and the confirmed re-index action all
+run this same job.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+import uuid
+from datetime import datetime, timezone
+from typing import Callable
+
+from rag.errors import DocbotError
+from rag.ingest import Indexer, IndexReport
+from rag.sources import Source
+
+from .storage import IndexRun, Store
+
+log = logging.getLogger(__name__)
+
+LEASE = "index"
+
+
+class LeaseLost(DocbotError):
+    """Our lease lapsed and another runner took it; this run stops so two never write at once."""
+
+
+def runner_id() -> str:
+    """host:pid:random — unique per process, readable in `docbot status`."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
+class IndexJob:
+    """Runs the indexer over every configured source while holding the lease."""
+
+    def __init__(self, store: Store, indexer: Indexer, sources: list[Source], *, lease_ttl: float = 120.0,
+                 holder: str | None = None):
+        self.store, self.indexer, self.sources = store, indexer, sources
+        self.lease_ttl, self.holder = lease_ttl, holder or runner_id()
+
+    def run(self, trigger: str = "cli", *, full: bool = False, only: list[str] | None = None,
+            on_file: Callable[[str], None] | None = None,
+            on_source: Callable[[str, int], None] | None = None) -> IndexRun | None:
+        """One run; None when another runner holds the lease (nothing was done)."""
+        if not self.store.acquire_lease(LEASE, self.holder, self.lease_ttl):
+            log.info("index run skipped: another runner holds the lease")
+            return None
+        run = None
+        try:
+            abandoned = self.store.abandon_runs()
+            if abandoned:
+                log.warning("marked %d index run(s) left running by a crashed runner as abandoned", abandoned)
+            run = self.store.add(IndexRun(trigger=trigger, holder=self.holder, full=full))
+            report = self._sync_all(full, only, on_file, on_source)
+        except BaseException as exc:
+            if run is not None:
+                self.store.update_run(run.id, status="failed", finished_at=datetime.now(timezone.utc),
+                                      errors=[["(run)", f"{exc.__class__.__name__}: {exc}"]])
+            raise
+        finally:
+            self.store.release_lease(LEASE, self.holder)
+        self.store.update_run(run.id, status="done", finished_at=datetime.now(timezone.utc),
+                              seconds=round(report.seconds, 3), added=report.added, updated=report.updated,
+                              unchanged=report.unchanged, deleted=report.deleted, chunks=report.chunks,
+                              errors=[list(e) for e in report.errors])
+        return self.store.get_run(run.id)
+
+    def _sync_all(self, full: bool, only: list[str] | None, on_file, on_source) -> IndexReport:
+        total = IndexReport()
+        heartbeat = _Heartbeat(self.store, self.holder, self.lease_ttl)
+
+        def each_file(path: str) -> None:
+            heartbeat.beat()
+            if on_file:
+                on_file(path)
+
+        for source in self.sources:
+            if only and source.name not in only and source.key not in only:
+                continue
+            try:
+                total.merge(self.indexer.sync(source, each_file, full=full, on_source=on_source))
+            except LeaseLost:
+                raise
+            except DocbotError as exc:  # one unavailable source must not stop the others
+                total.errors.append((source.name, str(exc)))
+        return total
+
+
+class _Heartbeat:
+    """Renews the lease every third of its lifetime while files are being indexed."""
+
+    def __init__(self, store: Store, holder: str, ttl: float):
+        self.store, self.holder, self.ttl = store, holder, ttl
+        self.last = time.monotonic()
+
+    def beat(self) -> None:
+        if time.monotonic() - self.last < self.ttl / 3:
+            return
+        if not self.store.renew_lease(LEASE, self.holder, self.ttl):
+            raise LeaseLost("the index lease lapsed and was taken by another runner")
+        self.last = time.monotonic()
