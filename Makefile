@@ -46,6 +46,7 @@ eval: install
 
 bench: install
 	$(BIN)/python scripts/bench_retrieval.py
+	$(BIN)/python scripts/bench_reindex.py
 
 clean:
 	rm -rf $(VENV) data .pytest_cache

@@ -35,6 +35,15 @@ def test_index_summarises_and_skips_unchanged_files(env, docs):
     assert "4 unchanged" in second.output and "chunks: 0 embedded" in second.output
 
 
+def test_status_lists_index_runs_and_index_waits_for_the_lease(env, docs):
+    invoke("index", str(docs))
+    out = invoke("status").output
+    assert "files: 4" in out and "Index runs" in out and "cli" in out and "done" in out
+    Runtime(Settings()).store.acquire_lease("index", "other-replica", 60)
+    busy = invoke("index", str(docs))
+    assert busy.exit_code == 2 and "other-replica" in busy.output
+
+
 def test_index_of_a_missing_folder_fails_clearly(env):
     result = invoke("index", str(env / "nope"))
     assert result.exit_code == 1 and "no such file or folder" in result.output
