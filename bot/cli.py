@@ -52,7 +52,7 @@ def index(
     finally:
         runtime.close()
     if report is None:
-        lease = runtime.store.lease("index")
+        lease = runtime.store.lease(runtime.lease_name)
         err.print(f"another indexing run holds the lease ({lease.holder if lease else 'unknown'}); nothing was done")
         raise typer.Exit(2)
     print_report(report)
@@ -67,7 +67,7 @@ def run_index(runtime: Runtime, paths: list[Path] | None = None, *, full: bool =
         if missing:
             raise DocumentError(", ".join(missing), "no such file or folder")
         job = IndexJob(runtime.store, runtime.indexer, [folder_source(p) for p in paths],
-                       lease_ttl=runtime.settings.index_lease_seconds)
+                       lease_ttl=runtime.settings.index_lease_seconds, lease=runtime.lease_name)
     with Progress(TextColumn("[bold]indexing {task.fields[source]}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), TextColumn("{task.description}"), console=err,
                   disable=not show_progress) as progress:
@@ -147,7 +147,7 @@ def status(runs: int = typer.Option(10, "--runs", help="How many recent index ru
     try:
         stats = runtime.index.stats()
         recent = runtime.store.runs(runs)
-        lease = runtime.store.lease("index")
+        lease = runtime.store.lease(runtime.lease_name)
     finally:
         runtime.close()
     console.print("  ".join(f"{name}: {value}" for name, value in stats.items()))

@@ -37,15 +37,15 @@ class IndexJob:
     """Runs the indexer over every configured source while holding the lease."""
 
     def __init__(self, store: Store, indexer: Indexer, sources: list[Source], *, lease_ttl: float = 120.0,
-                 holder: str | None = None):
+                 holder: str | None = None, lease: str = LEASE):
         self.store, self.indexer, self.sources = store, indexer, sources
-        self.lease_ttl, self.holder = lease_ttl, holder or runner_id()
+        self.lease_ttl, self.holder, self.lease = lease_ttl, holder or runner_id(), lease
 
     def run(self, trigger: str = "cli", *, full: bool = False, only: list[str] | None = None,
             on_file: Callable[[str], None] | None = None,
             on_source: Callable[[str, int], None] | None = None) -> IndexRun | None:
         """One run; None when another runner holds the lease (nothing was done)."""
-        if not self.store.acquire_lease(LEASE, self.holder, self.lease_ttl):
+        if not self.store.acquire_lease(self.lease, self.holder, self.lease_ttl):
             log.info("index run skipped: another runner holds the lease")
             return None
         run = None
@@ -61,7 +61,7 @@ class IndexJob:
                                       errors=[["(run)", f"{exc.__class__.__name__}: {exc}"]])
             raise
         finally:
-            self.store.release_lease(LEASE, self.holder)
+            self.store.release_lease(self.lease, self.holder)
         self.store.update_run(run.id, status="done", finished_at=datetime.now(timezone.utc),
                               seconds=round(report.seconds, 3), added=report.added, updated=report.updated,
                               unchanged=report.unchanged, deleted=report.deleted, chunks=report.chunks,
@@ -70,7 +70,7 @@ class IndexJob:
 
     def _sync_all(self, full: bool, only: list[str] | None, on_file, on_source) -> IndexReport:
         total = IndexReport()
-        heartbeat = _Heartbeat(self.store, self.holder, self.lease_ttl)
+        heartbeat = _Heartbeat(self.store, self.lease, self.holder, self.lease_ttl)
 
         def each_file(path: str) -> None:
             heartbeat.beat()
@@ -92,13 +92,13 @@ class IndexJob:
 class _Heartbeat:
     """Renews the lease every third of its lifetime while files are being indexed."""
 
-    def __init__(self, store: Store, holder: str, ttl: float):
-        self.store, self.holder, self.ttl = store, holder, ttl
+    def __init__(self, store: Store, lease: str, holder: str, ttl: float):
+        self.store, self.lease, self.holder, self.ttl = store, lease, holder, ttl
         self.last = time.monotonic()
 
     def beat(self) -> None:
         if time.monotonic() - self.last < self.ttl / 3:
             return
-        if not self.store.renew_lease(LEASE, self.holder, self.ttl):
+        if not self.store.renew_lease(self.lease, self.holder, self.ttl):
             raise LeaseLost("the index lease lapsed and was taken by another runner")
         self.last = time.monotonic()

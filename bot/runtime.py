@@ -1,6 +1,7 @@
 """Assembly: turn Settings into the running parts. The only place that knows every concrete class."""
 from __future__ import annotations
 
+import socket
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -79,7 +80,14 @@ class Runtime:
     @cached_property
     def index_job(self) -> IndexJob:
         """The one indexing job: CLI, scheduler and the re-index action all run it."""
-        return IndexJob(self.store, self.indexer, self.sources, lease_ttl=self.settings.index_lease_seconds)
+        return IndexJob(self.store, self.indexer, self.sources, lease_ttl=self.settings.index_lease_seconds,
+                        lease=self.lease_name)
+
+    @property
+    def lease_name(self) -> str:
+        """One lease per index: processes sharing this index file take turns; replicas with their
+        own embedded index each keep theirs current (a shared backend would get one lease for all)."""
+        return f"index:sqlite:{socket.gethostname()}:{self.settings.index_path.resolve().as_posix()}"
 
     @cached_property
     def retriever(self) -> Retriever:

@@ -39,7 +39,8 @@ def test_status_lists_index_runs_and_index_waits_for_the_lease(env, docs):
     invoke("index", str(docs))
     out = invoke("status").output
     assert "files: 4" in out and "Index runs" in out and "cli" in out and "done" in out
-    Runtime(Settings()).store.acquire_lease("index", "other-replica", 60)
+    runtime = Runtime(Settings())
+    runtime.store.acquire_lease(runtime.lease_name, "other-replica", 60)
     busy = invoke("index", str(docs))
     assert busy.exit_code == 2 and "other-replica" in busy.output
 

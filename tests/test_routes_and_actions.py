@@ -121,6 +121,7 @@ async def test_reindex_needs_a_confirmation_from_the_requester(docs_service):
     assert "parental-leave.md" in docs_service.indexer.index.files(docs_service.docs.resolve().as_posix())
     again = await actions.confirm(action.id, "alice")
     assert not again.ok and again.status == "done"
+    assert docs_service.store.runs(1)[0].trigger == "action"  # the same job and lease as the scheduler
     events = [e.event for e in docs_service.store.audit_log(action.id)]
     assert events == ["requested", "denied", "confirmed", "executed"]
 
