@@ -165,10 +165,10 @@ class ConversationService:
                                                         "cosine": h["cosine"], "keyword": h["keyword"]} for h in hits],
             timings=timings, status=turn.status)
 
-    def stop(self, key: SessionKey) -> bool:
-        """Stop the running answer of a thread; the part already said is kept. False if none runs."""
+    def stop(self, key: SessionKey, run_id: str | None = None) -> bool:
+        """Stop the running answer of a thread (only that run, if given); what was said is kept."""
         turn = self._active.get(key)
-        if turn is None:
+        if turn is None or (run_id is not None and turn.run_id != run_id):
             return False
         turn.cancelled.set()
         return True

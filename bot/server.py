@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from rag.errors import ConfigurationError
+
 from .runtime import Runtime
 
 RUNTIME = web.AppKey("runtime", Runtime)
@@ -26,11 +28,35 @@ async def _scheduler(app: web.Application):
         scheduler.shutdown(wait=False)
 
 
+def _mount_slack(app: web.Application, runtime: Runtime) -> None:
+    """Slack over HTTP at /slack/events, plus Socket Mode when an app-level token is set."""
+    from adapters.slack import SlackAdapter, start_socket_mode
+
+    s = runtime.settings
+    if not s.slack_signing_secret and not s.slack_app_token:
+        raise ConfigurationError("SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET nor SLACK_APP_TOKEN is")
+    adapter = SlackAdapter(runtime.conversations, s.slack_bot_token.get_secret_value(),
+                           s.slack_signing_secret.get_secret_value() if s.slack_signing_secret else "",
+                           api_base_url=s.slack_api_base_url, source_url_base=s.source_url_base,
+                           update_every=s.slack_update_seconds, streaming=s.slack_streaming)
+    if s.slack_signing_secret:
+        adapter.mount(app)
+    if s.slack_app_token:
+        async def socket_mode(app: web.Application):
+            handler = await start_socket_mode(adapter, s.slack_app_token.get_secret_value())
+            yield
+            await handler.close_async()
+
+        app.cleanup_ctx.append(socket_mode)
+
+
 def make_app(runtime: Runtime, *, schedule: bool = True) -> web.Application:
-    """The aiohttp application with its routes (and the index scheduler unless told otherwise)."""
+    """The aiohttp application: health, the chat adapters that are configured, the index scheduler."""
     app = web.Application(client_max_size=2 * 1024 * 1024)
     app[RUNTIME] = runtime
     app.router.add_get("/healthz", healthz)
+    if runtime.settings.slack_bot_token:
+        _mount_slack(app, runtime)
     if schedule:
         app.cleanup_ctx.append(_scheduler)
     return app

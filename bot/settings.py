@@ -65,6 +65,10 @@ class Settings(BaseSettings):
     slack_bot_token: SecretStr | None = Field(None, validation_alias=AliasChoices("SLACK_BOT_TOKEN"))
     slack_signing_secret: SecretStr | None = Field(None, validation_alias=AliasChoices("SLACK_SIGNING_SECRET"))
     slack_app_token: SecretStr | None = Field(None, validation_alias=AliasChoices("SLACK_APP_TOKEN"))
+    slack_api_base_url: str | None = Field(None, validation_alias=AliasChoices("SLACK_API_BASE_URL"))
+    slack_streaming: bool = True  # chat.startStream; falls back to postMessage + update where unavailable
+    slack_update_seconds: float = 1.0  # how often a streaming answer is pushed to Slack
+    source_url_base: str | None = Field(None, description="Links sources as <base>/<path> in chat answers")
     microsoft_app_id: str | None = Field(None, validation_alias=AliasChoices("MICROSOFT_APP_ID"))
     microsoft_app_password: SecretStr | None = Field(None, validation_alias=AliasChoices("MICROSOFT_APP_PASSWORD"))
 

@@ -31,6 +31,8 @@ class Conversation(SQLModel, table=True):
 class Message(SQLModel, table=True):
     """A user question (with its rewrite and route) or an assistant answer (with sources and timings)."""
 
+    # Ids are never reused (SQLite would reuse a deleted max id): feedback and buttons point at them.
+    __table_args__ = {"sqlite_autoincrement": True}
     id: int | None = Field(default=None, primary_key=True)
     conversation_id: int = Field(foreign_key="conversation.id", index=True)
     role: str  # "user" | "assistant"
@@ -50,6 +52,7 @@ class Message(SQLModel, table=True):
 class PendingAction(SQLModel, table=True):
     """A requested change waiting for a Confirm click; any replica can handle the click."""
 
+    __table_args__ = {"sqlite_autoincrement": True}
     id: int | None = Field(default=None, primary_key=True)
     conversation_id: int = Field(foreign_key="conversation.id", index=True)
     run_id: str = ""
@@ -93,6 +96,24 @@ class TurnTrace(SQLModel, table=True):
     timings: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
     status: str = ""
     created_at: datetime = Field(default_factory=_now)
+
+
+class SeenEvent(SQLModel, table=True):
+    """Platform event ids already handled: a retried or duplicated delivery is answered once."""
+
+    id: str = Field(primary_key=True)
+    at: datetime = Field(default_factory=_now)
+
+
+class Feedback(SQLModel, table=True):
+    """A helpful / not helpful click on an answer; one per user and message (the last click wins)."""
+
+    __table_args__ = (UniqueConstraint("message_id", "user_id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    message_id: int = Field(index=True)
+    user_id: str
+    helpful: bool
+    at: datetime = Field(default_factory=_now)
 
 
 class Lease(SQLModel, table=True):
@@ -233,6 +254,39 @@ class Store:
         with self._guard(), self._session() as session:
             return list(session.exec(select(TurnTrace).where(TurnTrace.conversation_id == conversation_id)
                                      .order_by(TurnTrace.id)).all())
+
+    def first_sighting(self, event_id: str) -> bool:
+        """True the first time an event id is seen, False for every redelivery (any replica)."""
+        with self._guard(), self._session() as session:
+            try:
+                session.add(SeenEvent(id=event_id))
+                session.commit()
+                return True
+            except IntegrityError:
+                session.rollback()
+                return False
+
+    def set_feedback(self, message_id: int, user_id: str, helpful: bool) -> None:
+        """Record or change a user's feedback on an answer."""
+        with self._guard(), self._session() as session:
+            found = session.exec(select(Feedback).where(Feedback.message_id == message_id,
+                                                        Feedback.user_id == user_id)).first()
+            row = found or Feedback(message_id=message_id, user_id=user_id, helpful=helpful)
+            row.helpful, row.at = helpful, _now()
+            session.add(row)
+            session.commit()
+
+    def feedback(self, message_id: int) -> list[Feedback]:
+        """Feedback rows of one answer."""
+        with self._guard(), self._session() as session:
+            return list(session.exec(select(Feedback).where(Feedback.message_id == message_id)).all())
+
+    def has_conversation(self, platform: str, tenant: str, channel: str, thread: str) -> bool:
+        """Whether docbot already takes part in this thread."""
+        with self._guard(), self._session() as session:
+            return session.exec(select(Conversation.id).where(
+                Conversation.platform == platform, Conversation.tenant == tenant,
+                Conversation.channel == channel, Conversation.thread == thread)).first() is not None
 
     def acquire_lease(self, name: str, holder: str, ttl: float) -> bool:
         """Take the lease if it is free, lapsed, or already ours; False if another holder has it."""

@@ -1,0 +1,363 @@
+"""The Slack adapter: slack-bolt (async) on `docbot serve` at /slack/events, or Socket Mode.
+
+A thin translation: Slack events become `ConversationService` turns keyed by
+(team, channel, thread); turns become streamed messages with the rewritten query shown
+small above the answer, sources under it, and buttons. Everything else lives in the core.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from typing import Any
+
+from aiohttp import web
+from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.conversation import ConversationService, SessionKey, Turn
+
+log = logging.getLogger(__name__)
+
+STOP, REGENERATE, HELPFUL, NOT_HELPFUL = "docbot_stop", "docbot_regenerate", "docbot_helpful", "docbot_not_helpful"
+CONFIRM, CANCEL = "docbot_confirm", "docbot_cancel"
+SECTION_LIMIT = 3000  # characters of mrkdwn in one section block
+BLOCK_LIMIT = 50  # blocks in one message
+APPEND_LIMIT = 2000  # characters per appendStream call
+_MENTION = re.compile(r"<@[A-Z0-9]+>")
+# Writing into a stream or message Slack already closed is normal flow after Stop, not an error.
+_CLOSED = {"message_not_in_streaming_state", "message_not_found", "cant_update_message", "not_in_streaming_state"}
+
+
+def split_text(text: str, limit: int = SECTION_LIMIT) -> list[str]:
+    """Cut text into pieces of at most `limit` characters, at line breaks where possible."""
+    pieces, rest = [], text
+    while len(rest) > limit:
+        cut = rest.rfind("\n", 0, limit)
+        cut = cut if cut > limit // 2 else limit
+        pieces.append(rest[:cut])
+        rest = rest[cut:].lstrip("\n")
+    return pieces + ([rest] if rest else [])
+
+
+def _button(label: str, action_id: str, value: dict, style: str | None = None) -> dict:
+    button = {"type": "button", "text": {"type": "plain_text", "text": label}, "action_id": action_id,
+              "value": json.dumps(value, separators=(",", ":"))}
+    if style:
+        button["style"] = style
+    return button
+
+
+def _context(text: str) -> dict:
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": text[:SECTION_LIMIT]}]}
+
+
+class SlackRenderer:
+    """Blocks for a turn: rewritten query, answer sections, sources, buttons."""
+
+    def __init__(self, source_url_base: str | None = None):
+        self.source_url_base = source_url_base.rstrip("/") + "/" if source_url_base else None
+
+    def query_line(self, turn: Turn) -> dict | None:
+        """The small line above the answer: the query the search used."""
+        if not turn.prepared.searched:
+            return None
+        steps = f"  ·  steps: {' | '.join(turn.prepared.steps)}" if turn.prepared.steps else ""
+        return _context(f":mag: _{turn.rewritten}_{steps}")
+
+    def sources(self, turn: Turn) -> dict | None:
+        """Numbered source links under the answer."""
+        if not turn.sources:
+            return None
+        links = []
+        for s in turn.sources:
+            label = s["title"] + (f" — {s['heading']}" if s["heading"] and s["heading"] != s["title"] else "")
+            target = f"<{self.source_url_base}{s['path']}|{label}>" if self.source_url_base else f"{label} (`{s['path']}`)"
+            links.append(f"[{s['n']}] {target}")
+        return _context("\n".join(links))
+
+    def buttons(self, turn: Turn, key: SessionKey, running: bool) -> dict:
+        """Stop while streaming; Regenerate and feedback after; Confirm / Cancel for a pending action."""
+        where = {"team": key.tenant, "channel": key.channel, "thread": key.thread}
+        if running:
+            elements = [_button("Stop", STOP, {**where, "run": turn.run_id}, "danger")]
+        elif turn.action is not None and turn.action.status == "pending":
+            elements = [_button("Confirm", CONFIRM, {"action": turn.action.id}, "primary"),
+                        _button("Cancel", CANCEL, {"action": turn.action.id})]
+        else:
+            elements = [_button("Regenerate", REGENERATE, where),
+                        _button(":+1: Helpful", HELPFUL, {"message": turn.answer_id}),
+                        _button(":-1: Not helpful", NOT_HELPFUL, {"message": turn.answer_id})]
+        return {"type": "actions", "elements": elements}
+
+    def message(self, turn: Turn, key: SessionKey, text: str, running: bool) -> list[list[dict]]:
+        """The answer as one or more messages' blocks, within Slack's section and block limits."""
+        head = [b for b in (self.query_line(turn),) if b]
+        sections = [{"type": "section", "text": {"type": "mrkdwn", "text": piece}} for piece in split_text(text or "…")]
+        tail = [b for b in (None if running else self.sources(turn), self.buttons(turn, key, running)) if b]
+        room = BLOCK_LIMIT - len(head) - len(tail)
+        messages = [head + sections[:room] + tail]
+        rest = sections[room:]
+        while rest:  # very long answers continue in further messages
+            messages.append(rest[:BLOCK_LIMIT])
+            rest = rest[BLOCK_LIMIT:]
+        return messages
+
+
+class _Writer:
+    """Puts one streamed answer into Slack."""
+
+    async def append(self, text: str) -> None: ...
+
+    async def finish(self, turn: Turn, key: SessionKey) -> None: ...
+
+
+class NativeStream(_Writer):
+    """chat.startStream / appendStream / stopStream, with a control message (query line + Stop) above."""
+
+    def __init__(self, client: AsyncWebClient, renderer: SlackRenderer, channel: str, thread: str,
+                 stream_ts: str, control_ts: str | None, every: float):
+        self.client, self.renderer, self.channel, self.thread = client, renderer, channel, thread
+        self.ts, self.control_ts, self.every = stream_ts, control_ts, every
+        self.buffer, self.last, self.closed = "", time.monotonic(), False
+
+    async def append(self, text: str) -> None:
+        self.buffer += text
+        if time.monotonic() - self.last >= self.every or len(self.buffer) >= APPEND_LIMIT:
+            await self._flush()
+
+    async def _flush(self) -> None:
+        while self.buffer and not self.closed:
+            piece, self.buffer = self.buffer[:APPEND_LIMIT], self.buffer[APPEND_LIMIT:]
+            try:
+                await self.client.chat_appendStream(channel=self.channel, ts=self.ts, markdown_text=piece)
+            except SlackApiError as exc:
+                if exc.response.get("error") not in _CLOSED:
+                    raise
+                self.closed = True
+        self.last = time.monotonic()
+
+    async def finish(self, turn: Turn, key: SessionKey) -> None:
+        await self._flush()
+        tail = [b for b in (self.renderer.sources(turn), self.renderer.buttons(turn, key, False)) if b]
+        if turn.status == "cancelled":
+            tail.insert(0, _context("_stopped_"))
+        try:
+            await self.client.chat_stopStream(channel=self.channel, ts=self.ts, blocks=tail)
+        except SlackApiError as exc:
+            if exc.response.get("error") not in _CLOSED:
+                raise
+        if self.control_ts:
+            head = self.renderer.query_line(turn)
+            await self.client.chat_update(channel=self.channel, ts=self.control_ts, text=turn.rewritten or " ",
+                                          blocks=[head] if head else [])
+
+
+class UpdateStream(_Writer):
+    """Fallback where streaming is unavailable: chat.postMessage, then chat.update at most every `every` s."""
+
+    def __init__(self, client: AsyncWebClient, renderer: SlackRenderer, channel: str, thread: str, ts: str,
+                 turn: Turn, key: SessionKey, every: float):
+        self.client, self.renderer, self.channel, self.thread, self.ts = client, renderer, channel, thread, ts
+        self.turn, self.key, self.every = turn, key, every
+        self.text, self.last = "", time.monotonic()
+
+    async def append(self, text: str) -> None:
+        self.text += text
+        if time.monotonic() - self.last >= self.every:
+            await self._update(running=True)
+
+    async def _update(self, running: bool) -> None:
+        messages = self.renderer.message(self.turn, self.key, self.text, running)
+        try:
+            await self.client.chat_update(channel=self.channel, ts=self.ts, text=self.text[:3000] or "…",
+                                          blocks=messages[0])
+        except SlackApiError as exc:
+            if exc.response.get("error") not in _CLOSED:
+                raise
+        self.last = time.monotonic()
+        if not running:
+            for extra in messages[1:]:
+                await self.client.chat_postMessage(channel=self.channel, thread_ts=self.thread, blocks=extra,
+                                                   text=" ")
+
+    async def finish(self, turn: Turn, key: SessionKey) -> None:
+        self.text = turn.text + ("\n\n_stopped_" if turn.status == "cancelled" else "")
+        await self._update(running=False)
+
+
+class SlackAdapter:
+    """Registers docbot's listeners on a Bolt AsyncApp and mounts it on the aiohttp server."""
+
+    def __init__(self, service: ConversationService, bot_token: str, signing_secret: str, *,
+                 api_base_url: str | None = None, source_url_base: str | None = None,
+                 update_every: float = 1.0, streaming: bool = True):
+        client = AsyncWebClient(token=bot_token, base_url=api_base_url or AsyncWebClient.BASE_URL)
+        client.retry_handlers.append(AsyncRateLimitErrorRetryHandler(max_retry_count=3))
+        self.service, self.renderer = service, SlackRenderer(source_url_base)
+        self.update_every, self.streaming = update_every, streaming
+        self.app = AsyncApp(client=client, signing_secret=signing_secret)
+        self._register()
+
+    @property
+    def client(self) -> AsyncWebClient:
+        """The Web API client every call goes through."""
+        return self.app.client
+
+    def mount(self, web_app: web.Application, path: str = "/slack/events") -> None:
+        """Serve Slack's HTTP requests (events, interactivity, slash commands) on the docbot server."""
+        web_app.router.add_post(path, self.handle)
+
+    async def handle(self, request: web.Request) -> web.Response:
+        """Bolt verifies the signature (401 if wrong) and acknowledges before the answer is written."""
+        return await to_aiohttp_response(await self.app.async_dispatch(await to_bolt_request(request)))
+
+    def _register(self) -> None:
+        app = self.app
+        app.event("app_mention")(self._on_mention)
+        app.event("message")(self._on_message)
+        for action_id, handler in ((STOP, self._on_stop), (REGENERATE, self._on_regenerate),
+                                   (HELPFUL, self._on_feedback), (NOT_HELPFUL, self._on_feedback),
+                                   (CONFIRM, self._on_decision), (CANCEL, self._on_decision)):
+            app.action(action_id)(handler)
+        app.command("/docbot")(self._on_command)
+
+    # --- events -------------------------------------------------------------------------
+
+    async def _on_mention(self, event: dict, body: dict) -> None:
+        await self._answer(event, body)
+
+    async def _on_message(self, event: dict, body: dict, context) -> None:
+        if event.get("subtype") or event.get("bot_id"):
+            return
+        mention = f"<@{context.bot_user_id}>" if context.bot_user_id else None
+        if event.get("channel_type") != "im" and mention and mention in event.get("text", ""):
+            return  # the app_mention event answers this one
+        key = self._key(body, event)
+        if event.get("channel_type") == "im" or (event.get("thread_ts") and self.service.store.has_conversation(
+                key.platform, key.tenant, key.channel, key.thread)):
+            await self._answer(event, body)
+
+    def _key(self, body: dict, event: dict) -> SessionKey:
+        team = body.get("team_id") or event.get("team") or ""
+        return SessionKey("slack", team, event["channel"], event.get("thread_ts") or event["ts"])
+
+    async def _answer(self, event: dict, body: dict) -> None:
+        """One event, one answer: redeliveries of the same event id are dropped."""
+        if not self.service.store.first_sighting(f"slack:{body.get('event_id') or event.get('ts')}"):
+            return
+        key = self._key(body, event)
+        text = _MENTION.sub("", event.get("text", "")).strip()
+        await self._status(key, "is reading the documents…")
+        turn = await self.service.ask(key, text, event.get("user", ""))
+        await self.render(turn, key, event.get("user", ""))
+
+    async def _status(self, key: SessionKey, status: str) -> None:
+        """The assistant status line, where the workspace has it; silently skipped elsewhere."""
+        try:
+            await self.client.assistant_threads_setStatus(channel_id=key.channel, thread_ts=key.thread, status=status)
+        except SlackApiError:
+            pass
+
+    async def render(self, turn: Turn, key: SessionKey, user: str) -> None:
+        """Stream the turn into the thread; the stored answer is final whatever Slack does."""
+        writer = await self._open(turn, key, user)
+        try:
+            async for piece in turn.stream():
+                await writer.append(piece)
+        finally:
+            await writer.finish(turn, key)
+
+    async def _open(self, turn: Turn, key: SessionKey, user: str) -> _Writer:
+        if self.streaming:
+            control = await self.client.chat_postMessage(
+                channel=key.channel, thread_ts=key.thread, text="…",
+                blocks=[b for b in (self.renderer.query_line(turn), self.renderer.buttons(turn, key, True)) if b])
+            try:
+                started = await self.client.chat_startStream(
+                    channel=key.channel, thread_ts=key.thread, recipient_team_id=key.tenant or None,
+                    recipient_user_id=user or None)
+                return NativeStream(self.client, self.renderer, key.channel, key.thread, started["ts"],
+                                    control["ts"], self.update_every)
+            except SlackApiError as exc:
+                log.info("chat.startStream unavailable (%s); falling back to chat.update", exc.response.get("error"))
+                await self.client.chat_delete(channel=key.channel, ts=control["ts"])
+        posted = await self.client.chat_postMessage(
+            channel=key.channel, thread_ts=key.thread, text="…",
+            blocks=self.renderer.message(turn, key, "", running=True)[0])
+        return UpdateStream(self.client, self.renderer, key.channel, key.thread, posted["ts"], turn, key,
+                            self.update_every)
+
+    # --- buttons and commands --------------------------------------------------------------
+
+    @staticmethod
+    def _value(body: dict) -> dict:
+        return json.loads(body["actions"][0]["value"])
+
+    async def _on_stop(self, ack, body: dict) -> None:
+        await ack()
+        v = self._value(body)
+        self.service.stop(SessionKey("slack", v["team"], v["channel"], v["thread"]), v["run"])
+
+    async def _on_regenerate(self, ack, body: dict) -> None:
+        await ack()
+        action_ts = body["actions"][0].get("action_ts", "")
+        if not self.service.store.first_sighting(f"slack:regen:{body['container'].get('message_ts')}:{action_ts}"):
+            return
+        v = self._value(body)
+        key = SessionKey("slack", v["team"], v["channel"], v["thread"])
+        user = body["user"]["id"]
+        turn = await self.service.regenerate(key, user)
+        if turn is not None:
+            await self.render(turn, key, user)
+
+    async def _on_feedback(self, ack, body: dict) -> None:
+        await ack()
+        helpful = body["actions"][0]["action_id"] == HELPFUL
+        self.service.store.set_feedback(self._value(body)["message"], body["user"]["id"], helpful)
+        await self.client.chat_postEphemeral(channel=body["container"]["channel_id"], user=body["user"]["id"],
+                                             thread_ts=body["container"].get("thread_ts"),
+                                             text="Thanks for the feedback!")
+
+    async def _on_decision(self, ack, body: dict) -> None:
+        await ack()
+        actions, user = self.service.actions, body["user"]["id"]
+        action_id = self._value(body)["action"]
+        if body["actions"][0]["action_id"] == CONFIRM:
+            outcome = await actions.confirm(action_id, user)
+        else:
+            outcome = actions.cancel(action_id, user)
+        container = body["container"]
+        if outcome.status == "denied":
+            await self.client.chat_postEphemeral(channel=container["channel_id"], user=user, text=outcome.message,
+                                                 thread_ts=container.get("thread_ts"))
+            return
+        await self.client.chat_update(channel=container["channel_id"], ts=container["message_ts"],
+                                      text=outcome.message, blocks=[_context(f"<@{user}>: {outcome.message}")])
+
+    async def _on_command(self, ack, command: dict) -> None:
+        """`/docbot question`: post the question in the channel and answer in its thread."""
+        text = (command.get("text") or "").strip()
+        await ack()
+        if not text:
+            await self.client.chat_postEphemeral(channel=command["channel_id"], user=command["user_id"],
+                                                 text="Usage: /docbot your question")
+            return
+        root = await self.client.chat_postMessage(channel=command["channel_id"],
+                                                  text=f"<@{command['user_id']}> asked: {text}")
+        key = SessionKey("slack", command.get("team_id", ""), command["channel_id"], root["ts"])
+        turn = await self.service.ask(key, text, command["user_id"])
+        await self.render(turn, key, command["user_id"])
+
+
+async def start_socket_mode(adapter: SlackAdapter, app_token: str) -> Any:
+    """Connect over Socket Mode (no public URL needed); returns the handler to close on shutdown."""
+    from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
+    handler = AsyncSocketModeHandler(adapter.app, app_token)
+    await handler.connect_async()
+    return handler

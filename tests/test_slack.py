@@ -1,0 +1,270 @@
+"""The real Bolt app over HTTP with signed requests, against a local Slack Web API stand-in."""
+import asyncio
+import json
+import time
+
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+
+from adapters.slack import SECTION_LIMIT, SlackAdapter, SlackRenderer, split_text
+from bot.actions import WebhookAction
+
+from slack_standin import BOT_USER, SlackStandIn, click_body, event_body, signed
+from test_conversation import build_service
+
+SECRET = "test-signing-secret"
+
+
+@pytest.fixture
+async def slack():
+    standin = await SlackStandIn().start()
+    yield standin
+    await standin.close()
+
+
+@pytest.fixture
+async def bot(slack, handbook_indexer, analyzer, classifier, tmp_path):
+    """docbot's aiohttp app with the Slack adapter mounted, and a client that signs like Slack."""
+    hook = WebhookAction("ticket", "http://127.0.0.1:9/unused", ["ticket"], "Open an ops ticket")
+    service = build_service(handbook_indexer, analyzer, classifier, f"sqlite:///{tmp_path / 's.sqlite3'}", [hook])
+    adapter = SlackAdapter(service, "xoxb-test", SECRET, api_base_url=slack.base_url, update_every=0.0)
+    app = web.Application()
+    adapter.mount(app)
+    client = TestClient(TestServer(app, host="127.0.0.1"))
+    await client.start_server()
+
+    async def post(body: str, form: bool = False, headers: dict | None = None):
+        h = {"Content-Type": "application/x-www-form-urlencoded" if form else "application/json",
+             **signed(SECRET, body), **(headers or {})}
+        return await client.post("/slack/events", data=body.encode(), headers=h)
+
+    client.post_signed, client.service, client.adapter = post, service, adapter
+    yield client
+    await client.close()
+
+
+async def until(condition, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting for Slack calls"
+        await asyncio.sleep(0.05)
+
+
+async def test_mention_is_answered_in_its_thread_with_a_stream(bot, slack):
+    response = await bot.post_signed(event_body(f"<@{BOT_USER}> 연차는 1년에 며칠이야?", event_id="Ev1", ts="1700000000.000100"))
+    assert response.status == 200
+    await until(lambda: slack.named("chat.stopStream"))
+    control, = slack.named("chat.postMessage")
+    assert control["thread_ts"] == "1700000000.000100" and control["channel"] == "C1"
+    assert control["blocks"][0]["type"] == "context" and "연차" in control["blocks"][0]["elements"][0]["text"]
+    assert control["blocks"][1]["elements"][0]["action_id"] == "docbot_stop"
+    start, = slack.named("chat.startStream")
+    assert start["thread_ts"] == "1700000000.000100" and start["recipient_user_id"] == "U1"
+    streamed = "".join(c["markdown_text"] for c in slack.named("chat.appendStream"))
+    assert "15일" in streamed
+    stop = slack.named("chat.stopStream")[0]
+    assert "vacation-policy.md" in json.dumps(stop["blocks"], ensure_ascii=False)
+    assert [e["action_id"] for e in stop["blocks"][-1]["elements"]] == [
+        "docbot_regenerate", "docbot_helpful", "docbot_not_helpful"]
+    assert slack.named("chat.update")[-1]["ts"] == control["_reply_ts"]  # Stop button removed afterwards
+    assert not _has_stop(slack.named("chat.update")[-1])
+    assert {c["ts"] for c in slack.named("chat.appendStream")} == {start["_reply_ts"]}
+    status = slack.named("assistant.threads.setStatus")
+    assert status and status[0]["thread_ts"] == "1700000000.000100"
+
+
+async def test_without_streaming_it_posts_then_updates(bot, slack):
+    slack.streaming = False
+    await bot.post_signed(event_body(f"<@{BOT_USER}> How do I restart the Orion Gateway?", event_id="Ev2", ts="1700000001.000100"))
+    await until(lambda: any(not _has_stop(u) for u in slack.named("chat.update")))
+    placeholder = [p for p in slack.named("chat.postMessage") if p.get("thread_ts") == "1700000001.000100"][-1]
+    assert _has_stop(placeholder)
+    final = slack.named("chat.update")[-1]
+    text = json.dumps(final["blocks"], ensure_ascii=False)
+    assert "api-gateway-runbook.md" in text and "docbot_regenerate" in text
+    assert final["blocks"][0]["type"] == "context"  # the rewritten query, small, above the answer
+
+
+def _has_stop(call: dict) -> bool:
+    return "docbot_stop" in json.dumps(call.get("blocks", ""))
+
+
+async def test_bad_signature_is_401_and_nothing_is_answered(bot, slack):
+    body = event_body("<@UBOT> hi", event_id="Ev3", ts="1700000002.000100")
+    response = await bot.post("/slack/events", data=body.encode(), headers={
+        "Content-Type": "application/json", **signed("wrong-secret", body)})
+    assert response.status == 401
+    stale = await bot.post("/slack/events", data=body.encode(), headers={
+        "Content-Type": "application/json", **signed(SECRET, body, timestamp=int(time.time()) - 3600)})
+    assert stale.status == 401
+    await asyncio.sleep(0.3)
+    assert not slack.named("chat.postMessage")
+
+
+async def test_retries_and_duplicate_events_get_one_answer(bot, slack):
+    body = event_body(f"<@{BOT_USER}> What is the release train?", event_id="Ev4", ts="1700000003.000100")
+    first = await bot.post_signed(body)
+    retry = await bot.post_signed(body, headers={"X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_timeout"})
+    assert first.status == retry.status == 200
+    await until(lambda: slack.named("chat.stopStream"))
+    await asyncio.sleep(0.5)
+    assert len(slack.named("chat.startStream")) == 1
+
+
+async def test_thread_follow_up_without_mention_uses_server_history(bot, slack):
+    await bot.post_signed(event_body(f"<@{BOT_USER}> 프로젝트 삭제 정책 알려줘", event_id="Ev5", ts="1700000004.000100"))
+    await until(lambda: len(slack.named("chat.stopStream")) == 1)
+    await bot.post_signed(event_body("그럼 언제까지 살릴 수 있어?", event_id="Ev6", ts="1700000004.000300",
+                                     thread_ts="1700000004.000100", kind="message"))
+    await until(lambda: len(slack.named("chat.stopStream")) == 2)
+    second_control = slack.named("chat.postMessage")[-1]
+    assert "프로젝트" in json.dumps(second_control["blocks"], ensure_ascii=False)  # rewritten from history
+    # A thread docbot is not part of is left alone.
+    await bot.post_signed(event_body("random chatter", event_id="Ev7", ts="1700000009.000300",
+                                     thread_ts="1700000009.000100", kind="message"))
+    await asyncio.sleep(0.5)
+    assert len(slack.named("chat.startStream")) == 2
+
+
+async def test_rate_limited_call_is_retried_after_retry_after(bot, slack):
+    slack.rate_limit_once.add("chat.startStream")
+    started = time.monotonic()
+    await bot.post_signed(event_body(f"<@{BOT_USER}> What is Beacon?", event_id="Ev8", ts="1700000005.000100"))
+    await until(lambda: slack.named("chat.stopStream"))
+    assert len(slack.named("chat.startStream")) == 2 and time.monotonic() - started >= 1.0
+
+
+async def test_stop_keeps_the_partial_answer_everywhere(bot, slack):
+    adapter, service = bot.adapter, bot.service
+    from bot.conversation import SessionKey
+
+    key = SessionKey("slack", "T1", "C1", "1700000006.000100")
+    turn = await service.ask(key, "How does the on-call rotation work?", "U1")
+    writer = await adapter._open(turn, key, "U1")
+    pieces = []
+    async for piece in turn.stream():
+        pieces.append(piece)
+        await writer.append(piece)
+        if len(pieces) == 1:
+            stop_value = slack.named("chat.postMessage")[-1]["blocks"][1]["elements"][0]["value"]
+            response = await bot.post_signed(click_body("docbot_stop", stop_value), form=True)
+            assert response.status == 200
+            await until(lambda: turn.cancelled.is_set())
+    await writer.finish(turn, key)
+    assert turn.status == "cancelled" and len(pieces) == 1
+    stored = service.store.history(service.store.conversation("slack", "T1", "C1", key.thread).id, 1)[0]
+    assert stored.status == "cancelled" and stored.text == pieces[0]
+    streamed = "".join(c["markdown_text"] for c in slack.named("chat.appendStream"))
+    assert streamed == pieces[0]
+    assert "stopped" in json.dumps(slack.named("chat.stopStream")[-1]["blocks"])
+
+
+async def test_regenerate_and_feedback_round_trips(bot, slack):
+    await bot.post_signed(event_body(f"<@{BOT_USER}> 재택근무는 일주일에 몇 번 가능해?", event_id="Ev9", ts="1700000007.000100"))
+    await until(lambda: slack.named("chat.stopStream"))
+    buttons = slack.named("chat.stopStream")[0]["blocks"][-1]["elements"]
+    regen, helpful = buttons[0]["value"], buttons[1]["value"]
+    await bot.post_signed(click_body("docbot_helpful", helpful, thread_ts="1700000007.000100"), form=True)
+    await until(lambda: slack.named("chat.postEphemeral"))
+    message_id = json.loads(helpful)["message"]
+    assert [f.helpful for f in bot.service.store.feedback(message_id)] == [True]
+    await bot.post_signed(click_body("docbot_regenerate", regen, thread_ts="1700000007.000100"), form=True)
+    await until(lambda: len(slack.named("chat.stopStream")) == 2)
+    conv = bot.service.store.conversation("slack", "T1", "C1", "1700000007.000100").id
+    history = bot.service.store.history(conv, 10)
+    assert [m.role for m in history] == ["user", "assistant"] and history[1].id != message_id
+
+
+async def test_confirm_buttons_only_work_for_the_requester(bot, slack):
+    await bot.post_signed(event_body(f"<@{BOT_USER}> open a ticket for the VPN", event_id="Ev10", ts="1700000008.000100"))
+    await until(lambda: slack.named("chat.stopStream"))
+    buttons = slack.named("chat.stopStream")[0]["blocks"][-1]["elements"]
+    assert [b["action_id"] for b in buttons] == ["docbot_confirm", "docbot_cancel"]
+    await bot.post_signed(click_body("docbot_confirm", buttons[0]["value"], user="U2"), form=True)
+    await until(lambda: slack.named("chat.postEphemeral"))
+    assert "Only U1" in slack.named("chat.postEphemeral")[0]["text"]
+    await bot.post_signed(click_body("docbot_cancel", buttons[1]["value"], user="U1", message_ts="9.9"), form=True)
+    await until(lambda: any(u.get("ts") == "9.9" for u in slack.named("chat.update")))
+    action_id = json.loads(buttons[0]["value"])["action"]
+    assert bot.service.store.get_action(action_id).status == "cancelled"
+
+
+def test_long_answers_respect_section_and_block_limits():
+    text = "\n".join(f"line {n} " + "x" * 200 for n in range(1000))
+    pieces = split_text(text)
+    assert all(len(p) <= SECTION_LIMIT for p in pieces) and "".join(pieces).count("line") == 1000
+
+    class FakeTurn:
+        prepared = type("P", (), {"searched": False, "steps": []})()
+        sources, action, answer_id, run_id, rewritten = [], None, 1, "r", ""
+
+    from bot.conversation import SessionKey
+
+    messages = SlackRenderer().message(FakeTurn(), SessionKey("slack", "T", "C", "1"), text, running=False)
+    assert len(messages) >= 2 and all(len(m) <= 50 for m in messages)
+
+
+async def test_serve_mounts_slack_from_settings(slack, tmp_path, monkeypatch):
+    """Settings -> `docbot serve`'s app: /slack/events is there and checks signatures."""
+    from bot.runtime import Runtime
+    from bot.server import make_app
+    from bot.settings import Settings
+
+    settings = Settings(_env_file=None, data_dir=tmp_path, SLACK_BOT_TOKEN="xoxb-test",
+                        SLACK_SIGNING_SECRET=SECRET, SLACK_API_BASE_URL=slack.base_url)
+    client = TestClient(TestServer(make_app(Runtime(settings), schedule=False), host="127.0.0.1"))
+    await client.start_server()
+    try:
+        body = event_body("<@UBOT> hi", event_id="EvS", ts="1.2")
+        bad = await client.post("/slack/events", data=body, headers={"Content-Type": "application/json",
+                                                                     **signed("nope", body)})
+        assert bad.status == 401
+        challenge = json.dumps({"type": "url_verification", "challenge": "abc123", "token": "t"})
+        ok = await client.post("/slack/events", data=challenge, headers={"Content-Type": "application/json",
+                                                                         **signed(SECRET, challenge)})
+        assert ok.status == 200 and "abc123" in await ok.text()
+    finally:
+        await client.close()
+
+
+async def test_direct_messages_are_answered_without_a_mention(bot, slack):
+    await bot.post_signed(event_body("What is Beacon?", event_id="EvDM", ts="1700000010.000100", channel="D1",
+                                     kind="message", channel_type="im"))
+    await until(lambda: slack.named("chat.stopStream"))
+    assert slack.named("chat.startStream")[0]["channel"] == "D1"
+
+
+async def test_slash_command_posts_the_question_and_answers_in_its_thread(bot, slack):
+    from urllib.parse import urlencode
+
+    body = urlencode({"command": "/docbot", "text": "What is Lumen?", "user_id": "U1", "channel_id": "C9",
+                      "team_id": "T1", "response_url": "http://127.0.0.1:9/none", "trigger_id": "t", "token": "t"})
+    response = await bot.post_signed(body, form=True)
+    assert response.status == 200
+    await until(lambda: slack.named("chat.stopStream"))
+    root = slack.named("chat.postMessage")[0]
+    assert root["channel"] == "C9" and "What is Lumen?" in root["text"]
+    assert slack.named("chat.startStream")[0]["thread_ts"] == root["_reply_ts"]
+
+
+async def test_a_superseded_run_never_writes_into_the_new_answer(bot, slack):
+    from bot.conversation import SessionKey
+
+    adapter, service = bot.adapter, bot.service
+    key = SessionKey("slack", "T1", "C1", "1700000011.000100")
+    old = await service.ask(key, "How does the on-call rotation work?", "U1")
+    old_writer = await adapter._open(old, key, "U1")
+    old_stream = old.stream().__aiter__()
+    await old_writer.append(await old_stream.__anext__())
+    new = await service.ask(key, "What is the hotel limit in the US?", "U1")  # supersedes the old run
+    assert old.cancelled.is_set()
+    async for piece in old_stream:  # the old run stops at its next piece
+        await old_writer.append(piece)
+    await old_writer.finish(old, key)
+    await adapter.render(new, key, "U1")
+    old_ts, new_ts = (c["_reply_ts"] for c in slack.named("chat.startStream"))
+    old_text = "".join(c["markdown_text"] for c in slack.named("chat.appendStream") if c["ts"] == old_ts)
+    new_text = "".join(c["markdown_text"] for c in slack.named("chat.appendStream") if c["ts"] == new_ts)
+    assert old_text == old.text and new_text == new.text and old.status == "cancelled"
+    assert "250 USD" in new_text and "250 USD" not in old_text
