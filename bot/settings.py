@@ -93,8 +93,8 @@ class Settings(BaseSettings):
 
     @property
     def chat_platform_configured(self) -> bool:
-        """Whether Slack or Teams credentials are present."""
-        return bool(self.slack_bot_token or self.microsoft_app_id)
+        """Whether a chat platform with an adapter (Slack, for now) has credentials."""
+        return bool(self.slack_bot_token)
 
     def chunker_signature(self) -> str:
         """Part of every file hash: changing the chunker re-chunks every file."""
