@@ -23,6 +23,8 @@ class SlackStandIn:
     streaming: bool = True
     rate_limit_once: set[str] = field(default_factory=set)
     server: TestServer | None = None
+    socket_envelopes: list[dict] = field(default_factory=list)  # pushed to a Socket Mode client on connect
+    socket_acks: list[dict] = field(default_factory=list)
     _ts: itertools.count = field(default_factory=lambda: itertools.count(1))
 
     @property
@@ -32,6 +34,7 @@ class SlackStandIn:
     async def start(self) -> "SlackStandIn":
         app = web.Application()
         app.router.add_post("/api/{method}", self._handle)
+        app.router.add_get("/link", self._socket)
         self.server = TestServer(app, host="127.0.0.1")
         await self.server.start_server()
         return self
@@ -59,6 +62,8 @@ class SlackStandIn:
         if method == "auth.test":
             return web.json_response({"ok": True, "user_id": BOT_USER, "bot_id": "BBOT", "team_id": "T1",
                                       "user": "docbot", "team": "Nuri Labs", "url": "https://nuri.example/"})
+        if method == "apps.connections.open":
+            return web.json_response({"ok": True, "url": str(self.server.make_url("/link")).replace("http", "ws", 1)})
         if method == "chat.startStream" and not self.streaming:
             return web.json_response({"ok": False, "error": "unknown_method"})
         if method in ("chat.postMessage", "chat.startStream"):
@@ -67,6 +72,19 @@ class SlackStandIn:
         if method == "chat.postEphemeral":
             return web.json_response({"ok": True, "message_ts": self._next_ts()})
         return web.json_response({"ok": True, "channel": body.get("channel"), "ts": body.get("ts", "")})
+
+
+    async def _socket(self, request: web.Request) -> web.WebSocketResponse:
+        """Socket Mode: hello, then the queued envelopes; acknowledgements are recorded."""
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        await ws.send_json({"type": "hello", "num_connections": 1, "debug_info": {"host": "standin"}})
+        for envelope in self.socket_envelopes:
+            await ws.send_json(envelope)
+        async for message in ws:
+            if message.type.name == "TEXT":
+                self.socket_acks.append(json.loads(message.data))
+        return ws
 
 
 def signed(secret: str, body: str, timestamp: int | None = None) -> dict:

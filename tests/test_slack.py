@@ -268,3 +268,20 @@ async def test_a_superseded_run_never_writes_into_the_new_answer(bot, slack):
     new_text = "".join(c["markdown_text"] for c in slack.named("chat.appendStream") if c["ts"] == new_ts)
     assert old_text == old.text and new_text == new.text and old.status == "cancelled"
     assert "250 USD" in new_text and "250 USD" not in old_text
+
+
+async def test_socket_mode_receives_events_and_acknowledges(slack, handbook_indexer, analyzer, classifier, tmp_path):
+    from adapters.slack import start_socket_mode
+
+    service = build_service(handbook_indexer, analyzer, classifier, f"sqlite:///{tmp_path / 'sm.sqlite3'}")
+    adapter = SlackAdapter(service, "xoxb-test", "", api_base_url=slack.base_url, update_every=0.0)
+    payload = json.loads(event_body(f"<@{BOT_USER}> What is Beacon?", event_id="EvSM", ts="1700000020.000100"))
+    slack.socket_envelopes.append({"envelope_id": "env-1", "type": "events_api", "accepts_response_payload": False,
+                                   "payload": payload})
+    handler = await start_socket_mode(adapter, "xapp-test")
+    try:
+        await until(lambda: slack.named("chat.stopStream"))
+        assert {"envelope_id": "env-1"}.items() <= slack.socket_acks[0].items()
+        assert slack.named("chat.startStream")[0]["thread_ts"] == "1700000020.000100"
+    finally:
+        await handler.close_async()
