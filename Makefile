@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SAMPLES := samples/handbook
 
-.PHONY: run test install install-test index chat serve eval bench clean
+.PHONY: run test install install-test index chat serve eval bench teams-package clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,10 @@ eval: install
 bench: install
 	$(BIN)/python scripts/bench_retrieval.py
 	$(BIN)/python scripts/bench_reindex.py
+
+## teams-package: build/docbot-teams.zip for Teams (needs MICROSOFT_APP_ID)
+teams-package: install
+	$(BIN)/python scripts/build_teams_package.py
 
 clean:
 	rm -rf $(VENV) data .pytest_cache

@@ -50,6 +50,19 @@ def _mount_slack(app: web.Application, runtime: Runtime) -> None:
         app.cleanup_ctx.append(socket_mode)
 
 
+def _mount_teams(app: web.Application, runtime: Runtime) -> None:
+    """Teams at /api/messages: JWT-validated with MICROSOFT_APP_ID, anonymous only without one."""
+    from adapters.teams import TeamsAdapter
+
+    s = runtime.settings
+    if s.microsoft_app_id and not s.microsoft_app_password:
+        raise ConfigurationError("MICROSOFT_APP_ID is set but MICROSOFT_APP_PASSWORD is not")
+    TeamsAdapter(runtime.conversations, app_id=s.microsoft_app_id,
+                 app_password=s.microsoft_app_password.get_secret_value() if s.microsoft_app_password else None,
+                 tenant_id=s.microsoft_app_tenant_id, update_every=s.slack_update_seconds,
+                 source_url_base=s.source_url_base).mount(app)
+
+
 def make_app(runtime: Runtime, *, schedule: bool = True) -> web.Application:
     """The aiohttp application: health, the chat adapters that are configured, the index scheduler."""
     app = web.Application(client_max_size=2 * 1024 * 1024)
@@ -57,6 +70,8 @@ def make_app(runtime: Runtime, *, schedule: bool = True) -> web.Application:
     app.router.add_get("/healthz", healthz)
     if runtime.settings.slack_bot_token:
         _mount_slack(app, runtime)
+    if runtime.settings.teams_configured:
+        _mount_teams(app, runtime)
     if schedule:
         app.cleanup_ctx.append(_scheduler)
     return app

@@ -67,10 +67,12 @@ class Settings(BaseSettings):
     slack_app_token: SecretStr | None = Field(None, validation_alias=AliasChoices("SLACK_APP_TOKEN"))
     slack_api_base_url: str | None = Field(None, validation_alias=AliasChoices("SLACK_API_BASE_URL"))
     slack_streaming: bool = True  # chat.startStream; falls back to postMessage + update where unavailable
-    slack_update_seconds: float = 1.0  # how often a streaming answer is pushed to Slack
+    slack_update_seconds: float = 1.0  # how often a streaming answer is pushed (Slack, Teams group chats)
     source_url_base: str | None = Field(None, description="Links sources as <base>/<path> in chat answers")
     microsoft_app_id: str | None = Field(None, validation_alias=AliasChoices("MICROSOFT_APP_ID"))
     microsoft_app_password: SecretStr | None = Field(None, validation_alias=AliasChoices("MICROSOFT_APP_PASSWORD"))
+    microsoft_app_tenant_id: str | None = Field(None, validation_alias=AliasChoices("MICROSOFT_APP_TENANT_ID"))
+    teams_anonymous: bool = Field(False, description="Serve /api/messages without JWT checks (local emulator only)")
 
     @property
     def db_url(self) -> str:
@@ -93,8 +95,13 @@ class Settings(BaseSettings):
 
     @property
     def chat_platform_configured(self) -> bool:
-        """Whether a chat platform with an adapter (Slack, for now) has credentials."""
-        return bool(self.slack_bot_token)
+        """Whether Slack or Teams is configured."""
+        return bool(self.slack_bot_token or self.teams_configured)
+
+    @property
+    def teams_configured(self) -> bool:
+        """Teams with an app id (JWT-validated), or anonymous when explicitly asked for."""
+        return bool(self.microsoft_app_id or self.teams_anonymous)
 
     def chunker_signature(self) -> str:
         """Part of every file hash: changing the chunker re-chunks every file."""

@@ -1,0 +1,251 @@
+"""The Microsoft Teams adapter, on the Microsoft 365 Agents SDK (the successor of the archived
+Bot Framework SDK), mounted on `docbot serve` at /api/messages.
+
+A thin translation: an activity becomes a `ConversationService` turn keyed by
+conversation.id (which includes the thread root in channel threads); a turn becomes a
+streamed reply in one-on-one chats (the SDK's streaming response) or a sent-then-updated
+message in group chats and channels, finished with an Adaptive Card (rewritten query small,
+answer, sources, buttons) and Teams citation entities.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any, Awaitable, Callable
+
+import aiohttp
+from aiohttp import web
+from microsoft_agents.activity import Activity, Attachment
+from microsoft_agents.hosting.aiohttp import CloudAdapter, jwt_authorization_middleware
+from microsoft_agents.hosting.core import ActivityHandler, TurnContext
+from microsoft_agents.hosting.core.app.streaming import Citation, StreamingResponse
+from microsoft_agents.hosting.core.authorization import AgentAuthConfiguration
+from microsoft_agents.hosting.core.authorization.anonymous_token_provider import AnonymousTokenProvider
+from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_random_exponential
+
+from bot.conversation import ConversationService, SessionKey, Turn
+
+log = logging.getLogger(__name__)
+
+CARD = "application/vnd.microsoft.card.adaptive"
+
+
+def _retryable(exc: BaseException) -> bool:
+    return isinstance(exc, aiohttp.ClientResponseError) and (exc.status == 429 or exc.status >= 500)
+
+
+async def with_retries(call: Callable[[], Awaitable[Any]], attempts: int = 4, max_wait: float = 8.0) -> Any:
+    """Connector calls: 429 and 5xx retried with exponential backoff and jitter."""
+    async for attempt in AsyncRetrying(retry=retry_if_exception(_retryable), stop=stop_after_attempt(attempts),
+                                       wait=wait_random_exponential(multiplier=0.5, max=max_wait), reraise=True):
+        with attempt:
+            return await call()
+
+
+def card(turn: Turn, text: str, running: bool) -> dict:
+    """The answer card: rewritten query (small), answer, sources, and the buttons that fit its state."""
+    body: list[dict] = []
+    if turn.prepared.searched:
+        body.append({"type": "TextBlock", "text": f"🔎 {turn.rewritten}", "size": "Small", "isSubtle": True,
+                     "wrap": True})
+    body.append({"type": "TextBlock", "text": text or "…", "wrap": True})
+    if turn.sources and not running:
+        lines = [f"[{s['n']}] {s['title']}" + (f" — {s['heading']}" if s["heading"] and s["heading"] != s["title"]
+                                                 else "") + f" ({s['path']})" for s in turn.sources]
+        body.append({"type": "TextBlock", "text": "\n\n".join(lines), "size": "Small", "isSubtle": True,
+                     "wrap": True, "separator": True})
+    return {"type": "AdaptiveCard", "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
+            "version": "1.5", "body": body, "actions": _actions(turn, running)}
+
+
+def _submit(title: str, data: dict, style: str | None = None) -> dict:
+    action = {"type": "Action.Submit", "title": title, "data": {"docbot": data.pop("kind"), **data}}
+    if style:
+        action["style"] = style
+    return action
+
+
+def _actions(turn: Turn, running: bool) -> list[dict]:
+    if running:
+        return [_submit("Stop", {"kind": "stop", "run": turn.run_id})]
+    if turn.action is not None and turn.action.status == "pending":
+        return [_submit("Confirm", {"kind": "confirm", "action": turn.action.id}, "positive"),
+                _submit("Cancel", {"kind": "cancel", "action": turn.action.id}, "destructive")]
+    return [_submit("Regenerate", {"kind": "regenerate"}),
+            _submit("👍 Helpful", {"kind": "feedback", "message": turn.answer_id, "helpful": True}),
+            _submit("👎 Not helpful", {"kind": "feedback", "message": turn.answer_id, "helpful": False})]
+
+
+def citations(turn: Turn, url_base: str | None = None) -> list[Citation]:
+    """Teams citation entities for the numbered sources ([n] in the answer refers to the n-th)."""
+    out = []
+    for s in turn.sources:
+        hit = next((h for h in turn.prepared.hits if h.chunk.path == s["path"]), None)
+        url = f"{url_base.rstrip('/')}/{s['path']}" if url_base else None
+        out.append(Citation(content=(hit.chunk.text if hit else s["title"])[:500], title=s["title"],
+                            url=url, filepath=s["path"]))
+    return out
+
+
+class _AnonymousConnections:
+    """Outbound calls without a token: local development and loopback tests only (no app id set)."""
+
+    def get_connection(self, connection_name: str):
+        return AnonymousTokenProvider()
+
+    def get_default_connection(self):
+        return AnonymousTokenProvider()
+
+    def get_token_provider(self, claims_identity, service_url: str):
+        return AnonymousTokenProvider()
+
+    def get_token_provider_from_activity(self, claims_identity, activity):
+        return AnonymousTokenProvider()
+
+    def get_default_connection_configuration(self):
+        return None
+
+
+class DocbotAgent(ActivityHandler):
+    """Messages become turns; Adaptive Card submits become stop / regenerate / feedback / decisions."""
+
+    def __init__(self, service: ConversationService, update_every: float = 1.0, source_url_base: str | None = None):
+        super().__init__()
+        self.service, self.update_every, self.source_url_base = service, update_every, source_url_base
+
+    @staticmethod
+    def key(activity: Activity) -> SessionKey:
+        """conversation.id already names the thread in channels, so it is both channel and thread."""
+        conversation = activity.conversation
+        tenant = conversation.tenant_id or ((activity.channel_data or {}).get("tenant") or {}).get("id", "")
+        return SessionKey("teams", tenant or "", conversation.id, conversation.id)
+
+    @staticmethod
+    def user(activity: Activity) -> str:
+        """The stable user id: the Entra object id where Teams gives one."""
+        sender = activity.from_property
+        return (sender.aad_object_id or sender.id) if sender else ""
+
+    async def on_message_activity(self, turn_context: TurnContext) -> None:
+        activity = turn_context.activity
+        if isinstance(activity.value, dict) and "docbot" in activity.value:
+            await self._on_card(turn_context, activity.value)
+            return
+        text = (turn_context.remove_recipient_mention(activity) or activity.text or "").strip()
+        key = self.key(activity)
+        turn = await self.service.ask(key, text, self.user(activity))
+        await self.render(turn_context, turn)
+
+    async def render(self, ctx: TurnContext, turn: Turn) -> None:
+        """Streaming in one-on-one chats, send-then-update elsewhere; the stored answer is final regardless."""
+        pieces = turn.stream()
+        try:
+            if (ctx.activity.conversation.conversation_type or "personal") == "personal":
+                await self._stream(ctx, turn, pieces)
+            else:
+                await self._send_then_update(ctx, turn, pieces)
+        except Exception:  # a send failed: log where, finish the answer so it is stored whole
+            log.exception("sending the answer of run %s to Teams conversation %s failed", turn.run_id,
+                          ctx.activity.conversation.id)
+            async for _ in pieces:
+                pass
+
+    async def _stream(self, ctx: TurnContext, turn: Turn, pieces) -> None:
+        stream = StreamingResponse(ctx)
+        stream.queue_informative_update("문서를 찾고 있습니다…" if _korean(turn) else "Searching the documents…")
+        async for piece in pieces:
+            stream.queue_text_chunk(piece)
+        stream.set_citations(citations(turn, self.source_url_base))
+        stream.set_generated_by_ai_label(True)  # also what attaches the citation entities to the final message
+        stream.set_attachments([Attachment(content_type=CARD, content=card(turn, turn.text, running=False))])
+        await stream.end_stream()
+
+    async def _send_then_update(self, ctx: TurnContext, turn: Turn, pieces) -> None:
+        placeholder = Activity(type="message", text="…",
+                               attachments=[Attachment(content_type=CARD, content=card(turn, "", running=True))])
+        sent = await with_retries(lambda: ctx.send_activity(placeholder))
+        last = time.monotonic()
+        async for _ in pieces:
+            if time.monotonic() - last >= self.update_every:
+                await self._update(ctx, sent.id, turn, turn.text, running=True)
+                last = time.monotonic()
+        text = turn.text + ("\n\n_(stopped)_" if turn.status == "cancelled" else "")
+        await self._update(ctx, sent.id, turn, text, running=False)
+
+    async def _update(self, ctx: TurnContext, activity_id: str, turn: Turn, text: str, running: bool) -> None:
+        update = Activity(type="message", id=activity_id, text=text[:28000],
+                          attachments=[Attachment(content_type=CARD, content=card(turn, text, running))])
+        await with_retries(lambda: ctx.update_activity(update))
+
+    async def _on_card(self, ctx: TurnContext, data: dict) -> None:
+        kind, user, key = data.get("docbot"), self.user(ctx.activity), self.key(ctx.activity)
+        if kind == "stop":
+            self.service.stop(key, data.get("run"))
+        elif kind == "regenerate":
+            turn = await self.service.regenerate(key, user)
+            if turn is not None:
+                await self.render(ctx, turn)
+        elif kind == "feedback":
+            self.service.store.set_feedback(int(data["message"]), user, bool(data.get("helpful")))
+            await with_retries(lambda: ctx.send_activity("Thanks for the feedback!"))
+        elif kind in ("confirm", "cancel") and self.service.actions is not None:
+            actions = self.service.actions
+            outcome = (await actions.confirm(int(data["action"]), user) if kind == "confirm"
+                       else actions.cancel(int(data["action"]), user))
+            if outcome.status != "denied" and ctx.activity.reply_to_id:
+                done = Activity(type="message", id=ctx.activity.reply_to_id, text=outcome.message)
+                await with_retries(lambda: ctx.update_activity(done))
+            await with_retries(lambda: ctx.send_activity(outcome.message))
+
+
+def _korean(turn: Turn) -> bool:
+    from rag.answer import is_korean
+
+    return is_korean(turn.prepared.question)
+
+
+class TeamsAdapter:
+    """The /api/messages endpoint: JWT-validated with an app id, anonymous (local only) without one."""
+
+    def __init__(self, service: ConversationService, *, app_id: str | None = None, app_password: str | None = None,
+                 tenant_id: str | None = None, update_every: float = 1.0, source_url_base: str | None = None):
+        self.agent = DocbotAgent(service, update_every, source_url_base)
+        if app_id:
+            from microsoft_agents.authentication.msal import MsalConnectionManager
+            from microsoft_agents.hosting.core.authorization import AuthTypes
+
+            config = AgentAuthConfiguration(auth_type=AuthTypes.client_secret, client_id=app_id,
+                                            client_secret=app_password, tenant_id=tenant_id)
+            connections = MsalConnectionManager(connections_configurations={"SERVICE_CONNECTION": config})
+        else:
+            config = AgentAuthConfiguration(anonymous_allowed=True)
+            connections = _AnonymousConnections()
+        self.auth_config = config
+        self.adapter = CloudAdapter(connection_manager=connections)
+
+    def mount(self, web_app: web.Application, prefix: str = "/api") -> None:
+        """A sub-application so the SDK's JWT middleware guards only the bot endpoint."""
+        sub = web.Application(middlewares=[_unauthorized_on_error, jwt_authorization_middleware])
+        sub["agent_configuration"] = self.auth_config  # the key the SDK's middleware reads
+        sub.router.add_post("/messages", self.handle)
+        web_app.add_subapp(prefix, sub)
+
+    async def handle(self, request: web.Request) -> web.Response:
+        """Hand the activity to the SDK with docbot's agent."""
+        return await self.adapter.process(request, self.agent)
+
+
+@web.middleware
+async def _unauthorized_on_error(request: web.Request, handler):
+    """A token that cannot be validated (even when the key download fails) is a 401, not a 500."""
+    if "Authorization" not in request.headers:
+        return await handler(request)
+    try:
+        return await handler(request)
+    except web.HTTPException:
+        raise
+    except Exception as exc:
+        if request.get("claims_identity") is not None:
+            raise  # authenticated; the failure is ours, not the caller's
+        log.warning("rejecting a Teams request whose token could not be validated: %s", exc.__class__.__name__)
+        return web.json_response({"error": "Invalid token or authentication failed."}, status=401)

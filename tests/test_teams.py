@@ -1,0 +1,183 @@
+"""The Teams adapter: real activities posted to /api/messages, replies to a local connector stand-in."""
+import json
+import logging
+
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+
+from adapters.teams import TeamsAdapter
+from bot.actions import WebhookAction
+
+from connector_standin import ConnectorStandIn, message
+from test_conversation import build_service
+
+
+@pytest.fixture
+async def connector():
+    standin = await ConnectorStandIn().start()
+    yield standin
+    await standin.close()
+
+
+async def _client(adapter: TeamsAdapter) -> TestClient:
+    app = web.Application()
+    adapter.mount(app)
+    client = TestClient(TestServer(app, host="127.0.0.1"))
+    await client.start_server()
+    return client
+
+
+@pytest.fixture
+async def teams(connector, handbook_indexer, analyzer, classifier, tmp_path):
+    hook = WebhookAction("ticket", str(connector.server.make_url("/hook")), ["ticket"], "Open an ops ticket")
+    service = build_service(handbook_indexer, analyzer, classifier, f"sqlite:///{tmp_path / 't.sqlite3'}", [hook])
+    adapter = TeamsAdapter(service, update_every=0.0)
+    client = await _client(adapter)
+    client.service = service
+    yield client
+    await client.close()
+
+
+def _card(activity: dict) -> dict:
+    return next(a["content"] for a in activity.get("attachments") or [] if "adaptive" in a["contentType"])
+
+
+async def test_personal_chat_streams_with_citations_and_a_card(teams, connector):
+    response = await teams.post("/api/messages", json=message("연차는 1년에 며칠이야?", connector.service_url))
+    assert response.status in (200, 202)
+    replies = connector.of("reply")
+    informative = replies[0]
+    assert informative["type"] == "typing" and any(e.get("streamType") == "informative"
+                                                   for e in informative.get("entities", []))
+    final = replies[-1]
+    assert final["type"] == "message" and "15일" in final["text"]
+    assert any(e.get("streamType") == "final" for e in final.get("entities", []))
+    entities = json.dumps(final.get("entities", []), ensure_ascii=False)
+    assert "휴가 정책" in entities and "citation" in entities  # Teams citation entities for [n]
+    card = _card(final)
+    assert card["body"][0]["isSubtle"] and "연차" in card["body"][0]["text"]  # the rewritten query, small
+    assert [a["data"]["docbot"] for a in card["actions"]] == ["regenerate", "feedback", "feedback"]
+    conv = teams.service.store.conversation("teams", "tenant-1", "a:personal-1", "a:personal-1").id
+    stored = teams.service.store.history(conv, 2)
+    assert stored[1].status == "complete" and stored[1].text == final["text"]
+
+
+async def test_channel_thread_sends_then_updates_and_keeps_history(teams, connector):
+    thread = "19:abc@thread.tacv2;messageid=1700000000000"
+    await teams.post("/api/messages", json=message("프로젝트 삭제 정책 알려줘", connector.service_url,
+                                                   conversation=thread, kind="channel"))
+    placeholder = connector.of("reply")[0]
+    assert _card(placeholder)["actions"][0]["data"]["docbot"] == "stop"
+    final = connector.of("update")[-1]
+    assert "project-deletion-policy.md" in json.dumps(_card(final), ensure_ascii=False)
+    assert connector.calls[-1]["conversation"] == thread
+    await teams.post("/api/messages", json=message("그럼 언제까지 살릴 수 있어?", connector.service_url,
+                                                   conversation=thread, kind="channel", activity_id="m2"))
+    follow = _card(connector.of("update")[-1])
+    assert "프로젝트" in follow["body"][0]["text"] and "30일" in follow["body"][1]["text"]
+
+
+async def test_only_the_requester_can_confirm_and_a_double_click_acts_once(teams, connector):
+    await teams.post("/api/messages", json=message("open a ticket for the VPN", connector.service_url,
+                                                   conversation="g1", kind="groupChat"))
+    card = _card(connector.of("update")[-1])
+    confirm = card["actions"][0]["data"]
+    assert confirm["docbot"] == "confirm"
+    await teams.post("/api/messages", json=message("", connector.service_url, conversation="g1", kind="groupChat",
+                                                   user="u2", aad="aad-2", value=confirm, activity_id="c1"))
+    assert "Only aad-1" in connector.of("reply")[-1]["text"] and connector.hooks == []
+    for n in range(2):
+        await teams.post("/api/messages", json=message("", connector.service_url, conversation="g1",
+                                                       kind="groupChat", value=confirm, activity_id=f"c{n + 2}",
+                                                       reply_to="activity-1"))
+    assert len(connector.hooks) == 1 and "already done" in connector.of("reply")[-1]["text"]
+    assert any(u["text"].startswith("Done") for u in connector.of("update"))
+
+
+async def test_feedback_and_stop_cards(teams, connector):
+    await teams.post("/api/messages", json=message("What is Beacon?", connector.service_url))
+    feedback = _card(connector.of("reply")[-1])["actions"][1]["data"]
+    await teams.post("/api/messages", json=message("", connector.service_url, value=feedback, activity_id="f1"))
+    assert [f.helpful for f in teams.service.store.feedback(feedback["message"])] == [True]
+    from bot.conversation import SessionKey
+
+    key = SessionKey("teams", "tenant-1", "a:personal-1", "a:personal-1")
+    running = await teams.service.ask(key, "How does the on-call rotation work?", "aad-1")
+    await teams.post("/api/messages", json=message("", connector.service_url, activity_id="s1",
+                                                   value={"docbot": "stop", "run": running.run_id}))
+    assert running.cancelled.is_set()
+    await running.collect()
+
+
+async def test_connector_throttling_is_retried_and_a_dead_connector_loses_nothing(teams, connector, caplog):
+    connector.fail = [429, 503]
+    await teams.post("/api/messages", json=message("What is Lumen?", connector.service_url, conversation="g2",
+                                                   kind="groupChat"))
+    sends = [c for c in connector.calls if c["kind"] in ("send", "reply")]
+    assert len(sends) == 3 and connector.of("update")  # two refusals, then delivered and updated
+    connector.fail = [500] * 50
+    with caplog.at_level(logging.ERROR):
+        await teams.post("/api/messages", json=message("What is the release train?", connector.service_url,
+                                                       conversation="g3", kind="groupChat", activity_id="m9"))
+    assert "g3" in caplog.text and "failed" in caplog.text
+    conv = teams.service.store.conversation("teams", "tenant-1", "g3", "g3").id
+    answer = teams.service.store.history(conv, 1)[0]
+    assert answer.status == "complete" and "release" in answer.text.lower()
+
+
+async def test_with_an_app_id_bad_tokens_get_401_not_500(connector, handbook_indexer, analyzer, classifier, tmp_path):
+    service = build_service(handbook_indexer, analyzer, classifier, f"sqlite:///{tmp_path / 'j.sqlite3'}")
+    adapter = TeamsAdapter(service, app_id="00000000-0000-0000-0000-000000000001", app_password="secret",
+                           tenant_id="00000000-0000-0000-0000-000000000002")
+    client = await _client(adapter)
+    try:
+        body = message("hi", connector.service_url)
+        assert (await client.post("/api/messages", json=body)).status == 401  # no token
+        bad = await client.post("/api/messages", json=body, headers={"Authorization": "Bearer not-a-jwt"})
+        assert bad.status == 401
+        forged = ("eyJhbGciOiJSUzI1NiIsImtpZCI6ImZha2UiLCJ0eXAiOiJKV1QifQ."
+                  "eyJhdWQiOiIwMDAwMDAwMC0wMDAwLTAwMDAtMDAwMC0wMDAwMDAwMDAwMDEiLCJpc3MiOiJodHRwczovL2FwaS5ib3RmcmFtZXdvcmsuY29tIn0."
+                  "c2lnbmF0dXJl")
+        assert (await client.post("/api/messages", json=body, headers={"Authorization": f"Bearer {forged}"})).status == 401
+        assert connector.calls == []
+    finally:
+        await client.close()
+
+
+def test_teams_package_builds(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+    import zipfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    env = {"MICROSOFT_APP_ID": "11111111-2222-3333-4444-555555555555", "PATH": "/usr/bin:/bin"}
+    out = tmp_path / "pkg.zip"
+    subprocess.run([sys.executable, str(root / "scripts" / "build_teams_package.py"), "--out", str(out)],
+                   env=env, check=True)
+    with zipfile.ZipFile(out) as package:
+        assert sorted(package.namelist()) == ["color.png", "manifest.json", "outline.png"]
+        manifest = json.loads(package.read("manifest.json"))
+        assert manifest["id"] == manifest["bots"][0]["botId"] == env["MICROSOFT_APP_ID"]
+        assert package.read("color.png")[:8] == b"\x89PNG\r\n\x1a\n"
+    failed = subprocess.run([sys.executable, str(root / "scripts" / "build_teams_package.py"), "--out", str(out)],
+                            env={"PATH": "/usr/bin:/bin"}, capture_output=True, text=True)
+    assert failed.returncode != 0 and "MICROSOFT_APP_ID" in failed.stderr
+
+
+async def test_serve_mounts_teams_from_settings(connector, tmp_path):
+    from bot.runtime import Runtime
+    from bot.server import make_app
+    from bot.settings import Settings
+
+    settings = Settings(_env_file=None, data_dir=tmp_path, MICROSOFT_APP_ID="00000000-0000-0000-0000-0000000000aa",
+                        MICROSOFT_APP_PASSWORD="pw")
+    client = TestClient(TestServer(make_app(Runtime(settings), schedule=False), host="127.0.0.1"))
+    await client.start_server()
+    try:
+        response = await client.post("/api/messages", json=message("hi", connector.service_url),
+                                     headers={"Authorization": "Bearer x.y.z"})
+        assert response.status == 401
+    finally:
+        await client.close()
