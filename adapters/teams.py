@@ -155,6 +155,10 @@ class DocbotAgent(ActivityHandler):
         stream.queue_informative_update("문서를 찾고 있습니다…" if _korean(turn) else "Searching the documents…")
         async for piece in pieces:
             stream.queue_text_chunk(piece)
+            # Teams' own Stop button surfaces only as this flag on the SDK's stream (set when the
+            # client refuses further chunks); it has no public accessor in 1.9.
+            if getattr(stream, "_user_cancelled", False):
+                self.service.stop(self.key(ctx.activity), turn.run_id)
         stream.set_citations(citations(turn, self.source_url_base))
         stream.set_generated_by_ai_label(True)  # also what attaches the citation entities to the final message
         stream.set_attachments([Attachment(content_type=CARD, content=card(turn, turn.text, running=False))])

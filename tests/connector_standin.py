@@ -12,7 +12,8 @@ from aiohttp.test_utils import TestServer
 @dataclass
 class ConnectorStandIn:
     calls: list[dict] = field(default_factory=list)  # {"kind", "conversation", "activity_id", "body"}
-    fail: list[int] = field(default_factory=list)  # statuses to answer with before succeeding
+    fail: list = field(default_factory=list)  # statuses (or (status, code)) to answer with before succeeding
+    stream_refusal_after: int | None = None  # refuse streaming chunks after this many replies (Teams' Stop)
     hooks: list[dict] = field(default_factory=list)
     server: TestServer | None = None
     _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
@@ -45,9 +46,13 @@ class ConnectorStandIn:
         body = await request.json() if request.can_read_body else None
         self.calls.append({"kind": kind, "conversation": request.match_info["conversation"], "activity_id": rest,
                            "body": body})
+        if self.stream_refusal_after is not None and kind == "reply" and \
+                len(self.of("reply")) > self.stream_refusal_after:
+            return web.json_response({"error": {"code": "ContentStreamNotAllowed",
+                                                "message": "ContentStreamNotAllowed: the user stopped"}}, status=403)
         if self.fail:
-            return web.json_response({"error": {"code": "Throttled"}}, status=self.fail.pop(0),
-                                     headers={"Retry-After": "0"})
+            status = self.fail.pop(0)
+            return web.json_response({"error": {"code": "Throttled"}}, status=status, headers={"Retry-After": "0"})
         return web.json_response({"id": rest if kind == "update" else f"activity-{next(self._ids)}"})
 
 

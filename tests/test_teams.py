@@ -181,3 +181,22 @@ async def test_serve_mounts_teams_from_settings(connector, tmp_path):
         assert response.status == 401
     finally:
         await client.close()
+
+
+async def test_teams_stop_in_a_personal_chat_keeps_the_partial_answer(teams, connector, monkeypatch):
+    import asyncio
+
+    from rag.pipeline import Pipeline
+
+    async def slow_answer(self, prepared, history):  # a long answer, piece by piece
+        for n in range(100):
+            await asyncio.sleep(0.05)
+            yield f"part {n}. "
+
+    monkeypatch.setattr(Pipeline, "answer", slow_answer)
+    connector.stream_refusal_after = 2  # Teams' Stop: the client refuses further chunks
+    await teams.post("/api/messages", json=message("Tell me everything about on-call", connector.service_url,
+                                                   conversation="a:personal-stop"))
+    conv = teams.service.store.conversation("teams", "tenant-1", "a:personal-stop", "a:personal-stop").id
+    answer = teams.service.store.history(conv, 1)[0]
+    assert answer.status == "cancelled" and answer.text.startswith("part 0.") and "part 99." not in answer.text
