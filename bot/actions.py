@@ -156,17 +156,21 @@ class ActionService:
                 f"This needs confirmation: {action.summary}\nPress Confirm or Cancel. Only the requester (or an admin) "
                 f"can confirm; it expires in {minutes} minutes.")
 
-    def _allowed(self, action: PendingAction, user: str) -> bool:
-        return user == action.requester or user in self.admins
-
-    async def confirm(self, action_id: int, user: str) -> Outcome:
-        """Execute once, if this user may and the action is still pending and fresh."""
+    def _authorize(self, action_id: int, user: str, verb: str) -> PendingAction | Outcome:
+        """The action if this user may decide on it, else the refusal (audited)."""
         action = self.store.get_action(action_id)
         if action is None:
             return Outcome(False, "missing", f"No action #{action_id}.")
-        if not self._allowed(action, user):
-            self.store.audit(action_id, user, "denied", "not the requester or an admin")
-            return Outcome(False, "denied", f"Only {action.requester} or an admin can confirm this.")
+        if user != action.requester and user not in self.admins:
+            self.store.audit(action_id, user, "denied", f"{verb} by someone who is not the requester or an admin")
+            return Outcome(False, "denied", f"Only {action.requester} or an admin can {verb} this.")
+        return action
+
+    async def confirm(self, action_id: int, user: str) -> Outcome:
+        """Execute once, if this user may and the action is still pending and fresh."""
+        action = self._authorize(action_id, user, "confirm")
+        if isinstance(action, Outcome):
+            return action
         if action.status != "pending":
             return Outcome(False, action.status, f"Action #{action_id} is already {action.status}.")
         now = datetime.now(timezone.utc)
@@ -198,12 +202,9 @@ class ActionService:
 
     def cancel(self, action_id: int, user: str) -> Outcome:
         """Cancel a pending action (requester or admin)."""
-        action = self.store.get_action(action_id)
-        if action is None:
-            return Outcome(False, "missing", f"No action #{action_id}.")
-        if not self._allowed(action, user):
-            self.store.audit(action_id, user, "denied", "cancel by someone else")
-            return Outcome(False, "denied", f"Only {action.requester} or an admin can cancel this.")
+        action = self._authorize(action_id, user, "cancel")
+        if isinstance(action, Outcome):
+            return action
         if not self.store.transition(action_id, "pending", status="cancelled", decided_by=user,
                                      decided_at=datetime.now(timezone.utc)):
             return Outcome(False, self.store.get_action(action_id).status, f"Action #{action_id} is no longer pending.")

@@ -88,6 +88,10 @@ class Analyzer:
             seen.setdefault(tok.form, None)
         return list(seen)
 
+    def morphemes(self, text: str) -> list:
+        """Kiwi tokens (form, tag, start, end) of one text, for callers that need the tags."""
+        return self._tokens([text])[0]
+
     def proper_nouns(self, text: str) -> list[str]:
         """Korean proper nouns (NNP) and numbers (SN): the entities a rewrite must not invent."""
         return [t.form for t in self._tokens([text])[0] if t.tag in ("NNP", "SN")]

@@ -56,7 +56,7 @@ def _english_parts(question: str) -> list[str]:
 
 def _korean_parts(question: str, analyzer: Analyzer) -> list[str]:
     """Cut after each conjunctive particle (JC: 와/과/랑/이랑/하고) and after 그리고."""
-    tokens = analyzer._tokens([question])[0]
+    tokens = analyzer.morphemes(question)
     cuts = [t.end for t in tokens if t.tag == "JC" or (t.tag == "MAJ" and t.form == "그리고")]
     if not cuts:
         return [question]

@@ -1,7 +1,7 @@
 """Plain value types that flow through the RAG core."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,6 @@ class Hit:
     cosine: float | None = None
     keyword: bool = False
     source: str = ""
-    ranks: dict[str, int] = field(default_factory=dict)
 
     def citation(self) -> dict:
         """A JSON-ready description of this hit for storage and rendering."""
