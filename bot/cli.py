@@ -38,14 +38,12 @@ def _setup(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log debu
 def index(
     paths: Optional[list[Path]] = typer.Argument(None, help="Folders or files; default: the configured sources."),
     full: bool = typer.Option(False, "--full", help="Re-embed unchanged files too (the index stays searchable)."),
-    rebuild: bool = typer.Option(False, "--rebuild", help="Empty the index first (e.g. after changing the embedder)."),
+    rebuild: bool = typer.Option(False, "--rebuild", help="Build a fresh index (e.g. after changing the embedder)."),
 ) -> None:
     """Index documents: unchanged files are skipped, changed ones re-embedded, deleted ones removed."""
     runtime = _runtime()
     try:
-        if rebuild:
-            runtime.index.clear()
-        report = run_index(runtime, paths, full=full or rebuild)
+        report = run_index(runtime, paths, full=full, rebuild=rebuild)
     except DocbotError as exc:
         err.print(f"[red]error:[/] {exc}")
         raise typer.Exit(1)
@@ -58,7 +56,7 @@ def index(
     print_report(report)
 
 
-def run_index(runtime: Runtime, paths: list[Path] | None = None, *, full: bool = False,
+def run_index(runtime: Runtime, paths: list[Path] | None = None, *, full: bool = False, rebuild: bool = False,
               show_progress: bool = True) -> IndexReport | None:
     """Run the indexing job (configured sources, or the given paths) with a progress bar; None if busy."""
     job = runtime.index_job
@@ -79,7 +77,7 @@ def run_index(runtime: Runtime, paths: list[Path] | None = None, *, full: bool =
         def on_file(rel: str) -> None:
             progress.update(tasks[-1], advance=1, description=rel[-50:])
 
-        run = job.run("cli", full=full, on_file=on_file, on_source=on_source)
+        run = job.run("cli", full=full, rebuild=rebuild, on_file=on_file, on_source=on_source)
     if run is None:
         return None
     return IndexReport(run.added, run.updated, run.unchanged, run.deleted, run.chunks, run.chunks,

@@ -41,7 +41,7 @@ class IndexJob:
         self.store, self.indexer, self.sources = store, indexer, sources
         self.lease_ttl, self.holder, self.lease = lease_ttl, holder or runner_id(), lease
 
-    def run(self, trigger: str = "cli", *, full: bool = False, only: list[str] | None = None,
+    def run(self, trigger: str = "cli", *, full: bool = False, rebuild: bool = False, only: list[str] | None = None,
             on_file: Callable[[str], None] | None = None,
             on_source: Callable[[str, int], None] | None = None) -> IndexRun | None:
         """One run; None when another runner holds the lease (nothing was done)."""
@@ -53,8 +53,9 @@ class IndexJob:
             abandoned = self.store.abandon_runs()
             if abandoned:
                 log.warning("marked %d index run(s) left running by a crashed runner as abandoned", abandoned)
-            run = self.store.add(IndexRun(trigger=trigger, holder=self.holder, full=full))
-            report = self._sync_all(full, only, on_file, on_source)
+            run = self.store.add(IndexRun(trigger=trigger, holder=self.holder, full=full or rebuild))
+            report = self._rebuild(only, on_file, on_source) if rebuild else \
+                self._sync_all(full, only, on_file, on_source)
         except BaseException as exc:
             if run is not None:
                 self.store.update_run(run.id, status="failed", finished_at=datetime.now(timezone.utc),
@@ -67,6 +68,18 @@ class IndexJob:
                               unchanged=report.unchanged, deleted=report.deleted, chunks=report.chunks,
                               errors=[list(e) for e in report.errors])
         return self.store.get_run(run.id)
+
+    def _rebuild(self, only, on_file, on_source) -> IndexReport:
+        """Everything into a fresh index, made searchable only once complete (Elasticsearch swaps an alias)."""
+        index, embedder = self.indexer.index, self.indexer.embedder
+        index.begin_rebuild(embedder.name, embedder.dim)
+        try:
+            report = self._sync_all(True, only, on_file, on_source)
+        except BaseException:
+            index.abort_rebuild()
+            raise
+        index.finish_rebuild()
+        return report
 
     def _sync_all(self, full: bool, only: list[str] | None, on_file, on_source) -> IndexReport:
         total = IndexReport()

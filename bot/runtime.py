@@ -18,7 +18,9 @@ from rag.lookups import HttpJsonLookup, LookupRegistry
 from rag.pipeline import Pipeline
 from rag.retrieval import Retriever
 from rag.rewrite import LLMRewriter, OfflineRewriter, Rewriter
+from rag.errors import ConfigurationError
 from rag.routing import Router
+from rag.search_index import SearchIndex
 from rag.sources import FolderSource, Source
 
 from .actions import ActionService, ReindexAction, WebhookAction
@@ -49,11 +51,39 @@ class Runtime:
         return E5Embedder()
 
     @cached_property
-    def index(self) -> SqliteSearchIndex:
-        """The embedded search index under the data dir."""
+    def index(self) -> SearchIndex:
+        """The configured search backend: the embedded index under the data dir, or Elasticsearch."""
         s = self.settings
+        if s.index == "elasticsearch":
+            from rag.es_index import ElasticsearchIndex
+
+            return ElasticsearchIndex(self.es_client_factory(), self.analyzer, alias=s.es_alias,
+                                      candidates=s.candidates, rrf_k=s.rrf_k, min_cosine=s.min_cosine,
+                                      cosine_gap=s.cosine_gap, korean=s.es_korean, index_options=s.es_index_options,
+                                      fusion=s.es_fusion)
         return SqliteSearchIndex(s.index_path, self.analyzer, candidates=s.candidates, rrf_k=s.rrf_k,
                                  min_cosine=s.min_cosine, cosine_gap=s.cosine_gap)
+
+    def es_client_factory(self, **overrides):
+        """Builds the AsyncElasticsearch client (on the index's own event loop) from settings."""
+        s = self.settings
+        if not s.elasticsearch_url:
+            raise ConfigurationError("DOCBOT_INDEX=elasticsearch needs ELASTICSEARCH_URL")
+
+        def make():
+            from elasticsearch import AsyncElasticsearch
+
+            auth: dict = {}
+            if s.elasticsearch_api_key:
+                auth["api_key"] = s.elasticsearch_api_key.get_secret_value()
+            elif s.elasticsearch_username:
+                auth["basic_auth"] = (s.elasticsearch_username,
+                                      s.elasticsearch_password.get_secret_value() if s.elasticsearch_password else "")
+            return AsyncElasticsearch(s.elasticsearch_url, ca_certs=s.elasticsearch_ca_certs, request_timeout=30,
+                                      max_retries=3, retry_on_status=(429, 502, 503, 504), retry_on_timeout=True,
+                                      **auth, **overrides)
+
+        return make
 
     @cached_property
     def chunker(self) -> Chunker:
@@ -87,7 +117,10 @@ class Runtime:
     def lease_name(self) -> str:
         """One lease per index: processes sharing this index file take turns; replicas with their
         own embedded index each keep theirs current (a shared backend would get one lease for all)."""
-        return f"index:sqlite:{socket.gethostname()}:{self.settings.index_path.resolve().as_posix()}"
+        s = self.settings
+        if s.index == "elasticsearch":
+            return f"index:es:{s.elasticsearch_url}:{s.es_alias}"
+        return f"index:sqlite:{socket.gethostname()}:{s.index_path.resolve().as_posix()}"
 
     @cached_property
     def retriever(self) -> Retriever:

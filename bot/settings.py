@@ -26,6 +26,18 @@ class Settings(BaseSettings):
     port: int = 3000
     host: str = "0.0.0.0"
 
+    # Search backend: the embedded SQLite index, or Elasticsearch
+    index: Literal["sqlite", "elasticsearch"] = "sqlite"
+    elasticsearch_url: str | None = Field(None, validation_alias=AliasChoices("ELASTICSEARCH_URL"))
+    elasticsearch_api_key: SecretStr | None = Field(None, validation_alias=AliasChoices("ELASTICSEARCH_API_KEY"))
+    elasticsearch_username: str | None = Field(None, validation_alias=AliasChoices("ELASTICSEARCH_USERNAME"))
+    elasticsearch_password: SecretStr | None = Field(None, validation_alias=AliasChoices("ELASTICSEARCH_PASSWORD"))
+    elasticsearch_ca_certs: str | None = Field(None, validation_alias=AliasChoices("ELASTICSEARCH_CA_CERTS"))
+    es_alias: str = "docbot-chunks"
+    es_index_options: str = Field("int8_hnsw", description="dense_vector index_options type (int8_hnsw, hnsw, bbq_hnsw...)")
+    es_korean: Literal["auto", "nori", "kiwi"] = "auto"
+    es_fusion: Literal["auto", "client", "server"] = "auto"
+
     # Embeddings and search
     embedder: Literal["e5", "openai"] = "e5"
     embedding_model: str = "text-embedding-3-small"

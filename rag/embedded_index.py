@@ -221,6 +221,17 @@ class SqliteSearchIndex:
             self._db.execute("DROP TABLE IF EXISTS chunks_vec")
             self._dim = None
 
+    def begin_rebuild(self, model: str, dim: int) -> None:
+        """SQLite rebuilds in place: empty, rebind (each file is then swapped in its own transaction)."""
+        self.clear()
+        self.bind_model(model, dim)
+
+    def finish_rebuild(self) -> None:
+        """Nothing to swap."""
+
+    def abort_rebuild(self) -> None:
+        """Files already rebuilt stay; the next run adds the rest."""
+
     def close(self) -> None:
         """Close the connection."""
         with self._lock:

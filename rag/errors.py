@@ -3,7 +3,8 @@
     DocbotError
     ├── ConfigurationError        settings that cannot work together
     ├── DocumentError             a file that cannot be read, parsed or is empty (skipped, reported)
-    ├── SearchIndexError          the search backend failed
+    ├── SearchIndexError          the search backend failed (one file's write: reported, run goes on)
+    │   ├── SearchIndexUnavailable  unreachable or credentials refused (the run stops, retried later)
     │   └── EmbeddingModelMismatch  the index was built by another embedding model
     ├── EmbeddingError            the embedder failed
     ├── LLMError                  the chat model failed or answered unusably
@@ -31,6 +32,10 @@ class DocumentError(DocbotError):
 
 class SearchIndexError(DocbotError):
     """The search backend failed."""
+
+
+class SearchIndexUnavailable(SearchIndexError):
+    """The search backend cannot be reached or refuses our credentials."""
 
 
 class EmbeddingModelMismatch(SearchIndexError):

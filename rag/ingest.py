@@ -9,7 +9,7 @@ from typing import Callable
 
 from .chunking import Chunker
 from .embeddings import Embedder
-from .errors import DocumentError
+from .errors import DocumentError, SearchIndexError, SearchIndexUnavailable
 from .loaders import load
 from .search_index import FileRecord, SearchIndex
 from .sources import FolderSource, Source, SourceFile
@@ -103,6 +103,11 @@ class Indexer:
             self.index.replace_file(key, FileRecord(rel, digest, doc.title, len(chunks)), chunks, vectors)
         except DocumentError as exc:
             report.errors.append((rel, exc.reason))
+            return
+        except SearchIndexUnavailable:
+            raise
+        except SearchIndexError as exc:  # this file's write failed; the others go on, it is retried next run
+            report.errors.append((rel, str(exc)))
             return
         except OSError as exc:
             report.errors.append((rel, f"cannot read: {exc.strerror or exc}"))

@@ -56,7 +56,19 @@ class SearchIndex(Protocol):
         ...
 
     def clear(self) -> None:
-        """Drop every file, chunk and the model binding (a rebuild)."""
+        """Drop every file, chunk and the model binding."""
+        ...
+
+    def begin_rebuild(self, model: str, dim: int) -> None:
+        """Start a rebuild from nothing for this model; searches see the old contents until it finishes."""
+        ...
+
+    def finish_rebuild(self) -> None:
+        """Make the rebuilt contents the searchable ones."""
+        ...
+
+    def abort_rebuild(self) -> None:
+        """Throw a failed rebuild away."""
         ...
 
     def close(self) -> None:

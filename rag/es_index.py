@@ -1,0 +1,387 @@
+"""The Elasticsearch search index: BM25 and kNN over one alias, fused by reciprocal rank.
+
+Behind the same `SearchIndex` port as the embedded index. Writes go through the async bulk
+helpers with deterministic ids (source + path + chunk number); a full rebuild fills a new
+versioned index and swaps the alias atomically, so searches never see a half-built index.
+The port is synchronous (callers run it off the event loop), so the async client lives on a
+private event-loop thread.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import threading
+import time
+from typing import Any, Coroutine
+
+import numpy as np
+
+from .analysis import Analyzer
+from .documents import Chunk, Hit
+from .errors import EmbeddingModelMismatch, SearchIndexError, SearchIndexUnavailable
+from .fusion import apply_floor, reciprocal_rank_fusion
+from .search_index import FileRecord, SearchQuery
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+LICENCES_WITH_RRF = {"enterprise", "trial"}  # the rrf retriever needs these on self-managed clusters
+
+
+class _LoopThread:
+    """One event loop on a daemon thread; coroutines are submitted from any other thread."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="docbot-es", daemon=True)
+        self.thread.start()
+
+    def run(self, coroutine: Coroutine) -> Any:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=5)
+
+
+def _doc_id(source: str, path: str, ordinal: int | str) -> str:
+    """Deterministic ids: the same chunk always overwrites itself."""
+    return hashlib.sha1(f"{source}\0{path}\0{ordinal}".encode()).hexdigest()
+
+
+def mapping(model: str, dim: int, *, nori: bool, index_options: str = "int8_hnsw") -> dict:
+    """Index settings and mappings. `index_options` is explicit: 9.1+ would otherwise pick bbq for 384+ dims."""
+    korean = {"type": "custom", "tokenizer": "nori_tokenizer",
+              "filter": ["nori_part_of_speech", "lowercase"]} if nori else \
+        {"type": "custom", "tokenizer": "whitespace", "filter": ["lowercase"]}  # Kiwi terms, as in the embedded index
+    return {
+        "settings": {"number_of_shards": 1, "analysis": {"analyzer": {"docbot_ko": korean}}},
+        "mappings": {
+            "_meta": {"model": model, "dim": dim, "schema": SCHEMA_VERSION, "korean": "nori" if nori else "kiwi"},
+            "properties": {
+                "kind": {"type": "keyword"}, "source": {"type": "keyword"}, "path": {"type": "keyword"},
+                "ordinal": {"type": "integer"}, "hash": {"type": "keyword"}, "chunks": {"type": "integer"},
+                "updated_at": {"type": "date", "format": "epoch_second"},
+                "title": {"type": "text", "analyzer": "english"},
+                "title_ko": {"type": "text", "analyzer": "docbot_ko"},
+                "heading": {"type": "text", "analyzer": "english"},
+                "body_en": {"type": "text", "analyzer": "english"},
+                "body_ko": {"type": "text", "analyzer": "docbot_ko"},
+                "text": {"type": "text", "index": False},
+                "vector": {"type": "dense_vector", "dims": dim, "index": True, "similarity": "cosine",
+                           "index_options": {"type": index_options}},
+            },
+        },
+    }
+
+
+class ElasticsearchIndex:
+    """Hybrid search on an Elasticsearch alias; one instance per process, safe to share between threads."""
+
+    def __init__(self, client_factory, analyzer: Analyzer, *, alias: str = "docbot-chunks", candidates: int = 40,
+                 rrf_k: int = 60, min_cosine: float = 0.78, cosine_gap: float = 0.08, keyword_top: int = 5,
+                 korean: str = "auto", index_options: str = "int8_hnsw", fusion: str = "auto"):
+        self._loop = _LoopThread()
+        self.client = self._loop.run(self._make(client_factory))
+        self.analyzer, self.alias = analyzer, alias
+        self.candidates, self.rrf_k, self.keyword_top = candidates, rrf_k, keyword_top
+        self.min_cosine, self.cosine_gap = min_cosine, cosine_gap
+        self.korean, self.index_options, self.fusion = korean, index_options, fusion
+        self._meta: dict | None = None
+        self._write_index: str | None = None  # set while a rebuild fills a new index
+        self._server_rrf: bool | None = None
+
+    @staticmethod
+    async def _make(factory):
+        return factory()
+
+    # --- plumbing --------------------------------------------------------------------------
+
+    def _run(self, coroutine: Coroutine) -> Any:
+        from elasticsearch import ApiError, AuthenticationException, AuthorizationException, ConnectionError
+
+        try:
+            return self._loop.run(coroutine)
+        except ConnectionError as exc:
+            raise SearchIndexUnavailable(f"Elasticsearch is unreachable: {exc.message}") from exc
+        except (AuthenticationException, AuthorizationException) as exc:
+            raise SearchIndexUnavailable(
+                f"Elasticsearch refused the credentials ({exc.meta.status}): check ELASTICSEARCH_API_KEY or "
+                "ELASTICSEARCH_USERNAME/PASSWORD") from exc
+        except ApiError as exc:
+            raise SearchIndexError(f"Elasticsearch error {exc.meta.status}: {exc.message}") from exc
+
+    @property
+    def _target(self) -> str:
+        return self._write_index or self.alias
+
+    async def _alias_index(self) -> str | None:
+        if not await self.client.indices.exists_alias(name=self.alias):
+            return None
+        aliases = await self.client.indices.get_alias(name=self.alias)
+        return next(iter(aliases.body))
+
+    async def _has_nori(self) -> bool:
+        if self.korean != "auto":
+            return self.korean == "nori"
+        plugins = await self.client.cat.plugins(format="json")
+        return any(p.get("component") == "analysis-nori" for p in plugins.body)
+
+    async def _create(self, model: str, dim: int) -> str:
+        name = f"{self.alias}-v{int(time.time() * 1000)}"
+        nori = await self._has_nori()
+        await self.client.indices.create(index=name, **mapping(model, dim, nori=nori, index_options=self.index_options))
+        return name
+
+    # --- SearchIndex port ------------------------------------------------------------------
+
+    def bind_model(self, model: str, dim: int) -> None:
+        """Create the first index for this model, or refuse another model's index."""
+        self._meta = self._run(self._bind(model, dim))
+
+    async def _bind(self, model: str, dim: int) -> dict:
+        current = self._write_index or await self._alias_index()
+        if current is None:
+            name = await self._create(model, dim)
+            await self.client.indices.update_aliases(actions=[{"add": {"index": name, "alias": self.alias}}])
+            current = name
+        meta = (await self.client.indices.get_mapping(index=current)).body[current]["mappings"].get("_meta", {})
+        if meta.get("model") != model or int(meta.get("dim", 0)) != dim:
+            raise EmbeddingModelMismatch(
+                f"the Elasticsearch index {current} was built with {meta.get('model')} ({meta.get('dim')} dims) "
+                f"but the configured embedder is {model} ({dim} dims); run `docbot index --rebuild`")
+        return meta
+
+    def files(self, source: str) -> dict[str, FileRecord]:
+        """File records of one source."""
+        return self._run(self._files(source))
+
+    async def _files(self, source: str) -> dict[str, FileRecord]:
+        from elasticsearch.helpers import async_scan
+
+        query = {"query": {"bool": {"filter": [{"term": {"kind": "file"}}, {"term": {"source": source}}]}},
+                 "_source": ["path", "hash", "title", "chunks"]}
+        records = {}
+        async for doc in async_scan(self.client, index=self._target, query=query):
+            s = doc["_source"]
+            records[s["path"]] = FileRecord(s["path"], s["hash"], s.get("title", ""), s.get("chunks", 0))
+        return records
+
+    def replace_file(self, source: str, record: FileRecord, chunks: list[Chunk], vectors: np.ndarray) -> None:
+        """New chunks overwrite old ids, leftovers are deleted, and the file record is written last."""
+        if len(chunks) != len(vectors):
+            raise SearchIndexError(f"{record.path}: {len(chunks)} chunks but {len(vectors)} vectors")
+        heads = self.analyzer.terms_many(f"{c.title} {c.heading}" for c in chunks)
+        bodies = self.analyzer.terms_many(c.text for c in chunks)
+        nori = (self._meta or {}).get("korean") == "nori"
+        now = int(time.time())
+        actions = []
+        for chunk, vector, head, body in zip(chunks, vectors, heads, bodies):
+            actions.append({"_op_type": "index", "_index": self._target, "_id": _doc_id(source, chunk.path, chunk.ordinal),
+                            "_source": {"kind": "chunk", "source": source, "path": chunk.path, "ordinal": chunk.ordinal,
+                                        "hash": record.content_hash, "updated_at": now, "title": chunk.title,
+                                        "title_ko": chunk.title if nori else " ".join(head), "heading": chunk.heading,
+                                        "body_en": chunk.text, "body_ko": chunk.text if nori else " ".join(body),
+                                        "text": chunk.text, "vector": np.asarray(vector, np.float32).tolist()}})
+        self._run(self._replace(source, record, actions))
+
+    async def _replace(self, source: str, record: FileRecord, actions: list[dict]) -> None:
+        previous = (await self._files_one(source, record.path))
+        stale = range(len(actions), previous.chunks if previous else 0)
+        actions += [{"_op_type": "delete", "_index": self._target, "_id": _doc_id(source, record.path, n)}
+                    for n in stale]
+        await self._bulk(actions, record.path)
+        await self._bulk([{"_op_type": "index", "_index": self._target, "_id": _doc_id(source, record.path, "file"),
+                           "_source": {"kind": "file", "source": source, "path": record.path,
+                                       "hash": record.content_hash, "title": record.title, "chunks": record.chunks,
+                                       "updated_at": int(time.time())}}], record.path)
+
+    async def _files_one(self, source: str, path: str) -> FileRecord | None:
+        from elasticsearch import NotFoundError
+
+        try:
+            doc = await self.client.get(index=self._target, id=_doc_id(source, path, "file"))
+        except NotFoundError:
+            return None
+        s = doc["_source"]
+        return FileRecord(s["path"], s["hash"], s.get("title", ""), s.get("chunks", 0))
+
+    async def _bulk(self, actions: list[dict], path: str) -> None:
+        """Bulk write; 429 items are retried with backoff, other failed items name the file."""
+        from elasticsearch.helpers import async_bulk
+
+        _, errors = await async_bulk(self.client, actions, raise_on_error=False, raise_on_exception=True,
+                                     max_retries=3, initial_backoff=0.5, max_backoff=8, refresh="wait_for")
+        failed = [e for e in errors if not (next(iter(e.values())).get("status") == 404
+                                            and next(iter(e)) == "delete")]
+        if failed:
+            first = next(iter(failed[0].values()))
+            reason = (first.get("error") or {}).get("reason") or first.get("error") or first.get("status")
+            raise SearchIndexError(f"{path}: {len(failed)} of {len(actions)} bulk items failed ({reason})")
+
+    def delete_file(self, source: str, path: str) -> None:
+        """Remove the file's chunks and its record."""
+        self._run(self._delete(source, path))
+
+    async def _delete(self, source: str, path: str) -> None:
+        await self.client.delete_by_query(index=self._target, refresh=True, conflicts="proceed", query={
+            "bool": {"filter": [{"term": {"source": source}}, {"term": {"path": path}}]}})
+
+    def search(self, query: SearchQuery) -> list[Hit]:
+        """BM25 and kNN, fused by reciprocal rank (client-side, or the server's rrf retriever), then the floor."""
+        if self._meta is None:
+            return []
+        terms = " ".join(self.analyzer.terms(query.text))
+        return self._run(self._search(query, terms))
+
+    def bodies(self, query: SearchQuery, terms: str) -> tuple[dict, dict]:
+        """The BM25 and kNN request bodies (public for the benchmark and tests)."""
+        nori = (self._meta or {}).get("korean") == "nori"
+        ko = query.text if nori else terms
+        chunk = {"term": {"kind": "chunk"}}
+        bm25 = {"size": self.candidates, "_source": {"excludes": ["vector"]},
+                "query": {"bool": {"filter": [chunk], "should": [
+                    {"match": {"title": {"query": query.text, "boost": 3}}},
+                    {"match": {"title_ko": {"query": ko, "boost": 3}}},
+                    {"match": {"heading": {"query": query.text, "boost": 2}}},
+                    {"match": {"body_en": query.text}}, {"match": {"body_ko": ko}}],
+                    "minimum_should_match": 1}}}
+        knn = {"size": self.candidates, "_source": {"excludes": ["vector"]},
+               "knn": {"field": "vector", "query_vector": np.asarray(query.vector, np.float32).tolist(),
+                       "k": self.candidates, "num_candidates": self.candidates * 4,
+                       "filter": [chunk]}}  # inside kNN: a pre-filter that keeps recall, not a post-filter
+        return bm25, knn
+
+    async def _search(self, query: SearchQuery, terms: str) -> list[Hit]:
+        bm25, knn = self.bodies(query, terms)
+        if await self._use_server_rrf():
+            try:
+                return await self._search_server(query, bm25, knn)
+            except SearchIndexError:
+                raise
+            except Exception as exc:  # licence withdrawn, old cluster: fall back for good
+                log.warning("server-side rrf failed (%s); fusing in the client from now on", exc)
+                self._server_rrf = False
+        response = await self.client.msearch(searches=[{"index": self.alias}, bm25, {"index": self.alias}, knn])
+        keyword_resp, vector_resp = response.body["responses"]
+        for part in (keyword_resp, vector_resp):
+            if "error" in part:
+                raise SearchIndexError(f"Elasticsearch search failed: {part['error']}")
+        keyword = [h["_id"] for h in keyword_resp["hits"]["hits"]]
+        # Elasticsearch's cosine similarity score is (1 + cos) / 2.
+        vector = {h["_id"]: 2 * h["_score"] - 1 for h in vector_resp["hits"]["hits"]}
+        docs = {h["_id"]: h["_source"] for h in keyword_resp["hits"]["hits"] + vector_resp["hits"]["hits"]}
+        fused = reciprocal_rank_fusion({"bm25": keyword, "knn": list(vector)}, self.rrf_k)
+        missing = [i for i in fused if i not in vector]
+        cosines = dict(vector)
+        cosines.update(await self._cosines(missing, query.vector))
+        return self._finish(query, fused, cosines, set(keyword[: self.keyword_top]), docs)
+
+    async def _search_server(self, query: SearchQuery, bm25: dict, knn: dict) -> list[Hit]:
+        retriever = {"rrf": {"retrievers": [{"standard": {"query": bm25["query"]}}, {"knn": knn["knn"]}],
+                             "rank_window_size": self.candidates, "rank_constant": self.rrf_k}}
+        top_keywords = {"size": self.keyword_top, "_source": False, "query": bm25["query"]}
+        response = await self.client.msearch(searches=[
+            {"index": self.alias}, {"size": self.candidates, "retriever": retriever, "_source": {"excludes": ["vector"]}},
+            {"index": self.alias}, top_keywords])
+        fused_resp, keyword_resp = response.body["responses"]
+        if "error" in fused_resp:
+            raise RuntimeError(str(fused_resp["error"]))
+        hits = fused_resp["hits"]["hits"]
+        fused = {h["_id"]: h["_score"] for h in hits}
+        cosines = await self._cosines(list(fused), query.vector)
+        keyword = {h["_id"] for h in keyword_resp.get("hits", {}).get("hits", [])}
+        return self._finish(query, fused, cosines, keyword, {h["_id"]: h["_source"] for h in hits})
+
+    async def _use_server_rrf(self) -> bool:
+        if self.fusion == "client":
+            return False
+        if self._server_rrf is None:
+            try:
+                licence = (await self.client.license.get()).body["license"]["type"]
+            except Exception as exc:  # no licence API on some distributions: client fusion
+                log.info("cannot read the cluster licence (%s); fusing in the client", exc)
+                licence = "unknown"
+            self._server_rrf = self.fusion == "server" or licence in LICENCES_WITH_RRF
+        return self._server_rrf
+
+    async def _cosines(self, ids: list[str], vector: np.ndarray) -> dict[str, float]:
+        """Cosines of hits that came without a vector score (BM25-only hits)."""
+        if not ids:
+            return {}
+        docs = await self.client.mget(index=self.alias, ids=ids, source_includes=["vector"])
+        q = np.asarray(vector, np.float32)
+        return {d["_id"]: float(np.asarray(d["_source"]["vector"], np.float32) @ q)
+                for d in docs.body["docs"] if d.get("found") and "vector" in d.get("_source", {})}
+
+    def _finish(self, query: SearchQuery, fused: dict, cosines: dict, keyword: set, docs: dict) -> list[Hit]:
+        ranked = sorted(fused, key=lambda i: -fused[i])
+        hits = [Hit(Chunk(d["path"], d["ordinal"], d.get("title", ""), d.get("heading", ""), d.get("text", "")),
+                    fused[i], cosines.get(i), i in keyword, source=d["source"])
+                for i in ranked if (d := docs.get(i))]
+        return apply_floor(hits, self.min_cosine, self.cosine_gap)[: query.k]
+
+    def stats(self) -> dict:
+        """Counts and the bound model."""
+        return self._run(self._stats())
+
+    async def _stats(self) -> dict:
+        index = await self._alias_index()
+        if index is None:
+            return {"backend": "elasticsearch", "alias": self.alias, "index": None, "files": 0, "chunks": 0,
+                    "model": None}
+        count = lambda kind: self.client.count(index=self.alias, query={"term": {"kind": kind}})  # noqa: E731
+        files, chunks = (await count("file")).body["count"], (await count("chunk")).body["count"]
+        meta = (await self.client.indices.get_mapping(index=index)).body[index]["mappings"].get("_meta", {})
+        return {"backend": "elasticsearch", "alias": self.alias, "index": index, "files": files, "chunks": chunks,
+                "model": meta.get("model"), "dim": meta.get("dim"), "korean": meta.get("korean")}
+
+    # --- rebuilds --------------------------------------------------------------------------
+
+    def begin_rebuild(self, model: str, dim: int) -> None:
+        """Start filling a new versioned index; searches keep using the alias until `finish_rebuild`."""
+        self._write_index = self._run(self._create(model, dim))
+        self._meta = {"model": model, "dim": dim, "korean": self._run(self._mapping_meta(self._write_index))}
+
+    async def _mapping_meta(self, index: str) -> str:
+        return (await self.client.indices.get_mapping(index=index)).body[index]["mappings"]["_meta"]["korean"]
+
+    def finish_rebuild(self) -> None:
+        """Point the alias at the new index in one atomic call, then drop the old one."""
+        new, self._write_index = self._write_index, None
+        if new:
+            self._run(self._swap(new))
+
+    async def _swap(self, new: str) -> None:
+        old = await self._alias_index()
+        actions = [{"add": {"index": new, "alias": self.alias}}]
+        if old:
+            actions.insert(0, {"remove": {"index": old, "alias": self.alias}})
+        await self.client.indices.update_aliases(actions=actions)
+        if old:
+            await self.client.indices.delete(index=old)
+
+    def abort_rebuild(self) -> None:
+        """Drop a half-built index; the alias never pointed at it."""
+        new, self._write_index = self._write_index, None
+        if new:
+            self._run(self.client.indices.delete(index=new, ignore_unavailable=True))
+
+    def clear(self) -> None:
+        """A new empty index for the next bind_model (the old one stays searchable until a rebuild swaps it)."""
+        self._run(self._clear())
+        self._meta = None
+
+    async def _clear(self) -> None:
+        old = await self._alias_index()
+        if old:
+            await self.client.indices.update_aliases(actions=[{"remove": {"index": old, "alias": self.alias}}])
+            await self.client.indices.delete(index=old)
+
+    def close(self) -> None:
+        """Close the client and its loop."""
+        try:
+            self._loop.run(self.client.close())
+        finally:
+            self._loop.stop()
