@@ -1,0 +1,165 @@
+"""The Elasticsearch backend's own behaviour, through the real async client and a fake node."""
+import hashlib
+
+import numpy as np
+import pytest
+
+import es_fake
+from bot.indexing import IndexJob
+from bot.storage import Store
+from rag.chunking import OverlapChunker
+from rag.errors import SearchIndexError, SearchIndexUnavailable
+from rag.ingest import Indexer
+from rag.sources import FolderSource
+from test_search_index import make_es_index, put, search
+
+C = es_fake.CLUSTER
+
+
+@pytest.fixture
+def es(analyzer, embedder):
+    index = make_es_index(analyzer, live_allowed=False)
+    index.bind_model(embedder.name, embedder.dim)
+    yield index
+    index.close()
+
+
+def test_mapping_sets_index_options_and_records_the_model(es, embedder):
+    (name, spec), = C.indices.items()
+    vector = spec["mappings"]["properties"]["vector"]
+    assert vector == {"type": "dense_vector", "dims": 384, "index": True, "similarity": "cosine",
+                      "index_options": {"type": "int8_hnsw"}}
+    assert spec["mappings"]["_meta"]["model"] == embedder.name and spec["mappings"]["_meta"]["korean"] == "kiwi"
+    assert spec["settings"]["analysis"]["analyzer"]["docbot_ko"]["tokenizer"] == "whitespace"
+    assert C.aliases == {"docbot-chunks": name}
+
+
+def test_nori_is_used_when_the_plugin_is_installed(analyzer, embedder):
+    index = make_es_index(analyzer, live_allowed=False)
+    C.plugins = ["analysis-nori"]
+    index.bind_model(embedder.name, embedder.dim)
+    (spec,) = C.indices.values()
+    assert spec["settings"]["analysis"]["analyzer"]["docbot_ko"]["tokenizer"] == "nori_tokenizer"
+    put(index, embedder, "a.md", ["프로젝트를 삭제하면 30일 동안 보관됩니다."])
+    body_ko = next(d["body_ko"] for d in next(iter(C.indices.values()))["docs"].values() if d["kind"] == "chunk")
+    assert body_ko == "프로젝트를 삭제하면 30일 동안 보관됩니다."  # raw text: nori analyses it server-side
+    index.close()
+
+
+def test_one_msearch_with_bm25_and_a_filtered_knn(es, embedder):
+    put(es, embedder, "db.md", ["PostgreSQL is the default production database."])
+    C.requests.clear()
+    assert search(es, embedder, "production database")[0].chunk.path == "db.md"
+    msearch = C.of("_msearch")
+    assert len(msearch) == 1 and not C.of("_search/")
+    _, bm25, _, knn = msearch[0][2]
+    assert {"term": {"kind": "chunk"}} in bm25["query"]["bool"]["filter"]
+    assert knn["knn"]["filter"] == [{"term": {"kind": "chunk"}}]  # inside kNN, not a post-filter
+    assert knn["knn"]["num_candidates"] == 4 * knn["knn"]["k"] and "retriever" not in knn
+
+
+def test_server_rrf_with_an_enterprise_licence_and_fallback_on_403(analyzer, embedder):
+    index = make_es_index(analyzer, live_allowed=False)
+    C.licence = "enterprise"
+    index.bind_model(embedder.name, embedder.dim)
+    put(index, embedder, "db.md", ["PostgreSQL is the default production database."])
+    put(index, embedder, "leave.md", ["Employees get fifteen days of annual leave."])
+    assert search(index, embedder, "production database")[0].chunk.path == "db.md"
+    assert "retriever" in C.of("_msearch")[-1][2][1]
+    C.rrf_forbidden = True  # licence withdrawn: rrf answers 403
+    assert search(index, embedder, "production database")[0].chunk.path == "db.md"
+    assert "knn" in C.of("_msearch")[-1][2][3]  # fell back to fusing in the client
+    search(index, embedder, "annual leave")
+    assert "retriever" not in C.of("_msearch")[-1][2][1]  # and stays there
+    index.close()
+
+
+def test_bulk_uses_deterministic_ids_and_removes_leftover_chunks(es, embedder):
+    put(es, embedder, "a.md", ["one", "two", "three"])
+    ids = lambda: {i for i, d in next(iter(C.indices.values()))["docs"].items() if d["kind"] == "chunk"}  # noqa: E731
+    first = ids()
+    assert first == {hashlib.sha1(f"/src\0a.md\0{n}".encode()).hexdigest() for n in range(3)}
+    put(es, embedder, "a.md", ["only one now"])
+    assert ids() == {hashlib.sha1("/src\0a.md\0" "0".encode()).hexdigest()}
+    deletes = [line for _, path, body in C.of("_bulk") for line in body if "delete" in line]
+    assert len(deletes) == 2
+
+
+def test_throttled_requests_and_items_are_retried(es, embedder):
+    C.throttle.append("/_msearch")
+    doc_id = hashlib.sha1("/src\0b.md\0" "0".encode()).hexdigest()
+    C.bulk_item_429_once.add(doc_id)
+    put(es, embedder, "b.md", ["Retried after a 429."])
+    assert doc_id in next(iter(C.indices.values()))["docs"]
+    assert search(es, embedder, "retried 429")[0].chunk.path == "b.md"
+    assert len(C.of("_msearch")) == 2  # the throttled one and its retry
+
+
+def test_a_rejected_bulk_item_fails_that_file_only(tmp_path, es, embedder):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name in ("a.md", "b.md", "c.md"):
+        (docs / name).write_text(f"# {name}\n\nText of {name} about deployments.\n")
+    source = FolderSource(docs)
+    C.bulk_reject.add(hashlib.sha1(f"{source.key}\0b.md\0" "0".encode()).hexdigest())
+    indexer = Indexer(es, embedder, OverlapChunker(900, 150), "o")
+    report = indexer.sync(source)
+    assert report.added == 2 and [p for p, _ in report.errors] == ["b.md"]
+    assert "bulk items failed" in report.errors[0][1] and "vector" in report.errors[0][1]
+    assert set(es.files(source.key)) == {"a.md", "c.md"}  # b.md has no record: retried next run
+    C.bulk_reject.clear()
+    assert indexer.sync(source).added == 1
+
+
+def test_full_rebuild_swaps_the_alias_atomically(tmp_path, es, embedder):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Deploy\n\nDeployments need two approvals.\n")
+    job = IndexJob(Store(f"sqlite:///{tmp_path / 'c.sqlite3'}"),
+                   Indexer(es, embedder, OverlapChunker(900, 150), "o"), [FolderSource(docs)])
+    job.run("cli")
+    old = C.aliases["docbot-chunks"]
+    searched_during = []
+
+    def on_file(path):  # while the new index fills, searches still see the old one
+        searched_during.append([h.chunk.path for h in search(es, embedder, "deployments approvals")])
+
+    run = job.run("cli", rebuild=True, on_file=on_file)
+    new = C.aliases["docbot-chunks"]
+    assert run.added == 1 and new != old and old not in C.indices and searched_during == [["a.md"]]
+    swap = [body for _, path, body in C.of("/_aliases")][-1]
+    assert swap["actions"] == [{"remove": {"index": old, "alias": "docbot-chunks"}},
+                               {"add": {"index": new, "alias": "docbot-chunks"}}]
+
+
+def test_unreachable_and_refused_clusters_say_so(analyzer):
+    from elasticsearch import AsyncElasticsearch
+
+    from rag.es_index import ElasticsearchIndex
+
+    down = ElasticsearchIndex(lambda: AsyncElasticsearch("http://127.0.0.1:9", max_retries=0), analyzer)
+    with pytest.raises(SearchIndexUnavailable, match="unreachable"):
+        down.bind_model("m", 4)
+    down.close()
+    refused = make_es_index(analyzer, live_allowed=False)
+    C.status_override = 401
+    with pytest.raises(SearchIndexUnavailable, match="credentials"):
+        refused.bind_model("m", 4)
+    refused.close()
+
+
+def test_replace_file_checks_vectors(es):
+    from rag.documents import Chunk
+    from rag.search_index import FileRecord
+
+    with pytest.raises(SearchIndexError):
+        es.replace_file("/s", FileRecord("x.md", "h", "X", 1), [Chunk("x.md", 0, "X", "", "t")], np.zeros((0, 384)))
+
+
+def test_elasticsearch_needs_a_url(tmp_path):
+    from bot.runtime import Runtime
+    from bot.settings import Settings
+    from rag.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="ELASTICSEARCH_URL"):
+        Runtime(Settings(_env_file=None, data_dir=tmp_path, index="elasticsearch")).index
