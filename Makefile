@@ -47,6 +47,7 @@ eval: install
 bench: install
 	$(BIN)/python scripts/bench_retrieval.py
 	$(BIN)/python scripts/bench_reindex.py
+	$(BIN)/python scripts/bench_backends.py
 
 ## teams-package: build/docbot-teams.zip for Teams (needs MICROSOFT_APP_ID)
 teams-package: install
