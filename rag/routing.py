@@ -45,7 +45,7 @@ _CHITCHAT = _rx(
 )
 # Mutation verbs as requests ("...해줘", "please delete", "can you restart"); "how do I delete" is a question.
 _ACTION = _rx(
-    r"(삭제|복구|생성|재시작|재색인|재인덱스|배포|추가|변경|수정|등록|취소|승인|발송|실행|초기화|롤백|신청|예약|만들|지우|바꾸|보내|올리|"
+    r"(삭제|복구|생성|재시작|재색인|색인|재인덱스|인덱싱|배포|추가|변경|수정|등록|취소|승인|발송|실행|초기화|롤백|신청|예약|만들|지우|바꾸|보내|올리|"
     r"잡아|켜|꺼|열어|잠가)"
     r"\w*\s*(해\s*줘|해\s*주세요|해\s*줄래|해\s*주실래요|해\s*주시겠어요|하자|해라|해|줘|주세요|줄래)\s*[.!?]*\s*$",
     r"^\s*(please\s+|can you\s+|could you\s+|would you\s+|go ahead and\s+)?"
@@ -61,6 +61,13 @@ _REALTIME = _rx(
 )
 
 
+# Asking to be told something is a document question, however imperative it sounds ("요약해줘").
+_INFO_REQUEST = _rx(
+    r"(요약|설명|정리|알려|가르쳐|보여|찾아|비교)\w*\s*(해\s*줘|해\s*주세요|해\s*줄래|줘|주세요|줄래|봐)",
+    r"^\s*(please\s+|can you\s+|could you\s+)?(summari[sz]e|explain|tell me|show me|describe|compare|find|look up)\b",
+)
+
+
 def rule_route(original: str) -> Route | None:
     """The route when a pattern is unmistakable, else None (the classifier decides)."""
     text = original.strip()
@@ -72,6 +79,8 @@ def rule_route(original: str) -> Route | None:
         return Route("realtime_lookup", 0.9, reason="live-state pattern")
     if _ACTION.search(text) and not _HOW_TO.search(text):
         return Route("action", 0.9, reason="mutation request pattern")
+    if _INFO_REQUEST.search(text):
+        return Route("knowledge_search", 0.9, reason="information request pattern")
     return None
 
 
