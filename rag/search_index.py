@@ -60,7 +60,8 @@ class SearchIndex(Protocol):
         ...
 
     def begin_rebuild(self, model: str, dim: int) -> None:
-        """Start a rebuild from nothing for this model; searches see the old contents until it finishes."""
+        """Start a rebuild from nothing for this model (Elasticsearch keeps serving the old index until
+        `finish_rebuild`; the embedded index rebuilds in place)."""
         ...
 
     def finish_rebuild(self) -> None:

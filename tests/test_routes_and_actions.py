@@ -72,6 +72,8 @@ def docs_service(tmp_path, analyzer, embedder, classifier, http):
     ("반가워요!", "chitchat"),
     ("thanks, that was helpful", "chitchat"),
     ("출장 가면 호텔은 얼마까지 돼?", "knowledge_search"),
+    ("배포 절차 문서 요약해줘", "knowledge_search"),
+    ("문서 다시 색인해줘", "action"),
     ("What does the glossary say about Beacon?", "knowledge_search"),
     ("지금 빌드 서버 상태 어때?", "realtime_lookup"),
     ("is the gateway down right now?", "realtime_lookup"),
