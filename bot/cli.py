@@ -29,9 +29,13 @@ def _runtime() -> Runtime:
 
 
 @app.callback()
-def _setup(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log debug detail.")) -> None:
-    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+def _setup(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log debug detail."),
+           log_format: str = typer.Option("text", "--log-format", envvar="DOCBOT_LOG_FORMAT",
+                                          help="text, or json (one object a line, for log shippers)")) -> None:
+    from .observability import configure_logging
+
+    configure_logging(logging.DEBUG if verbose else logging.INFO if log_format == "json" else logging.WARNING,
+                      json_logs=log_format == "json")
 
 
 @app.command()

@@ -5,17 +5,19 @@ import asyncio
 import logging
 import time
 import uuid
+import weakref
 from dataclasses import dataclass
 from typing import AsyncIterator
 
 from rag.answer import number_sources
-from rag.errors import DocbotError
+from rag.errors import DocbotError, EmbeddingError, LLMError, SearchIndexError, StorageError
 from rag.masking import mask
 from rag.pipeline import Pipeline, Prepared, canned
 from rag.rewrite import HistoryTurn, Rewrite
 from rag.routing import Route
 
 from .actions import ActionService
+from .observability import RUN_ID, SESSION_ID, Metrics
 from .storage import Message, PendingAction, Store, TurnTrace
 
 log = logging.getLogger(__name__)
@@ -49,6 +51,7 @@ class Turn:
         self.cancelled = asyncio.Event()
         self.action: PendingAction | None = None  # set when the turn proposes a change
         self.conversation_id = 0
+        self.done = asyncio.Event()  # set once the answer is stored, however the turn ended
 
     @property
     def rewritten(self) -> str:
@@ -90,6 +93,15 @@ class Turn:
         return self.text
 
 
+def _component(exc: Exception) -> str:
+    """The metrics label for a failure."""
+    for kind, name in ((LLMError, "llm"), (SearchIndexError, "search"), (EmbeddingError, "embedding"),
+                       (StorageError, "storage")):
+        if isinstance(exc, kind):
+            return name
+    return "other"
+
+
 def to_history(messages: list[Message]) -> list[HistoryTurn]:
     """Stored messages as the core's history turns."""
     return [HistoryTurn(m.role, m.text, [s.get("title", "") for s in (m.sources or [])]) for m in messages]
@@ -99,26 +111,48 @@ class ConversationService:
     """Runs turns for any adapter: reads history first, stores everything, tracks the active run."""
 
     def __init__(self, store: Store, pipeline: Pipeline, history_turns: int = 10,
-                 actions: ActionService | None = None):
+                 actions: ActionService | None = None, metrics: Metrics | None = None,
+                 supersede_wait: float = 10.0):
         self.store, self.pipeline, self.history_turns = store, pipeline, history_turns
-        self.actions = actions
+        self.actions, self.metrics, self.supersede_wait = actions, metrics or Metrics(), supersede_wait
         self._active: dict[SessionKey, Turn] = {}
+        self._locks: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
     async def ask(self, key: SessionKey, text: str, user_id: str = "") -> Turn:
-        """Start a turn: history is read before the question is stored, so it never sees itself."""
+        """Start a turn. Turns of one thread run in order: a new question stops the running answer
+        and waits until it is stored, then reads the history before storing itself."""
+        lock = self._locks.get(key)
+        if lock is None:
+            lock = self._locks[key] = asyncio.Lock()
+        async with lock:
+            await self._supersede(key)
+            return await self._start(key, text, user_id)
+
+    async def _supersede(self, key: SessionKey) -> None:
+        previous = self._active.get(key)
+        if previous is None:
+            return
+        previous.cancelled.set()
+        try:
+            await asyncio.wait_for(previous.done.wait(), self.supersede_wait)
+        except asyncio.TimeoutError:  # nobody is consuming that answer; do not wait for ever
+            log.warning("run %s did not stop within %.0fs; answering the new question anyway", previous.run_id,
+                        self.supersede_wait)
+
+    async def _start(self, key: SessionKey, text: str, user_id: str) -> Turn:
         started = time.perf_counter()
+        run_id = uuid.uuid4().hex[:12]
+        SESSION_ID.set(f"{key.platform}:{key.channel}:{key.thread}")
+        RUN_ID.set(run_id)
         conv = self.store.conversation(key.platform, key.tenant, key.channel, key.thread)
         history = to_history(self.store.history(conv.id, self.history_turns))
-        run_id = uuid.uuid4().hex[:12]
         question = self.store.add(Message(conversation_id=conv.id, role="user", text=text,
                                           user_id=user_id, run_id=run_id))
-        previous = self._active.get(key)
-        if previous is not None:
-            previous.cancelled.set()  # a new question supersedes the running answer
         try:
             prepared = await self.pipeline.prepare(text, history)
         except DocbotError as exc:
             log.warning("prepare failed in run %s: %s", run_id, exc)
+            self.metrics.errors.labels(_component(exc)).inc()
             prepared = Prepared(text, Rewrite(text, "none"), Route("error", 0.0, reason=str(exc)))
         self.store.update(question.id, rewritten=prepared.rewrite.text, rewrite_method=prepared.rewrite.method,
                           intent=prepared.route.intent, confidence=prepared.route.confidence)
@@ -128,6 +162,7 @@ class ConversationService:
         turn = Turn(self, key, run_id, prepared, history, answer.id, started)
         turn.action, turn.conversation_id = action, conv.id
         self._active[key] = turn
+        self.metrics.active_turns.inc()
         return turn
 
     def _propose(self, prepared: Prepared, conversation_id: int, run_id: str, user_id: str,
@@ -148,10 +183,16 @@ class ConversationService:
         try:
             self.store.update(turn.answer_id, text=turn.text, status=turn.status, sources=hits, timings=timings)
             self.store.add(self._trace(turn, hits, timings))
-        except DocbotError:
+        except DocbotError as exc:
             log.exception("could not store the answer of run %s", turn.run_id)
+            self.metrics.errors.labels(_component(exc)).inc()
         if self._active.get(turn.key) is turn:
             del self._active[turn.key]
+        self.metrics.active_turns.dec()
+        self.metrics.observe_turn(turn.prepared.route.intent, turn.status, timings)
+        if turn.prepared.rewrite.method == "fallback":
+            self.metrics.errors.labels("llm_rewrite").inc()
+        turn.done.set()
 
     @staticmethod
     def _trace(turn: Turn, hits: list[dict], timings: dict) -> TurnTrace:

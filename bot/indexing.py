@@ -17,6 +17,7 @@ from rag.errors import DocbotError
 from rag.ingest import Indexer, IndexReport
 from rag.sources import Source
 
+from .observability import Metrics
 from .storage import IndexRun, Store
 
 log = logging.getLogger(__name__)
@@ -37,8 +38,8 @@ class IndexJob:
     """Runs the indexer over every configured source while holding the lease."""
 
     def __init__(self, store: Store, indexer: Indexer, sources: list[Source], *, lease_ttl: float = 120.0,
-                 holder: str | None = None, lease: str = LEASE):
-        self.store, self.indexer, self.sources = store, indexer, sources
+                 holder: str | None = None, lease: str = LEASE, metrics: Metrics | None = None):
+        self.store, self.indexer, self.sources, self.metrics = store, indexer, sources, metrics
         self.lease_ttl, self.holder, self.lease = lease_ttl, holder or runner_id(), lease
 
     def run(self, trigger: str = "cli", *, full: bool = False, rebuild: bool = False, only: list[str] | None = None,
@@ -57,6 +58,8 @@ class IndexJob:
             report = self._rebuild(only, on_file, on_source) if rebuild else \
                 self._sync_all(full, only, on_file, on_source)
         except BaseException as exc:
+            if self.metrics:
+                self.metrics.index_runs.labels("failed").inc()
             if run is not None:
                 self.store.update_run(run.id, status="failed", finished_at=datetime.now(timezone.utc),
                                       errors=[["(run)", f"{exc.__class__.__name__}: {exc}"]])
@@ -67,6 +70,8 @@ class IndexJob:
                               seconds=round(report.seconds, 3), added=report.added, updated=report.updated,
                               unchanged=report.unchanged, deleted=report.deleted, chunks=report.chunks,
                               errors=[list(e) for e in report.errors])
+        if self.metrics:
+            self.metrics.index_runs.labels("done").inc()
         return self.store.get_run(run.id)
 
     def _rebuild(self, only, on_file, on_source) -> IndexReport:

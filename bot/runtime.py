@@ -26,6 +26,7 @@ from rag.sources import FolderSource, Source
 from .actions import ActionService, ReindexAction, WebhookAction
 from .conversation import ConversationService
 from .indexing import IndexJob
+from .observability import Metrics
 from .settings import Settings
 from .storage import Store
 
@@ -111,7 +112,7 @@ class Runtime:
     def index_job(self) -> IndexJob:
         """The one indexing job: CLI, scheduler and the re-index action all run it."""
         return IndexJob(self.store, self.indexer, self.sources, lease_ttl=self.settings.index_lease_seconds,
-                        lease=self.lease_name)
+                        lease=self.lease_name, metrics=self.metrics)
 
     @property
     def lease_name(self) -> str:
@@ -184,9 +185,15 @@ class Runtime:
         return Store(self.settings.db_url)
 
     @cached_property
+    def metrics(self) -> Metrics:
+        """This process's Prometheus metrics."""
+        return Metrics()
+
+    @cached_property
     def conversations(self) -> ConversationService:
         """The conversation service the adapters talk to."""
-        return ConversationService(self.store, self.pipeline, self.settings.history_turns, self.actions)
+        return ConversationService(self.store, self.pipeline, self.settings.history_turns, self.actions,
+                                   self.metrics)
 
     def executed_actions(self) -> int:
         """Actions that ran (or started to): what the eval counts as executed."""

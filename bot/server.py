@@ -5,6 +5,8 @@ from aiohttp import web
 
 from rag.errors import ConfigurationError
 
+from .observability import CONTENT_TYPE_LATEST
+
 from .runtime import Runtime
 
 RUNTIME = web.AppKey("runtime", Runtime)
@@ -13,6 +15,28 @@ RUNTIME = web.AppKey("runtime", Runtime)
 async def healthz(request: web.Request) -> web.Response:
     """Liveness: the process answers."""
     return web.json_response({"status": "ok"})
+
+
+async def readyz(request: web.Request) -> web.Response:
+    """Readiness: the conversation database and the search backend answer (503 naming what does not)."""
+    import asyncio
+
+    runtime = request.app[RUNTIME]
+    checks: dict[str, str] = {}
+    for name, probe in (("database", runtime.store.ping), ("search", runtime.index.stats)):
+        try:
+            await asyncio.wait_for(asyncio.to_thread(probe), 5)
+            checks[name] = "ok"
+        except Exception as exc:  # any failure means not ready; say which part and why
+            checks[name] = f"{exc.__class__.__name__}: {exc}"[:300]
+    ready = all(v == "ok" for v in checks.values())
+    return web.json_response({"status": "ready" if ready else "not ready", **checks}, status=200 if ready else 503)
+
+
+async def metrics(request: web.Request) -> web.Response:
+    """Prometheus metrics."""
+    body = request.app[RUNTIME].metrics.render()
+    return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
 
 async def _scheduler(app: web.Application):
@@ -68,6 +92,8 @@ def make_app(runtime: Runtime, *, schedule: bool = True) -> web.Application:
     app = web.Application(client_max_size=2 * 1024 * 1024)
     app[RUNTIME] = runtime
     app.router.add_get("/healthz", healthz)
+    app.router.add_get("/readyz", readyz)
+    app.router.add_get("/metrics", metrics)
     if runtime.settings.slack_bot_token:
         _mount_slack(app, runtime)
     if runtime.settings.teams_configured:

@@ -5,7 +5,7 @@ import time
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import JSON, Column, UniqueConstraint, delete, event, or_, update
+from sqlalchemy import JSON, Column, UniqueConstraint, delete, event, or_, text, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlmodel import Field, Session, SQLModel, create_engine, select
 
@@ -174,6 +174,11 @@ class Store:
 
     def _session(self) -> Session:
         return Session(self.engine, expire_on_commit=False)
+
+    def ping(self) -> None:
+        """Raise StorageError unless the database answers."""
+        with self._guard(), self.engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
 
     def conversation(self, platform: str, tenant: str, channel: str, thread: str) -> Conversation:
         """Get or create the conversation for a session key."""

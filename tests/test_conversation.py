@@ -124,3 +124,32 @@ async def test_a_failing_stage_still_replies_and_stores(service, monkeypatch):
     assert "sorry" in answer.lower() or "죄송" in answer
     stored = service.store.history(conv_id(service), 2)
     assert stored[0].text == "연차는 며칠이야?" and stored[1].text == answer
+
+
+async def test_two_messages_in_one_thread_are_processed_in_order(service):
+    """The second question waits for the first answer to be stored, and sees it in its history."""
+    import asyncio
+
+    first = await service.ask(KEY, "프로젝트 삭제 정책 알려줘", "u1")
+
+    async def consume_first():
+        await asyncio.sleep(0.2)  # the second message arrives while the first answer is still running
+        await first.collect()
+
+    consuming = asyncio.create_task(consume_first())
+    second = await service.ask(KEY, "그럼 언제까지 살릴 수 있어?", "u1")
+    await consuming
+    await second.collect()
+    assert first.done.is_set() and first.status == "cancelled"  # superseded cleanly, partial kept
+    _, history = service.rewriter.seen[-1]
+    assert history[:2] == ["프로젝트 삭제 정책 알려줘", first.text]  # the stored first answer, then the new one
+    stored = service.store.history(conv_id(service), 10)
+    assert [m.role for m in stored] == ["user", "assistant", "user", "assistant"]
+
+
+async def test_metrics_count_turns_and_stages(service):
+    await (await service.ask(KEY, "What is Beacon?")).collect()
+    text = service.metrics.render().decode()
+    assert 'docbot_turns_total{route="knowledge_search",status="complete"} 1.0' in text
+    assert 'docbot_turn_stage_seconds_count{stage="retrieve"} 1.0' in text
+    assert "docbot_active_turns 0.0" in text

@@ -257,11 +257,16 @@ async def test_a_superseded_run_never_writes_into_the_new_answer(bot, slack):
     old_writer = await adapter._open(old, key, "U1")
     old_stream = old.stream().__aiter__()
     await old_writer.append(await old_stream.__anext__())
+
+    async def drain_old():  # the old answer keeps streaming in its own task, as in production
+        async for piece in old_stream:
+            await old_writer.append(piece)
+        await old_writer.finish(old, key)
+
+    draining = asyncio.create_task(drain_old())
     new = await service.ask(key, "What is the hotel limit in the US?", "U1")  # supersedes the old run
-    assert old.cancelled.is_set()
-    async for piece in old_stream:  # the old run stops at its next piece
-        await old_writer.append(piece)
-    await old_writer.finish(old, key)
+    assert old.cancelled.is_set() and old.done.is_set()  # stopped and stored before the new one began
+    await draining
     await adapter.render(new, key, "U1")
     old_ts, new_ts = (c["_reply_ts"] for c in slack.named("chat.startStream"))
     old_text = "".join(c["markdown_text"] for c in slack.named("chat.appendStream") if c["ts"] == old_ts)
