@@ -214,7 +214,11 @@ class SlackAdapter:
 
     async def handle(self, request: web.Request) -> web.Response:
         """Bolt verifies the signature (401 if wrong) and acknowledges before the answer is written."""
-        return await to_aiohttp_response(await self.app.async_dispatch(await to_bolt_request(request)))
+        try:
+            bolt_request = await to_bolt_request(request)
+        except ValueError:  # a body that is not the JSON or form it claims to be
+            return web.json_response({"error": "malformed request body"}, status=400)
+        return await to_aiohttp_response(await self.app.async_dispatch(bolt_request))
 
     def _register(self) -> None:
         app = self.app

@@ -18,9 +18,12 @@ from rag.routing import Route
 
 from .actions import ActionService
 from .observability import RUN_ID, SESSION_ID, Metrics
+from .ratelimit import RateLimiter
 from .storage import Message, PendingAction, Store, TurnTrace
 
 log = logging.getLogger(__name__)
+
+STOP_POLL_SECONDS = 0.5  # how often a streaming answer looks for a Stop clicked on another replica
 
 
 
@@ -67,8 +70,13 @@ class Turn:
     async def stream(self) -> AsyncIterator[str]:
         """Answer pieces; the stored answer is updated when the stream ends, however it ends."""
         started = time.perf_counter()
+        checked = time.monotonic()
         try:
             async for piece in self.service.pipeline.answer(self.prepared, self.history):
+                if time.monotonic() - checked >= STOP_POLL_SECONDS:  # a Stop clicked on another replica
+                    checked = time.monotonic()
+                    if self.service.stop_requested_elsewhere(self.run_id):
+                        self.cancelled.set()
                 if self.cancelled.is_set():
                     self.status = "cancelled"
                     break
@@ -112,9 +120,10 @@ class ConversationService:
 
     def __init__(self, store: Store, pipeline: Pipeline, history_turns: int = 10,
                  actions: ActionService | None = None, metrics: Metrics | None = None,
-                 supersede_wait: float = 10.0):
+                 supersede_wait: float = 10.0, limiter: RateLimiter | None = None):
         self.store, self.pipeline, self.history_turns = store, pipeline, history_turns
         self.actions, self.metrics, self.supersede_wait = actions, metrics or Metrics(), supersede_wait
+        self.limiter = limiter
         self._active: dict[SessionKey, Turn] = {}
         self._locks: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
@@ -140,6 +149,18 @@ class ConversationService:
                         self.supersede_wait)
 
     async def _start(self, key: SessionKey, text: str, user_id: str) -> Turn:
+        try:
+            return await self._start_stored(key, text.replace("\x00", "\ufffd"), user_id)
+        except StorageError as exc:  # the database is down: still answer, with an apology, and say so in the log
+            log.error("conversation database unavailable; answering without storing: %s", exc)
+            self.metrics.errors.labels("storage").inc()
+            prepared = Prepared(text, Rewrite(text, "none"), Route("error", 0.0, reason=str(exc)),
+                                reply=canned("error", text))
+            turn = Turn(self, key, uuid.uuid4().hex[:12], prepared, [], 0, time.perf_counter())
+            self.metrics.active_turns.inc()
+            return turn
+
+    async def _start_stored(self, key: SessionKey, text: str, user_id: str) -> Turn:
         started = time.perf_counter()
         run_id = uuid.uuid4().hex[:12]
         SESSION_ID.set(f"{key.platform}:{key.channel}:{key.thread}")
@@ -149,7 +170,11 @@ class ConversationService:
         question = self.store.add(Message(conversation_id=conv.id, role="user", text=text,
                                           user_id=user_id, run_id=run_id))
         try:
-            prepared = await self.pipeline.prepare(text, history)
+            if self.limiter and not self.limiter.allow(user_id or key.channel, f"{key.platform}:{key.channel}"):
+                prepared = Prepared(text, Rewrite(text, "none"), Route("rate_limited", 1.0, reason="rate limit"),
+                                    reply=canned("rate_limited", text))
+            else:
+                prepared = await self.pipeline.prepare(text, history, channel=key.channel)
         except DocbotError as exc:
             log.warning("prepare failed in run %s: %s", run_id, exc)
             self.metrics.errors.labels(_component(exc)).inc()
@@ -207,12 +232,26 @@ class ConversationService:
             timings=timings, status=turn.status)
 
     def stop(self, key: SessionKey, run_id: str | None = None) -> bool:
-        """Stop the running answer of a thread (only that run, if given); what was said is kept."""
+        """Stop the running answer of a thread (only that run, if given); what was said is kept.
+
+        A run this process does not hold may be streaming on another replica: the request goes
+        through the shared database and that replica stops within STOP_POLL_SECONDS.
+        """
         turn = self._active.get(key)
-        if turn is None or (run_id is not None and turn.run_id != run_id):
+        if turn is not None and (run_id is None or turn.run_id == run_id):
+            turn.cancelled.set()
+            return True
+        if run_id is None:
             return False
-        turn.cancelled.set()
+        self.store.request_stop(run_id)
         return True
+
+    def stop_requested_elsewhere(self, run_id: str) -> bool:
+        """Whether another process asked this run to stop (a failing check never stops an answer)."""
+        try:
+            return self.store.stop_requested(run_id)
+        except DocbotError:
+            return False
 
     async def regenerate(self, key: SessionKey, user_id: str = "") -> Turn | None:
         """Drop the last question and its answer on the server, then answer that question again."""

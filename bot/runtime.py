@@ -15,7 +15,7 @@ from rag.ingest import Indexer
 from rag.intent import ClassifierRouter, IntentClassifier
 from rag.llm import OpenAIChat
 from rag.lookups import HttpJsonLookup, LookupRegistry
-from rag.pipeline import Pipeline
+from rag.pipeline import Pipeline, SourceAccess
 from rag.retrieval import Retriever
 from rag.rewrite import LLMRewriter, OfflineRewriter, Rewriter
 from rag.errors import ConfigurationError
@@ -27,6 +27,7 @@ from .actions import ActionService, ReindexAction, WebhookAction
 from .conversation import ConversationService
 from .indexing import IndexJob
 from .observability import Metrics
+from .ratelimit import RateLimiter
 from .settings import Settings
 from .storage import Store
 
@@ -169,7 +170,14 @@ class Runtime:
         s = self.settings
         return Pipeline(self.rewriter, self.router, self.retriever, self.answerer, analyzer=self.analyzer,
                         lookups=self.lookups, threshold=s.intent_threshold, chain=s.chain,
-                        max_steps=s.chain_max_steps)
+                        max_steps=s.chain_max_steps, access=self.access)
+
+    @cached_property
+    def access(self) -> SourceAccess:
+        """Sources restricted to the channels their spec lists."""
+        restricted = {FolderSource(Path(spec["path"])).key: set(spec["channels"])
+                      for spec in self.settings.sources if spec.get("channels")}
+        return SourceAccess(restricted)
 
     @cached_property
     def actions(self) -> ActionService:
@@ -192,8 +200,11 @@ class Runtime:
     @cached_property
     def conversations(self) -> ConversationService:
         """The conversation service the adapters talk to."""
-        return ConversationService(self.store, self.pipeline, self.settings.history_turns, self.actions,
-                                   self.metrics)
+        s = self.settings
+        limiter = RateLimiter(s.rate_limit_per_user, s.rate_limit_per_channel) \
+            if (s.rate_limit_per_user or s.rate_limit_per_channel) else None
+        return ConversationService(self.store, self.pipeline, s.history_turns, self.actions, self.metrics,
+                                   limiter=limiter)
 
     def executed_actions(self) -> int:
         """Actions that ran (or started to): what the eval counts as executed."""

@@ -19,7 +19,8 @@ class Settings(BaseSettings):
     docs: list[Path] = Field(default_factory=lambda: [Path("samples/handbook")],
                              description="Folders to index when DOCBOT_SOURCES is not set")
     sources: list[dict] = Field(default_factory=list,
-                                description='Sources, JSON: [{"name": "handbook", "path": "docs", "include": ["*.md"], "exclude": ["drafts/*"]}]')
+                                description='Sources, JSON: [{"name": "handbook", "path": "docs", "include": ["*.md"], '
+                                            '"exclude": ["drafts/*"], "channels": ["C0123"]}] (channels: only cited there)')
     index_schedule: str | None = Field("*/15 * * * *", description="crontab (UTC) or '<n>s'; empty disables")
     index_full_schedule: str | None = Field(None, description="periodic full re-embed, e.g. '0 3 * * 0'")
     index_lease_seconds: float = 120.0
@@ -64,6 +65,8 @@ class Settings(BaseSettings):
     webhooks: list[dict] = Field(default_factory=list, description="Webhook actions: name, url, keywords, description")
     action_admins: list[str] = Field(default_factory=list, description="User ids that may confirm anyone's action")
     action_ttl_seconds: int = 600
+    rate_limit_per_user: int = 20  # messages a minute; 0 disables
+    rate_limit_per_channel: int = 60
 
     # LLM (any OpenAI-compatible endpoint); none configured means fully offline
     openai_api_key: SecretStr | None = Field(None, validation_alias=AliasChoices("OPENAI_API_KEY", "DOCBOT_OPENAI_API_KEY"))

@@ -105,6 +105,13 @@ class SeenEvent(SQLModel, table=True):
     at: datetime = Field(default_factory=_now)
 
 
+class StopRequest(SQLModel, table=True):
+    """A Stop click for a run that another process is streaming; that process polls for it."""
+
+    run_id: str = Field(primary_key=True)
+    at: datetime = Field(default_factory=_now)
+
+
 class Feedback(SQLModel, table=True):
     """A helpful / not helpful click on an answer; one per user and message (the last click wins)."""
 
@@ -270,6 +277,21 @@ class Store:
             except IntegrityError:
                 session.rollback()
                 return False
+
+    def request_stop(self, run_id: str) -> None:
+        """Ask whichever process runs `run_id` to stop it."""
+        with self._guard(), self._session() as session:
+            if session.get(StopRequest, run_id) is None:
+                session.add(StopRequest(run_id=run_id))
+                try:
+                    session.commit()
+                except IntegrityError:  # clicked twice at once
+                    session.rollback()
+
+    def stop_requested(self, run_id: str) -> bool:
+        """Whether a Stop was clicked for this run on any process."""
+        with self._guard(), self._session() as session:
+            return session.get(StopRequest, run_id) is not None
 
     def set_feedback(self, message_id: int, user_id: str, helpful: bool) -> None:
         """Record or change a user's feedback on an answer."""

@@ -41,6 +41,8 @@ _REPLIES = {
                         "I can't see live state for that; I answer from documents. Please check the dashboard or the owning team."),
     "action": ("이 요청은 무언가를 변경하는 작업이라 바로 실행하지 않습니다. 변경은 확인 버튼과 권한 확인을 거쳐야 하며, 이 배포에는 아직 실행할 수 있는 작업이 연결되어 있지 않습니다.",
                "That would change something, so I won't do it directly: changes need a confirmation and a permission check, and no actions are connected in this deployment yet."),
+    "rate_limited": ("잠시만요! 메시지가 너무 빨리 들어오고 있어요. 1분쯤 뒤에 다시 물어봐 주세요.",
+                     "Easy there! Messages are coming in faster than I can take them; please ask again in a minute."),
     "error": ("죄송합니다. 답변을 준비하는 중에 문제가 생겼습니다. 잠시 후 다시 시도해 주세요.",
               "Sorry, something went wrong while preparing the answer. Please try again in a moment."),
     AMBIGUOUS: ("어떤 것을 원하시는지 확실하지 않습니다. 찾으시는 문서나 주제를 조금 더 알려주시겠어요?",
@@ -57,19 +59,39 @@ def canned(kind: str, question: str) -> str:
 log = logging.getLogger(__name__)
 
 
+@dataclass
+class SourceAccess:
+    """Sources restricted to listed channels (or teams); a restricted source is never cited elsewhere."""
+
+    restricted: dict[str, set[str]] = field(default_factory=dict)  # source key -> allowed channel ids
+
+    def allows(self, source: str, channel: str | None) -> bool:
+        """Whether a hit from this source may be shown in this channel."""
+        allowed = self.restricted.get(source)
+        return allowed is None or (channel is not None and channel in allowed)
+
+
 class Pipeline:
     """Rewrite -> route -> retrieve (plain or chained) or look up -> answer, with stage timings."""
 
     def __init__(self, rewriter: Rewriter, router: Router, retriever: Retriever, answerer: Answerer,
                  *, analyzer: Analyzer, lookups: LookupRegistry | None = None, threshold: float = 0.65,
-                 chain: str = "auto", max_steps: int = 3):
+                 chain: str = "auto", max_steps: int = 3, access: SourceAccess | None = None):
         self.rewriter, self.router, self.retriever, self.answerer = rewriter, router, retriever, answerer
         self.analyzer, self.lookups = analyzer, lookups or LookupRegistry()
         self.threshold, self.chain, self.max_steps = threshold, chain, max_steps
+        self.access = access or SourceAccess()
 
-    def retrieve(self, query: str, k: int | None = None) -> tuple[list[Hit], list[str]]:
-        """Hits for a standalone query, through the chain when it has several parts; and the steps."""
+    def retrieve(self, query: str, k: int | None = None, channel: str | None = None) -> tuple[list[Hit], list[str]]:
+        """Hits this channel may see, through the chain when the query has several parts; and the steps."""
         k = k or self.retriever.k
+        if not self.access.restricted:
+            return self._retrieve(query, k)
+        # Ask for more, then drop what this channel may not see, so k allowed hits usually remain.
+        hits, steps = self._retrieve(query, k * 3)
+        return [h for h in hits if self.access.allows(h.source, channel)][:k], steps
+
+    def _retrieve(self, query: str, k: int) -> tuple[list[Hit], list[str]]:
         steps = decompose(query, self.analyzer, self.max_steps) if self.chain != "off" else [query]
         if len(steps) < 2:
             return self.retriever.search(query, k), []
@@ -81,7 +103,7 @@ class Pipeline:
         per_step.append(self.retriever.search(query, k))
         return merge(per_step, k * 2), steps
 
-    async def prepare(self, question: str, history: list[HistoryTurn]) -> Prepared:
+    async def prepare(self, question: str, history: list[HistoryTurn], channel: str | None = None) -> Prepared:
         """Rewrite with the history, route, and search when the route needs documents."""
         timings: dict[str, float] = {}
         clipped = question.strip()
@@ -104,7 +126,7 @@ class Pipeline:
         started = time.perf_counter()
         if route.intent == "knowledge_search":
             # Embedding and search are CPU-bound; keep the event loop free for other threads' turns.
-            prepared.hits, prepared.steps = await asyncio.to_thread(self.retrieve, rewrite.text)
+            prepared.hits, prepared.steps = await asyncio.to_thread(self.retrieve, rewrite.text, None, channel)
             prepared.searched = True
             timings["retrieve_ms"] = _ms(started)
             if prepared.steps:
