@@ -62,6 +62,10 @@ class OpenAIStandIn:
         body = await request.json()
         self.requests.append(body)
         reply = self.script.pop(0) if self.script else Reply("(no script)")
+        return await self.respond(request, body, reply)
+
+    async def respond(self, request: web.Request, body: dict, reply: Reply) -> web.StreamResponse:
+        """Answer one chat request with a reply: delay, error, JSON or server-sent events."""
         if reply.delay:
             await asyncio.sleep(reply.delay)
         if reply.status != 200:

@@ -103,3 +103,49 @@ async def test_malformed_platform_payloads_are_refused_cleanly(tmp_path, make):
     finally:
         await client.close()
         await slack.close()
+
+
+def test_a_pdf_zip_bomb_is_refused_not_inflated():
+    import zlib
+
+    from rag.errors import DocumentError
+    from rag.loaders import load
+
+    bomb = zlib.compress(b"0" * 120_000_000, 9)  # ~120 MB of text behind a ~120 KB stream
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R >>",
+               b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(bomb) + bomb + b"\nendstream"]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for n, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % n + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 5\n0000000000 65535 f \n" + b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % xref
+    with pytest.raises(DocumentError) as info:
+        load("bomb.pdf", bytes(out))
+    assert "bomb.pdf" in str(info.value)
+
+
+async def test_secrets_never_reach_the_logs(tmp_path, caplog, handbook_indexer):
+    import logging
+
+    from bot.runtime import Runtime
+    from bot.settings import Settings
+
+    secrets = {"OPENAI_API_KEY": "sk-livekeylivekeylivekey123", "SLACK_BOT_TOKEN": "xoxb-1111-2222-secretsecret",
+               "SLACK_SIGNING_SECRET": "signing-secret-value-42"}
+    settings = Settings(_env_file=None, data_dir=tmp_path, OPENAI_BASE_URL="http://127.0.0.1:9/v1",
+                        rewrite_timeout=0.5, answer_timeout=0.5, **secrets)
+    runtime = Runtime(settings)
+    runtime.__dict__["index"] = handbook_indexer.index
+    with caplog.at_level(logging.DEBUG):
+        logging.getLogger("docbot.test").info("settings: %s", settings)
+        key = SessionKey("console", "local", "me", "t")
+        await (await runtime.conversations.ask(key, "hi there, my token is xoxb-9999-8888-usersecret", "me")).collect()
+        turn = await runtime.conversations.ask(key, "What is Beacon?", "me")  # the LLM is down: fallbacks log
+        await turn.collect()
+    logged = caplog.text
+    assert all(value not in logged for value in secrets.values())
+    traces = runtime.store.traces(runtime.store.conversation(*key.__dict__.values()).id)
+    assert "xoxb-9999-8888-usersecret" not in traces[0].original

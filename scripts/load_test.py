@@ -1,0 +1,167 @@
+"""Load test: N users in M threads each against a real `docbot serve` process on loopback.
+
+    python scripts/load_test.py [--users 10] [--threads 5] [--turns 3]
+
+Starts, on 127.0.0.1 only: a Slack Web API stand-in and an OpenAI-compatible stand-in
+(streamed answers, JSON rewrites) in this process, and `docbot serve` as a subprocess with a
+fresh data dir holding the bundled handbook's index. Every thread is a Slack thread whose
+turns are signed `app_mention` / thread events sent one after another (a follow-up waits
+for the previous answer); all threads run at once. Reports throughput, p50/p95 latency
+(event posted -> chat.stopStream for that answer), errors, and checks in the database that
+no message was lost. Bounded: it stops after the turns or --timeout seconds.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import aiohttp
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from openai_standin import OpenAIStandIn, Reply  # noqa: E402
+from slack_standin import SlackStandIn, event_body, signed  # noqa: E402
+
+SECRET = "load-test-secret"
+QUESTIONS = [("연차는 1년에 며칠이야?", "남은 건 이월돼?", "신청은 어디서 해?"),
+             ("How do I restart the Orion Gateway?", "what's its default rate limit?", "who owns it?"),
+             ("프로젝트 삭제 정책 알려줘", "그럼 언제까지 살릴 수 있어?", "알림은 누구한테 가?"),
+             ("What is the hotel limit in the US?", "and the per diem?", "when is the expense report due?")]
+
+
+class ScriptedLLM(OpenAIStandIn):
+    """Endless replies: a JSON rewrite for rewrite calls, a streamed cited answer otherwise."""
+
+    async def _chat(self, request):
+        body = await request.json()
+        if body.get("response_format"):
+            last = body["messages"][-1]["content"].split("Last message: ")[-1].split("\n")[0]
+            reply = Reply(json.dumps({"standalone": last, "intent": "knowledge_search", "confidence": 0.9,
+                                      "entities": []}))
+        else:
+            reply = Reply(pieces=["According to the handbook ", "the answer is ", "in [1]."], delay=0.05)
+        return await self.respond(request, body, reply)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def wait_http(url: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    async with aiohttp.ClientSession() as session:
+        while True:
+            try:
+                async with session.get(url) as response:
+                    if response.status == 200:
+                        return
+            except aiohttp.ClientError:
+                pass
+            if time.monotonic() > deadline:
+                raise SystemExit(f"docbot serve did not come up at {url}")
+            await asyncio.sleep(0.5)
+
+
+async def run(args) -> dict:
+    slack, llm = await SlackStandIn().start(), await ScriptedLLM().start()
+    port = free_port()
+    tmp = tempfile.mkdtemp(prefix="docbot-load-")
+    env = {**os.environ, "DOCBOT_DATA_DIR": tmp, "DOCBOT_PORT": str(port), "DOCBOT_HOST": "127.0.0.1",
+           "SLACK_BOT_TOKEN": "xoxb-load", "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_BASE_URL": slack.base_url,
+           "OPENAI_BASE_URL": llm.base_url, "OPENAI_API_KEY": "sk-load", "DOCBOT_SLACK_UPDATE_SECONDS": "0.2",
+           "DOCBOT_INDEX_SCHEDULE": "", "DOCBOT_RATE_LIMIT_PER_USER": "0", "DOCBOT_RATE_LIMIT_PER_CHANNEL": "0"}
+    docbot = str(Path(sys.executable).parent / "docbot")
+    subprocess.run([docbot, "index", str(ROOT / "samples" / "handbook")], env=env, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen([docbot, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    latencies, errors = [], []
+    try:
+        await wait_http(f"http://127.0.0.1:{port}/healthz", 120)
+        started = time.perf_counter()
+        async with aiohttp.ClientSession() as session:
+            async def thread(user: int, n: int) -> None:
+                channel, root = f"C{user % 7}", f"17000{user:03d}{n:02d}.000100"
+                for turn, text in enumerate(QUESTIONS[(user + n) % len(QUESTIONS)][: args.turns]):
+                    ts = root if turn == 0 else f"17000{user:03d}{n:02d}.00{turn:02d}00"
+                    body = event_body(f"<@UBOT> {text}" if turn == 0 else text, event_id=f"Ev{user}-{n}-{turn}",
+                                      ts=ts, channel=channel, thread_ts=None if turn == 0 else root,
+                                      kind="app_mention" if turn == 0 else "message", user=f"U{user}")
+                    done_before = sum(1 for b in slack.named("chat.startStream")
+                                      if b.get("thread_ts") == root and b.get("channel") == channel)
+                    t0 = time.perf_counter()
+                    try:
+                        async with session.post(f"http://127.0.0.1:{port}/slack/events", data=body.encode(),
+                                                headers={"Content-Type": "application/json",
+                                                         **signed(SECRET, body)}) as response:
+                            if response.status != 200:
+                                errors.append(f"HTTP {response.status}")
+                                return
+                        await until_answered(slack, channel, root, done_before + 1, args.timeout)
+                        latencies.append((time.perf_counter() - t0) * 1000)
+                    except TimeoutError:
+                        errors.append(f"no answer in {channel}/{root} turn {turn + 1}")
+                        return
+
+            await asyncio.gather(*[thread(u, n) for u in range(args.users) for n in range(args.threads)])
+        elapsed = time.perf_counter() - started
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        await slack.close()
+        await llm.close()
+    lost = lost_messages(tmp, args.users * args.threads * args.turns)
+    return {"users": args.users, "threads_per_user": args.threads, "threads": args.users * args.threads,
+            "turns": len(latencies), "seconds": round(elapsed, 1),
+            "throughput_turns_per_s": round(len(latencies) / elapsed, 2),
+            "latency_ms": {"p50": round(float(np.percentile(latencies, 50)), 1) if latencies else None,
+                           "p95": round(float(np.percentile(latencies, 95)), 1) if latencies else None},
+            "errors": len(errors), "error_samples": errors[:5], **lost}
+
+
+async def until_answered(slack: SlackStandIn, channel: str, root: str, count: int, timeout: float) -> None:
+    """Wait until the thread has `count` finished streams."""
+    deadline = time.monotonic() + timeout
+    while True:
+        starts = [b["_reply_ts"] for b in slack.named("chat.startStream")
+                  if b.get("thread_ts") == root and b.get("channel") == channel]
+        stopped = {b["ts"] for b in slack.named("chat.stopStream")}
+        if len([ts for ts in starts if ts in stopped]) >= count:
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError
+        await asyncio.sleep(0.02)
+
+
+def lost_messages(data_dir: str, expected: int) -> dict:
+    """Count user messages and complete answers in the database the server used."""
+    import sqlite3
+
+    db = sqlite3.connect(Path(data_dir) / "docbot.sqlite3")
+    users = db.execute("SELECT count(*) FROM message WHERE role='user'").fetchone()[0]
+    complete = db.execute("SELECT count(*) FROM message WHERE role='assistant' AND status='complete'").fetchone()[0]
+    return {"user_messages_stored": users, "answers_complete": complete, "lost_messages": expected - users}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--users", type=int, default=10)
+    parser.add_argument("--threads", type=int, default=5)
+    parser.add_argument("--turns", type=int, default=3)
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds one answer may take")
+    print(json.dumps(asyncio.run(run(parser.parse_args())), indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
