@@ -16,7 +16,11 @@ from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
-from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+    AsyncServerErrorRetryHandler,
+)
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import ConversationService, SessionKey, Turn
@@ -195,9 +199,12 @@ class SlackAdapter:
 
     def __init__(self, service: ConversationService, bot_token: str, signing_secret: str, *,
                  api_base_url: str | None = None, source_url_base: str | None = None,
-                 update_every: float = 1.0, streaming: bool = True):
+                 update_every: float = 1.0, streaming: bool = True, retries: int = 3):
         client = AsyncWebClient(token=bot_token, base_url=api_base_url or AsyncWebClient.BASE_URL)
-        client.retry_handlers.append(AsyncRateLimitErrorRetryHandler(max_retry_count=3))
+        # slack_sdk's own handlers: 429 after Retry-After, connection errors and 5xx with backoff and jitter.
+        client.retry_handlers.extend([AsyncRateLimitErrorRetryHandler(max_retry_count=retries),
+                                      AsyncConnectionErrorRetryHandler(max_retry_count=retries),
+                                      AsyncServerErrorRetryHandler(max_retry_count=retries)])
         self.service, self.renderer = service, SlackRenderer(source_url_base)
         self.update_every, self.streaming = update_every, streaming
         self.app = AsyncApp(client=client, signing_secret=signing_secret)

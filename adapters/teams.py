@@ -13,7 +13,6 @@ import logging
 import time
 from typing import Any, Awaitable, Callable
 
-import aiohttp
 from aiohttp import web
 from microsoft_agents.activity import Activity, Attachment
 from microsoft_agents.hosting.aiohttp import CloudAdapter, jwt_authorization_middleware
@@ -21,25 +20,21 @@ from microsoft_agents.hosting.core import ActivityHandler, TurnContext
 from microsoft_agents.hosting.core.app.streaming import Citation, StreamingResponse
 from microsoft_agents.hosting.core.authorization import AgentAuthConfiguration
 from microsoft_agents.hosting.core.authorization.anonymous_token_provider import AnonymousTokenProvider
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_random_exponential
-
 from bot.conversation import ConversationService, SessionKey, Turn
+from rag.resilience import RetryPolicy, transient_http
 
 log = logging.getLogger(__name__)
 
 CARD = "application/vnd.microsoft.card.adaptive"
 
 
-def _retryable(exc: BaseException) -> bool:
-    return isinstance(exc, aiohttp.ClientResponseError) and (exc.status == 429 or exc.status >= 500)
+# Connector calls: 429, 5xx and connection errors retried with backoff and jitter (see rag.resilience).
+POLICY = RetryPolicy(attempts=4)
 
 
-async def with_retries(call: Callable[[], Awaitable[Any]], attempts: int = 4, max_wait: float = 8.0) -> Any:
-    """Connector calls: 429 and 5xx retried with exponential backoff and jitter."""
-    async for attempt in AsyncRetrying(retry=retry_if_exception(_retryable), stop=stop_after_attempt(attempts),
-                                       wait=wait_random_exponential(multiplier=0.5, max=max_wait), reraise=True):
-        with attempt:
-            return await call()
+async def with_retries(policy: RetryPolicy, call: Callable[[], Awaitable[Any]]) -> Any:
+    """One connector call under the retry policy."""
+    return await policy.call_async(call, transient_http)
 
 
 def card(turn: Turn, text: str, running: bool) -> dict:
@@ -109,9 +104,11 @@ class _AnonymousConnections:
 class DocbotAgent(ActivityHandler):
     """Messages become turns; Adaptive Card submits become stop / regenerate / feedback / decisions."""
 
-    def __init__(self, service: ConversationService, update_every: float = 1.0, source_url_base: str | None = None):
+    def __init__(self, service: ConversationService, update_every: float = 1.0, source_url_base: str | None = None,
+                 policy: RetryPolicy = POLICY):
         super().__init__()
         self.service, self.update_every, self.source_url_base = service, update_every, source_url_base
+        self.policy = policy
 
     @staticmethod
     def key(activity: Activity) -> SessionKey:
@@ -167,7 +164,7 @@ class DocbotAgent(ActivityHandler):
     async def _send_then_update(self, ctx: TurnContext, turn: Turn, pieces) -> None:
         placeholder = Activity(type="message", text="…",
                                attachments=[Attachment(content_type=CARD, content=card(turn, "", running=True))])
-        sent = await with_retries(lambda: ctx.send_activity(placeholder))
+        sent = await with_retries(self.policy, lambda: ctx.send_activity(placeholder))
         last = time.monotonic()
         async for _ in pieces:
             if time.monotonic() - last >= self.update_every:
@@ -179,7 +176,7 @@ class DocbotAgent(ActivityHandler):
     async def _update(self, ctx: TurnContext, activity_id: str, turn: Turn, text: str, running: bool) -> None:
         update = Activity(type="message", id=activity_id, text=text[:28000],
                           attachments=[Attachment(content_type=CARD, content=card(turn, text, running))])
-        await with_retries(lambda: ctx.update_activity(update))
+        await with_retries(self.policy, lambda: ctx.update_activity(update))
 
     async def _on_card(self, ctx: TurnContext, data: dict) -> None:
         kind, user, key = data.get("docbot"), self.user(ctx.activity), self.key(ctx.activity)
@@ -191,15 +188,15 @@ class DocbotAgent(ActivityHandler):
                 await self.render(ctx, turn)
         elif kind == "feedback":
             self.service.store.set_feedback(int(data["message"]), user, bool(data.get("helpful")))
-            await with_retries(lambda: ctx.send_activity("Thanks for the feedback!"))
+            await with_retries(self.policy, lambda: ctx.send_activity("Thanks for the feedback!"))
         elif kind in ("confirm", "cancel") and self.service.actions is not None:
             actions = self.service.actions
             outcome = (await actions.confirm(int(data["action"]), user) if kind == "confirm"
                        else actions.cancel(int(data["action"]), user))
             if outcome.status != "denied" and ctx.activity.reply_to_id:
                 done = Activity(type="message", id=ctx.activity.reply_to_id, text=outcome.message)
-                await with_retries(lambda: ctx.update_activity(done))
-            await with_retries(lambda: ctx.send_activity(outcome.message))
+                await with_retries(self.policy, lambda: ctx.update_activity(done))
+            await with_retries(self.policy, lambda: ctx.send_activity(outcome.message))
 
 
 def _korean(turn: Turn) -> bool:
@@ -212,8 +209,9 @@ class TeamsAdapter:
     """The /api/messages endpoint: JWT-validated with an app id, anonymous (local only) without one."""
 
     def __init__(self, service: ConversationService, *, app_id: str | None = None, app_password: str | None = None,
-                 tenant_id: str | None = None, update_every: float = 1.0, source_url_base: str | None = None):
-        self.agent = DocbotAgent(service, update_every, source_url_base)
+                 tenant_id: str | None = None, update_every: float = 1.0, source_url_base: str | None = None,
+                 policy: RetryPolicy = POLICY):
+        self.agent = DocbotAgent(service, update_every, source_url_base, policy)
         if app_id:
             from microsoft_agents.authentication.msal import MsalConnectionManager
             from microsoft_agents.hosting.core.authorization import AuthTypes

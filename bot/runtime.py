@@ -16,6 +16,7 @@ from rag.intent import ClassifierRouter, IntentClassifier
 from rag.llm import OpenAIChat
 from rag.lookups import HttpJsonLookup, LookupRegistry
 from rag.pipeline import Pipeline, SourceAccess
+from rag.resilience import RetryPolicy
 from rag.retrieval import Retriever
 from rag.rewrite import LLMRewriter, OfflineRewriter, Rewriter
 from rag.errors import ConfigurationError
@@ -44,12 +45,18 @@ class Runtime:
         return Analyzer()
 
     @cached_property
+    def retry_policy(self) -> RetryPolicy:
+        """The one retry and timeout policy every outside call follows."""
+        s = self.settings
+        return RetryPolicy(attempts=s.retry_attempts, max_wait=s.retry_max_wait, timeout=s.http_timeout)
+
+    @cached_property
     def embedder(self) -> Embedder:
         """The configured embedder."""
         s = self.settings
         if s.embedder == "openai":
             key = s.openai_api_key.get_secret_value() if s.openai_api_key else "unused"
-            return OpenAIEmbedder(s.embedding_model, s.embedding_dim, key, s.openai_base_url)
+            return OpenAIEmbedder(s.embedding_model, s.embedding_dim, key, s.openai_base_url, self.retry_policy)
         return E5Embedder()
 
     @cached_property
@@ -81,8 +88,11 @@ class Runtime:
             elif s.elasticsearch_username:
                 auth["basic_auth"] = (s.elasticsearch_username,
                                       s.elasticsearch_password.get_secret_value() if s.elasticsearch_password else "")
-            return AsyncElasticsearch(s.elasticsearch_url, ca_certs=s.elasticsearch_ca_certs, request_timeout=30,
-                                      max_retries=3, retry_on_status=(429, 502, 503, 504), retry_on_timeout=True,
+            policy = self.retry_policy
+            return AsyncElasticsearch(s.elasticsearch_url, ca_certs=s.elasticsearch_ca_certs,
+                                      request_timeout=policy.timeout, max_retries=policy.retries,
+                                      retry_on_status=(429, 502, 503, 504), retry_on_timeout=True,
+                                      retry_backoff_base=policy.base_wait, retry_backoff_cap=policy.max_wait,
                                       **auth, **overrides)
 
         return make
@@ -132,7 +142,7 @@ class Runtime:
     def _chat(self, model: str) -> OpenAIChat:
         s = self.settings
         key = s.openai_api_key.get_secret_value() if s.openai_api_key else "not-needed"
-        return OpenAIChat(model, key, s.openai_base_url)
+        return OpenAIChat(model, key, s.openai_base_url, max_retries=self.retry_policy.retries)
 
     @cached_property
     def rewriter(self) -> Rewriter:
@@ -162,7 +172,7 @@ class Runtime:
     @cached_property
     def lookups(self) -> LookupRegistry:
         """Configured live-state lookups."""
-        return LookupRegistry([HttpJsonLookup(**spec) for spec in self.settings.lookups])
+        return LookupRegistry([HttpJsonLookup(**{"policy": self.retry_policy, **spec}) for spec in self.settings.lookups])
 
     @cached_property
     def pipeline(self) -> Pipeline:

@@ -62,7 +62,8 @@ def _mount_slack(app: web.Application, runtime: Runtime) -> None:
     adapter = SlackAdapter(runtime.conversations, s.slack_bot_token.get_secret_value(),
                            s.slack_signing_secret.get_secret_value() if s.slack_signing_secret else "",
                            api_base_url=s.slack_api_base_url, source_url_base=s.source_url_base,
-                           update_every=s.slack_update_seconds, streaming=s.slack_streaming)
+                           update_every=s.slack_update_seconds, streaming=s.slack_streaming,
+                           retries=runtime.retry_policy.retries)
     if s.slack_signing_secret:
         adapter.mount(app)
     if s.slack_app_token:
@@ -84,7 +85,7 @@ def _mount_teams(app: web.Application, runtime: Runtime) -> None:
     TeamsAdapter(runtime.conversations, app_id=s.microsoft_app_id,
                  app_password=s.microsoft_app_password.get_secret_value() if s.microsoft_app_password else None,
                  tenant_id=s.microsoft_app_tenant_id, update_every=s.slack_update_seconds,
-                 source_url_base=s.source_url_base).mount(app)
+                 source_url_base=s.source_url_base, policy=runtime.retry_policy).mount(app)
 
 
 def make_app(runtime: Runtime, *, schedule: bool = True) -> web.Application:

@@ -76,6 +76,11 @@ class Settings(BaseSettings):
     rewrite_timeout: float = 4.0
     answer_timeout: float = 30.0
 
+    # One retry policy for every outside call (LLM, embeddings, lookups, Slack, Teams, Elasticsearch)
+    retry_attempts: int = 3
+    retry_max_wait: float = 8.0
+    http_timeout: float = 30.0
+
     # Chat platforms (adapters mount in `docbot serve` when these are set)
     slack_bot_token: SecretStr | None = Field(None, validation_alias=AliasChoices("SLACK_BOT_TOKEN"))
     slack_signing_secret: SecretStr | None = Field(None, validation_alias=AliasChoices("SLACK_SIGNING_SECRET"))

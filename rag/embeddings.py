@@ -7,6 +7,7 @@ from typing import Protocol
 import numpy as np
 
 from .errors import EmbeddingError
+from .resilience import RetryPolicy
 
 # e5-small reads at most 512 tokens; longer input only costs time. ~1,500 chars stays inside it.
 MAX_EMBED_CHARS = 1500
@@ -67,16 +68,21 @@ class E5Embedder:
 class OpenAIEmbedder:
     """Embeddings from any OpenAI-compatible `/embeddings` endpoint (OpenAI, Azure, vLLM, Ollama)."""
 
-    def __init__(self, model: str, dim: int, api_key: str, base_url: str | None, timeout: float = 30.0):
+    def __init__(self, model: str, dim: int, api_key: str, base_url: str | None,
+                 policy: RetryPolicy | None = None):
         from openai import OpenAI
 
         self.name, self.dim = f"openai/{model}", dim
-        self._model = model
-        self._client = OpenAI(api_key=api_key, base_url=base_url, timeout=timeout, max_retries=2)
+        self._model, self._policy = model, policy or RetryPolicy()
+        self._client = OpenAI(api_key=api_key, base_url=base_url, timeout=self._policy.timeout, max_retries=0)
 
     def _embed(self, texts: list[str]) -> np.ndarray:
+        import openai
+
+        transient = (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
         try:
-            response = self._client.embeddings.create(model=self._model, input=texts)
+            response = self._policy.call(lambda: self._client.embeddings.create(model=self._model, input=texts),
+                                         lambda exc: isinstance(exc, transient))
         except Exception as exc:  # the client raises a zoo of transport errors; one type for callers
             raise EmbeddingError(f"embedding endpoint failed: {exc}") from exc
         matrix = np.array([d.embedding for d in sorted(response.data, key=lambda d: d.index)], np.float32)

@@ -26,7 +26,8 @@ class OpenAIChat:
         from openai import AsyncOpenAI
 
         self.model = model
-        # The client's own retries cover connection resets; our timeouts bound the total wait.
+        # The client's own retries (exponential backoff with jitter) cover resets, 429 and 5xx;
+        # the per-call timeouts bound the total wait, so a retry never outlives the turn's budget.
         self._client = AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=max_retries)
 
     async def complete(self, messages: list[dict], *, max_tokens: int, timeout: float, json_mode: bool = False) -> str:

@@ -12,6 +12,8 @@ from typing import Any, Protocol
 
 import aiohttp
 
+from .resilience import RetryPolicy, transient_http
+
 
 class LookupTool(Protocol):
     """A live-state source that can say how well it matches a message."""
@@ -45,6 +47,7 @@ class HttpJsonLookup:
     template: str = "{name}: {value}"
     timeout: float = 5.0
     headers: dict[str, str] = field(default_factory=dict)
+    policy: RetryPolicy = field(default_factory=lambda: RetryPolicy(attempts=2, max_wait=1.0))
 
     def score(self, text: str) -> int:
         """Trigger words present in the message."""
@@ -52,13 +55,15 @@ class HttpJsonLookup:
         return sum(1 for k in self.keywords if k.lower() in lowered)
 
     async def run(self) -> str:
-        """The formatted value."""
-        timeout = aiohttp.ClientTimeout(total=self.timeout)
-        async with aiohttp.ClientSession(timeout=timeout) as session:
+        """The formatted value (a GET is safe to retry)."""
+        return self.template.format(name=self.name, value=dig(await self.policy.call_async(self._get, transient_http),
+                                                               self.path))
+
+    async def _get(self) -> Any:
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=self.timeout)) as session:
             async with session.get(self.url, headers=self.headers) as response:
                 response.raise_for_status()
-                data = await response.json(content_type=None)
-        return self.template.format(name=self.name, value=dig(data, self.path))
+                return await response.json(content_type=None)
 
 
 class LookupRegistry:

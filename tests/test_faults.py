@@ -149,3 +149,33 @@ async def test_secrets_never_reach_the_logs(tmp_path, caplog, handbook_indexer):
     assert all(value not in logged for value in secrets.values())
     traces = runtime.store.traces(runtime.store.conversation(*key.__dict__.values()).id)
     assert "xoxb-9999-8888-usersecret" not in traces[0].original
+
+
+async def test_outside_calls_retry_transient_failures_with_one_policy():
+    from aiohttp import web
+    from aiohttp.test_utils import TestServer
+
+    from rag.lookups import HttpJsonLookup
+    from rag.resilience import RetryPolicy
+
+    answers = [503, 200]
+
+    async def status(request):
+        code = answers.pop(0)
+        return web.json_response({"state": "green"} if code == 200 else {}, status=code)
+
+    app = web.Application()
+    app.router.add_get("/s", status)
+    server = TestServer(app, host="127.0.0.1")
+    await server.start_server()
+    try:
+        policy = RetryPolicy(attempts=3, base_wait=0.01, max_wait=0.05)
+        lookup = HttpJsonLookup("build", str(server.make_url("/s")), ["build"], "state", "Build is {value}",
+                                policy=policy)
+        assert await lookup.run() == "Build is green" and answers == []
+        answers.extend([404])
+        with pytest.raises(Exception):  # a 404 is not transient: no retry
+            await lookup.run()
+        assert answers == []
+    finally:
+        await server.close()
