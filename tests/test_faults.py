@@ -179,3 +179,27 @@ async def test_outside_calls_retry_transient_failures_with_one_policy():
         assert answers == []
     finally:
         await server.close()
+
+
+async def test_llm_endpoint_down_still_answers_from_the_documents(tmp_path, handbook_indexer):
+    from bot.runtime import Runtime
+    from bot.settings import Settings
+
+    settings = Settings(_env_file=None, data_dir=tmp_path, OPENAI_BASE_URL="http://127.0.0.1:9/v1",
+                        OPENAI_API_KEY="sk-test", rewrite_timeout=1, answer_timeout=1, retry_attempts=1)
+    runtime = Runtime(settings)
+    runtime.__dict__["index"] = handbook_indexer.index
+    key = SessionKey("console", "local", "me", "llm-down")
+    await (await runtime.conversations.ask(key, "연차는 1년에 며칠이야?", "me")).collect()
+    turn = await runtime.conversations.ask(key, "남은 건 이월돼?", "me")  # rewrite and answer calls both fail
+    answer = await turn.collect()
+    assert turn.prepared.rewrite.method == "fallback" and "이월" in answer and "[1]" in answer
+    assert turn.status == "complete"
+
+
+def test_an_enormous_file_is_reported_not_loaded():
+    from rag.errors import DocumentError
+    from rag.loaders import MAX_FILE_BYTES, load
+
+    with pytest.raises(DocumentError, match="limit"):
+        load("dump.txt", b"a" * (MAX_FILE_BYTES + 1))
