@@ -26,7 +26,6 @@ log = logging.getLogger(__name__)
 STOP_POLL_SECONDS = 0.5  # how often a streaming answer looks for a Stop clicked on another replica
 
 
-
 @dataclass(frozen=True)
 class SessionKey:
     """Where a conversation lives: platform, tenant/team, channel and thread."""
@@ -75,7 +74,7 @@ class Turn:
             async for piece in self.service.pipeline.answer(self.prepared, self.history):
                 if time.monotonic() - checked >= STOP_POLL_SECONDS:  # a Stop clicked on another replica
                     checked = time.monotonic()
-                    if self.service.stop_requested_elsewhere(self.run_id):
+                    if await asyncio.to_thread(self.service.stop_requested_elsewhere, self.run_id):
                         self.cancelled.set()
                 if self.cancelled.is_set():
                     self.status = "cancelled"
@@ -130,12 +129,16 @@ class ConversationService:
     async def ask(self, key: SessionKey, text: str, user_id: str = "") -> Turn:
         """Start a turn. Turns of one thread run in order: a new question stops the running answer
         and waits until it is stored, then reads the history before storing itself."""
+        async with self._lock(key):
+            await self._supersede(key)
+            return await self._start(key, text, user_id)
+
+    def _lock(self, key: SessionKey) -> asyncio.Lock:
+        """The thread's lock; it lives only while someone holds or waits for it."""
         lock = self._locks.get(key)
         if lock is None:
             lock = self._locks[key] = asyncio.Lock()
-        async with lock:
-            await self._supersede(key)
-            return await self._start(key, text, user_id)
+        return lock
 
     async def _supersede(self, key: SessionKey) -> None:
         previous = self._active.get(key)
@@ -254,10 +257,14 @@ class ConversationService:
             return False
 
     async def regenerate(self, key: SessionKey, user_id: str = "") -> Turn | None:
-        """Drop the last question and its answer on the server, then answer that question again."""
-        self.stop(key)
-        conv = self.store.conversation(key.platform, key.tenant, key.channel, key.thread)
-        question = self.store.drop_last_exchange(conv.id)
-        if question is None:
-            return None
-        return await self.ask(key, question.text, user_id or question.user_id)
+        """Drop the last question and its answer on the server, then answer that question again.
+
+        A running answer is stopped and stored first, so the pair that is dropped is complete.
+        """
+        async with self._lock(key):
+            await self._supersede(key)
+            conv = self.store.conversation(key.platform, key.tenant, key.channel, key.thread)
+            question = self.store.drop_last_exchange(conv.id)
+            if question is None:
+                return None
+            return await self._start(key, question.text, user_id or question.user_id)
