@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import tempfile
 import time
 from pathlib import Path
 from typing import Optional
@@ -178,12 +180,13 @@ def evaluate(
 ) -> None:
     """Replay conversations through the real pipeline and report recall, intent and latency."""
     from rag.evaluation import load_dataset, print_table, run_eval
-    import json
-    import tempfile
 
     base = Settings()
     with tempfile.TemporaryDirectory(prefix="docbot-eval-") as tmp:
-        settings = base.model_copy(update={"data_dir": Path(tmp), "database_url": None, "top_k": k})
+        # A fresh embedded index and database, and no rate limits: a replay is one very fast user.
+        settings = base.model_copy(update={"data_dir": Path(tmp), "database_url": None, "top_k": k,
+                                           "index": "sqlite", "rate_limit_per_user": 0,
+                                           "rate_limit_per_channel": 0})
         runtime = Runtime(settings)
         try:
             report_index = run_index(runtime, [docs])

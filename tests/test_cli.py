@@ -73,7 +73,8 @@ def test_chat_action_waits_for_confirm(env, docs, monkeypatch):
     assert "Done: " in out and "1 added" in out and "already done" in out
 
 
-def test_eval_writes_the_report_format(env, docs):
+def test_eval_writes_the_report_format(env, docs, monkeypatch):
+    monkeypatch.setenv("DOCBOT_RATE_LIMIT_PER_USER", "1")  # a replay must not be rate limited
     dataset = env / "set.jsonl"
     rows = [
         {"id": "a", "turns": [
@@ -97,6 +98,7 @@ def test_eval_writes_the_report_format(env, docs):
     assert report["actions_executed_without_confirmation"] == 0
     assert set(report["latency_ms"]) == {"rewrite", "retrieve", "total"}
     assert report["per_turn"][1]["rewritten"].startswith("남은 건 이월돼?")
+    assert all(t["intent"] != "rate_limited" for t in report["per_turn"])
 
 
 def test_eval_reports_a_bad_dataset_line(env, docs):
