@@ -153,6 +153,12 @@ class ElasticsearchIndex:
                 f"but the configured embedder is {model} ({dim} dims); run `docbot index --rebuild`")
         return meta
 
+    async def _current_meta(self) -> dict | None:
+        index = await self._alias_index()
+        if index is None:
+            return None
+        return (await self.client.indices.get_mapping(index=index)).body[index]["mappings"].get("_meta") or None
+
     def files(self, source: str) -> dict[str, FileRecord]:
         """File records of one source."""
         return self._run(self._files(source))
@@ -230,8 +236,10 @@ class ElasticsearchIndex:
 
     def search(self, query: SearchQuery) -> list[Hit]:
         """BM25 and kNN, fused by reciprocal rank (client-side, or the server's rrf retriever), then the floor."""
-        if self._meta is None:
-            return []
+        if self._meta is None:  # a serving process never bound a model: read what the indexer recorded
+            self._meta = self._run(self._current_meta())
+            if self._meta is None:
+                return []
         terms = " ".join(self.analyzer.terms(query.text))
         return self._run(self._search(query, terms))
 

@@ -163,3 +163,17 @@ def test_elasticsearch_needs_a_url(tmp_path):
 
     with pytest.raises(ConfigurationError, match="ELASTICSEARCH_URL"):
         Runtime(Settings(_env_file=None, data_dir=tmp_path, index="elasticsearch")).index
+
+
+def test_a_serving_process_searches_what_another_process_indexed(es, analyzer, embedder):
+    from elasticsearch import AsyncElasticsearch
+
+    from rag.es_index import ElasticsearchIndex
+
+    put(es, embedder, "db.md", ["PostgreSQL is the default production database."])
+    serving = ElasticsearchIndex(lambda: AsyncElasticsearch("http://es.test:9200", node_class=es_fake.FakeNode),
+                                 analyzer)  # never calls bind_model, like `docbot serve`
+    try:
+        assert search(serving, embedder, "production database")[0].chunk.path == "db.md"
+    finally:
+        serving.close()
