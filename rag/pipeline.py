@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from dataclasses import dataclass, field
 from typing import AsyncIterator
@@ -37,6 +38,8 @@ _REPLIES = {
               'Please type a question, for example "How do I request vacation?"'),
     "chitchat": ("안녕하세요! 회사 문서에 대해 무엇이든 물어보세요.",
                  "Hi! Ask me anything about the company's documents."),
+    "thanks": ("천만에요! 더 궁금한 게 있으면 언제든 물어보세요.",
+               "You're welcome! Ask again any time."),
     "realtime_lookup": ("지금 이 순간의 상태는 볼 수 없습니다. 저는 문서를 근거로 답합니다. 대시보드나 담당 팀에 확인해 주세요.",
                         "I can't see live state for that; I answer from documents. Please check the dashboard or the owning team."),
     "action": ("이 요청은 무언가를 변경하는 작업이라 바로 실행하지 않습니다. 변경은 확인 버튼과 권한 확인을 거쳐야 하며, 이 배포에는 아직 실행할 수 있는 작업이 연결되어 있지 않습니다.",
@@ -48,6 +51,9 @@ _REPLIES = {
     AMBIGUOUS: ("어떤 것을 원하시는지 확실하지 않습니다. 찾으시는 문서나 주제를 조금 더 알려주시겠어요?",
                 "I'm not sure what you need. Which document or topic do you mean?"),
 }
+
+
+_THANKS = re.compile(r"고마|감사|thank|thx|\bty\b|cheers", re.IGNORECASE)
 
 
 def canned(kind: str, question: str) -> str:
@@ -147,7 +153,10 @@ class Pipeline:
             yield prepared.reply
             return
         if prepared.route.intent != "knowledge_search":
-            yield canned(prepared.route.intent, prepared.question)
+            kind = prepared.route.intent
+            if kind == "chitchat" and _THANKS.search(prepared.question):
+                kind = "thanks"
+            yield canned(kind, prepared.question)
             return
         if prepared.notice:
             yield prepared.notice + "\n"

@@ -105,6 +105,11 @@ async def test_huge_message_is_answered_from_its_beginning(service):
     assert service.store.history(conv_id(service), 2)[0].text == text  # stored whole
 
 
+async def test_thanks_gets_a_welcome_not_a_greeting(service):
+    assert "천만에요" in await (await service.ask(KEY, "고마워!")).collect()
+    assert "welcome" in await (await service.ask(KEY, "thanks a lot")).collect()
+
+
 async def test_small_talk_and_actions_never_search(service):
     for text, intent in [("고마워!", "chitchat"), ("테스트 프로젝트 삭제해줘", "action"), ("지금 장애 상태 어때?", "realtime_lookup")]:
         turn = await service.ask(KEY, text)
