@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SAMPLES := samples/handbook
 
-.PHONY: run test install install-test index chat serve eval bench teams-package clean
+.PHONY: run test install install-test index chat serve eval bench load teams-package clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,10 @@ bench: install
 	$(BIN)/python scripts/bench_retrieval.py
 	$(BIN)/python scripts/bench_reindex.py
 	$(BIN)/python scripts/bench_backends.py
+
+## load: 50 concurrent Slack threads against a real `docbot serve` on loopback
+load: install-test
+	$(BIN)/python scripts/load_test.py --users 10 --threads 5 --turns 3
 
 ## teams-package: build/docbot-teams.zip for Teams (needs MICROSOFT_APP_ID)
 teams-package: install
