@@ -82,15 +82,12 @@ class ExtractiveAnswerer:
         candidates = []
         for source in sources:
             for hit in source.hits:
-                for position, sentence in enumerate(sentences(hit.chunk.text)):
-                    if len(sentence) < 8:
-                        continue
-                    candidates.append((source.number, position, sentence))
+                candidates.extend((source.number, s) for s in sentences(hit.chunk.text) if len(s) >= 8)
         candidates = candidates[: self.max_candidates]
-        terms = self.analyzer.terms_many(s for _, _, s in candidates)
-        cosines = self.embedder.embed_passages([s for _, _, s in candidates]) @ self.embedder.embed_query(query)
+        terms = self.analyzer.terms_many(s for _, s in candidates)
+        cosines = self.embedder.embed_passages([s for _, s in candidates]) @ self.embedder.embed_query(query)
         scored = []
-        for (number, position, sentence), sent_terms, cosine in zip(candidates, terms, cosines):
+        for (number, sentence), sent_terms, cosine in zip(candidates, terms, cosines, strict=True):
             overlap = len(wanted & set(sent_terms))
             # Earlier sources break ties: ranking already judged them.
             scored.append((float(cosine) + 0.01 * overlap - 0.01 * (number - 1), number, sentence))

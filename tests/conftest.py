@@ -9,7 +9,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bot.actions import ActionService
+from bot.conversation import ConversationService
+from bot.storage import Store
 from rag.analysis import Analyzer
+from rag.answer import ExtractiveAnswerer
+from rag.intent import ClassifierRouter
+from rag.pipeline import Pipeline
+from rag.retrieval import Retriever
+from rag.rewrite import OfflineRewriter
 from rag.chunking import OverlapChunker
 from rag.embedded_index import SqliteSearchIndex
 from rag.embeddings import E5Embedder
@@ -105,3 +113,32 @@ def db_url(request, tmp_path):
     yield f"{PG_URL}?options=-csearch_path%3D{schema}"
     with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True) as conn:
         conn.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+class RecordingRewriter(OfflineRewriter):
+    """The offline rewriter, remembering the history each call saw."""
+
+    seen: list
+
+    async def rewrite(self, question, history):
+        self.seen.append((question, [t.text for t in history]))
+        return await super().rewrite(question, history)
+
+
+def build_service(indexer, analyzer, classifier, db_url, handlers=(), lookups=None, threshold=0.65):
+    """The conversation service over the real parts, with the given action handlers."""
+    rewriter = RecordingRewriter(analyzer)
+    rewriter.seen = []
+    retriever = Retriever(indexer.index, indexer.embedder, 5)
+    pipeline = Pipeline(rewriter, ClassifierRouter(classifier, analyzer), retriever,
+                        ExtractiveAnswerer(analyzer, indexer.embedder), analyzer=analyzer, lookups=lookups,
+                        threshold=threshold)
+    store = Store(db_url)
+    svc = ConversationService(store, pipeline, actions=ActionService(store, list(handlers), {"admin"}))
+    svc.rewriter = rewriter
+    return svc
+
+
+@pytest.fixture
+def service(handbook_indexer, analyzer, classifier, tmp_path):
+    return build_service(handbook_indexer, analyzer, classifier, f"sqlite:///{tmp_path / 'c.sqlite3'}")

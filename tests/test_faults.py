@@ -8,7 +8,7 @@ from bot.conversation import SessionKey
 from rag.errors import EmbeddingError, SearchIndexError, StorageError
 from rag.pipeline import Pipeline
 
-from test_conversation import build_service
+from conftest import build_service
 
 KEY = SessionKey("slack", "T1", "C1", "1700000000.000100")
 
@@ -174,7 +174,9 @@ async def test_outside_calls_retry_transient_failures_with_one_policy():
                                 policy=policy)
         assert await lookup.run() == "Build is green" and answers == []
         answers.extend([404])
-        with pytest.raises(Exception):  # a 404 is not transient: no retry
+        import aiohttp
+
+        with pytest.raises(aiohttp.ClientResponseError):  # a 404 is not transient: no retry
             await lookup.run()
         assert answers == []
     finally:

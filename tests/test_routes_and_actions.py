@@ -15,8 +15,7 @@ from rag.intent import ClassifierRouter
 from rag.lookups import HttpJsonLookup, LookupRegistry
 from rag.sources import FolderSource
 
-from conftest import HANDBOOK, make_indexer
-from test_conversation import build_service
+from conftest import HANDBOOK, build_service, make_indexer
 
 KEY = SessionKey("console", "local", "alice", "t1")
 
@@ -192,8 +191,6 @@ async def test_trace_is_stored_with_personal_data_masked(service):
     assert trace.intent == "knowledge_search" and trace.sources and "retrieve_ms" in trace.timings
     assert service.store.history(conv, 2)[0].text == text  # the conversation itself keeps the words
 
-
-from test_conversation import service  # noqa: E402,F401  (fixture reuse)
 
 
 async def test_instructions_inside_documents_change_nothing(docs_service):

@@ -11,7 +11,7 @@ from adapters.slack import SECTION_LIMIT, SlackAdapter, SlackRenderer, split_tex
 from bot.actions import WebhookAction
 
 from slack_standin import BOT_USER, SlackStandIn, click_body, event_body, signed
-from test_conversation import build_service
+from conftest import build_service
 
 SECRET = "test-signing-secret"
 

@@ -10,7 +10,7 @@ from adapters.teams import TeamsAdapter
 from bot.actions import WebhookAction
 
 from connector_standin import ConnectorStandIn, message
-from test_conversation import build_service
+from conftest import build_service
 
 
 @pytest.fixture
