@@ -173,15 +173,23 @@ def status(runs: int = typer.Option(10, "--runs", help="How many recent index ru
 
 @app.command("eval")
 def evaluate(
-    dataset: Path = typer.Argument(..., help="Conversations, one JSON object per line."),
-    docs: Path = typer.Option(..., "--docs", help="The documents the dataset refers to."),
+    datasets: list[Path] = typer.Argument(..., help="Conversation files, one JSON object per line; each is "
+                                                     "replayed on the same fresh index."),
+    docs: Path = typer.Option(..., "--docs", help="The documents the datasets refer to."),
     k: int = typer.Option(5, "--k", help="Cut-off for recall and MRR."),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the full report here."),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the full report here (one dataset: its "
+                                                                 "report; several: reports by file name)."),
 ) -> None:
     """Replay conversations through the real pipeline and report recall, intent and latency."""
     from rag.evaluation import load_dataset, print_table, run_eval
 
+    try:  # a bad line is reported before minutes of indexing, not after
+        loaded = {path: load_dataset(path) for path in datasets}
+    except (ValueError, OSError) as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1)
     base = Settings()
+    reports = {}
     with tempfile.TemporaryDirectory(prefix="docbot-eval-") as tmp:
         # A fresh embedded index and database, and no rate limits: a replay is one very fast user.
         settings = base.model_copy(update={"data_dir": Path(tmp), "database_url": None, "top_k": k,
@@ -191,25 +199,47 @@ def evaluate(
         try:
             report_index = run_index(runtime, [docs])
             print_report(report_index)
-            report = asyncio.run(run_eval(runtime.pipeline, load_dataset(dataset), k,
-                                          respond=service_responder(runtime), executed_actions=runtime.executed_actions))
+            languages = document_languages(docs)
+            for path, conversations in loaded.items():
+                reports[path.name] = asyncio.run(run_eval(
+                    runtime.pipeline, conversations, k, respond=service_responder(runtime, path.name),
+                    executed_actions=runtime.executed_actions, doc_languages=languages))
         except (DocbotError, ValueError, OSError) as exc:
             err.print(f"[red]error:[/] {exc}")
             raise typer.Exit(1)
         finally:
             runtime.close()
-    print_table(report, console)
+    for name, report in reports.items():
+        if len(reports) > 1:
+            console.rule(name)
+        print_table(report, console)
     if json_out:
-        json_out.write_text(json.dumps(report, ensure_ascii=False, indent=2))
+        payload = next(iter(reports.values())) if len(reports) == 1 else reports
+        json_out.write_text(json.dumps(payload, ensure_ascii=False, indent=2))
         console.print(f"report written to {json_out}")
 
 
-def service_responder(runtime: Runtime):
+def document_languages(docs: Path) -> dict[str, tuple[str, ...]]:
+    """Each document's languages (by its whole text), for the eval's same/cross-language split."""
+    from rag.ingest import folder_source
+    from rag.language import languages
+    from rag.loaders import load
+
+    found = {}
+    for item in folder_source(docs).files():
+        try:
+            found[item.path] = languages(load(item.path, item.read()).text)
+        except (DocbotError, OSError):
+            continue  # the index report already names files that do not load
+    return found
+
+
+def service_responder(runtime: Runtime, dataset: str = ""):
     """Eval turns through the conversation service: stored, routed, actions proposed (never confirmed)."""
     from .conversation import SessionKey
 
     async def respond(conversation: str, text: str, history: list) -> tuple:
-        turn = await runtime.conversations.ask(SessionKey("eval", "local", "eval", conversation), text, "eval")
+        turn = await runtime.conversations.ask(SessionKey("eval", "local", "eval", f"{dataset}:{conversation}"), text, "eval")
         return turn.prepared, await turn.collect()
 
     return respond

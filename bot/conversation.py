@@ -111,7 +111,9 @@ def _component(exc: Exception) -> str:
 
 def to_history(messages: list[Message]) -> list[HistoryTurn]:
     """Stored messages as the core's history turns."""
-    return [HistoryTurn(m.role, m.text, [s.get("title", "") for s in (m.sources or [])]) for m in messages]
+    return [HistoryTurn(m.role, m.text, [s.get("title", "") for s in (m.sources or [])],
+                        list(dict.fromkeys(s["path"] for s in (m.sources or []) if s.get("path"))),
+                        m.rewritten or "", m.intent or "") for m in messages]
 
 
 class ConversationService:

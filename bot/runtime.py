@@ -17,6 +17,7 @@ from rag.llm import OpenAIChat
 from rag.lookups import HttpJsonLookup, LookupRegistry
 from rag.pipeline import Pipeline, SourceAccess
 from rag.resilience import RetryPolicy
+from rag.ranking import Ranker
 from rag.retrieval import Retriever
 from rag.rewrite import LLMRewriter, OfflineRewriter, Rewriter
 from rag.errors import ConfigurationError
@@ -67,11 +68,8 @@ class Runtime:
             from rag.es_index import ElasticsearchIndex
 
             return ElasticsearchIndex(self.es_client_factory(), self.analyzer, alias=s.es_alias,
-                                      candidates=s.candidates, rrf_k=s.rrf_k, min_cosine=s.min_cosine,
-                                      cosine_gap=s.cosine_gap, korean=s.es_korean, index_options=s.es_index_options,
-                                      fusion=s.es_fusion)
-        return SqliteSearchIndex(s.index_path, self.analyzer, candidates=s.candidates, rrf_k=s.rrf_k,
-                                 min_cosine=s.min_cosine, cosine_gap=s.cosine_gap)
+                                      korean=s.es_korean, index_options=s.es_index_options)
+        return SqliteSearchIndex(s.index_path, self.analyzer)
 
     def es_client_factory(self, **overrides):
         """Builds the AsyncElasticsearch client (on the index's own event loop) from settings."""
@@ -137,7 +135,10 @@ class Runtime:
     @cached_property
     def retriever(self) -> Retriever:
         """Embedder plus index."""
-        return Retriever(self.index, self.embedder, self.settings.top_k)
+        s = self.settings
+        ranker = Ranker(keyword_weight=s.keyword_weight, z_gap=s.z_gap, cosine_gap=s.cosine_gap,
+                        prior_weight=s.prior_weight)
+        return Retriever(self.index, self.embedder, s.top_k, ranker=ranker, candidates=s.candidates)
 
     def _chat(self, model: str) -> OpenAIChat:
         s = self.settings

@@ -37,7 +37,6 @@ class Settings(BaseSettings):
     es_alias: str = "docbot-chunks"
     es_index_options: str = Field("int8_hnsw", description="dense_vector index_options type (int8_hnsw, hnsw, bbq_hnsw...)")
     es_korean: Literal["auto", "nori", "kiwi"] = "auto"
-    es_fusion: Literal["auto", "client", "server"] = "auto"
 
     # Embeddings and search
     embedder: Literal["e5", "openai"] = "e5"
@@ -47,10 +46,11 @@ class Settings(BaseSettings):
     chunk_size: int = 900
     chunk_overlap: int = 150
     top_k: int = 5
-    candidates: int = 40
-    rrf_k: int = 60
-    min_cosine: float = 0.78
-    cosine_gap: float = 0.08
+    candidates: int = 40  # BM25 matches and nearest chunks per language handed to the ranker
+    keyword_weight: float = 0.25  # BM25's bonus, in within-language z-score units (rag/ranking.py)
+    z_gap: float = 2.5  # relevance floor: hits within this many z-units of the best
+    cosine_gap: float = 0.08  # ... and within this cosine of the best hit of their own language
+    prior_weight: float = 0.5  # bonus for documents the previous answer cited, on a follow-up
 
     # Conversation
     history_turns: int = 10  # messages read per turn (5 exchanges)

@@ -92,6 +92,18 @@ class Analyzer:
         """Kiwi tokens (form, tag, start, end) of one text, for callers that need the tags."""
         return self._tokens([text])[0]
 
+    def names(self, text: str) -> list[str]:
+        """Names in running text, repeats kept: Korean proper nouns and capitalised English words that do
+        not start a sentence (PostgreSQL, Atlas, Orion), the things a later "it" can point at."""
+        out = []
+        for tok in self._tokens([text])[0]:
+            if tok.tag == "NNP" and len(tok.form) >= 2:
+                out.append(tok.form)
+            elif tok.tag == "SL" and tok.form[:1].isupper() and len(tok.form) >= 3 \
+                    and tok.form.lower() not in ENGLISH_STOPWORDS and not _starts_sentence(text, tok.start):
+                out.append(tok.form)
+        return out
+
     def proper_nouns(self, text: str) -> list[str]:
         """Korean proper nouns (NNP) and numbers (SN): the entities a rewrite must not invent."""
         return [t.form for t in self._tokens([text])[0] if t.tag in ("NNP", "SN")]
@@ -114,3 +126,9 @@ _KOREAN_ANAPHORA = {
     "그런데", "그리고", "그래서", "그게", "걔", "그쪽", "이쪽", "그때", "그곳",
 }
 
+
+
+def _starts_sentence(text: str, start: int) -> bool:
+    """Whether a word at `start` opens a sentence, line or bullet (its capital says nothing then)."""
+    before = text[:start].rstrip(" \t\"'(•*-")
+    return not before or before[-1] in ".!?:\n]"

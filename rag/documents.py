@@ -50,13 +50,14 @@ class Chunk:
 
 @dataclass
 class Hit:
-    """One search result after fusion."""
+    """One ranked search result."""
 
     chunk: Chunk
     score: float
     cosine: float | None = None
     keyword: bool = False
     source: str = ""
+    relevance: float | None = None  # the cosine as a z-score within its language (rag.ranking)
 
     def citation(self) -> dict:
         """A JSON-ready description of this hit for storage and rendering."""
@@ -69,4 +70,5 @@ class Hit:
             "score": round(self.score, 5),
             "cosine": None if self.cosine is None else round(self.cosine, 4),
             "keyword": self.keyword,
+            "relevance": None if self.relevance is None else round(self.relevance, 3),
         }

@@ -1,8 +1,13 @@
-"""The embedded default search index: SQLite FTS5 (BM25) and sqlite-vec (cosine kNN) in one file.
+"""The embedded default search index: SQLite FTS5 (BM25) and sqlite-vec vectors in one file.
 
 The standard library's sqlite3 on many Pythons cannot load extensions, so this uses
 `sqlean.py`, a drop-in sqlite3 build that can; FTS5 and the vec0 table then share one
 file and one transaction, and a file's old chunks never outlive its new ones.
+
+Queries do not scan the vec0 table: its vectors are read once into a NumPy matrix (and again
+when this or another process commits a change, which `PRAGMA data_version` reveals), so one
+matrix product gives every chunk's cosine: the nearest chunks of each language, the cosine
+of BM25-only hits and each language's background statistics come from the same place.
 """
 from __future__ import annotations
 
@@ -15,29 +20,25 @@ import sqlean
 import sqlite_vec
 
 from .analysis import Analyzer
-from .documents import Chunk, Hit
+from .documents import Chunk
 from .errors import EmbeddingModelMismatch, SearchIndexError
-from .fusion import apply_floor, reciprocal_rank_fusion
-from .search_index import FileRecord, SearchQuery
+from .language import LANGUAGES, languages
+from .search_index import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: chunks carry their languages
 TITLE_WEIGHT = 3.0  # bm25 column weight of title+heading terms against body terms
 
 
 class SqliteSearchIndex:
     """Hybrid index in a single SQLite file; safe to share between threads of one process."""
 
-    def __init__(self, path: Path | str, analyzer: Analyzer, *, candidates: int = 40, rrf_k: int = 60,
-                 min_cosine: float = 0.78, cosine_gap: float = 0.08, keyword_top: int = 5):
+    def __init__(self, path: Path | str, analyzer: Analyzer):
         self.path = str(path)
         self.analyzer = analyzer
-        self.candidates, self.rrf_k = candidates, rrf_k
-        self.min_cosine, self.cosine_gap = min_cosine, cosine_gap
-        # BM25's own top results are kept whatever their cosine (codes, names); deeper BM25
-        # candidates matched only a common word ("정책", "policy") and must pass the floor.
-        self.keyword_top = keyword_top
         self._lock = threading.RLock()
         self._dim: int | None = None
+        self._matrix: _Matrix | None = None  # every chunk vector, reloaded after any commit
+        self._seen_version: int | None = None
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -60,14 +61,28 @@ class SqliteSearchIndex:
                 chunks INTEGER NOT NULL, updated_at REAL NOT NULL, PRIMARY KEY (source, path));
             CREATE TABLE IF NOT EXISTS chunks (
                 id INTEGER PRIMARY KEY, source TEXT NOT NULL, path TEXT NOT NULL, ordinal INTEGER NOT NULL,
-                title TEXT NOT NULL, heading TEXT NOT NULL, text TEXT NOT NULL, UNIQUE (source, path, ordinal));
+                title TEXT NOT NULL, heading TEXT NOT NULL, text TEXT NOT NULL, langs TEXT NOT NULL DEFAULT '',
+                UNIQUE (source, path, ordinal));
             CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(title, body, tokenize='unicode61');
             """
         )
+        self._migrate()
         row = self._db.execute("SELECT value FROM meta WHERE key='dim'").fetchone()
         if row:
             self._dim = int(row[0])
             self._create_vec_table(self._dim)
+
+    def _migrate(self) -> None:
+        """Schema 1 -> 2: add each chunk's languages, computed from its stored text (no re-embedding)."""
+        columns = {r[1] for r in self._db.execute("PRAGMA table_info(chunks)")}
+        with self._transaction():
+            if "langs" not in columns:
+                self._db.execute("ALTER TABLE chunks ADD COLUMN langs TEXT NOT NULL DEFAULT ''")
+            rows = self._db.execute("SELECT id, path, ordinal, title, heading, text FROM chunks WHERE langs=''").fetchall()
+            self._db.executemany("UPDATE chunks SET langs=? WHERE id=?",
+                                 [(" ".join(languages(Chunk(*r[1:]).embedding_text())), r[0]) for r in rows])
+            if self._db.execute("SELECT 1 FROM meta WHERE key='schema'").fetchone():
+                self._db.execute("UPDATE meta SET value=? WHERE key='schema'", (SCHEMA_VERSION,))
 
     def _reload_dim(self) -> bool:
         """Pick up a model bound by another process (e.g. `docbot index` while `serve` runs)."""
@@ -114,11 +129,13 @@ class SqliteSearchIndex:
         heads = self.analyzer.terms_many(f"{c.title} {c.heading}" for c in chunks)
         bodies = self.analyzer.terms_many(c.text for c in chunks)
         with self._lock, self._transaction():
+            self._matrix = None  # this connection's own commits do not move its data_version
             self._delete_chunks(source, record.path)
             for chunk, vector, head, body in zip(chunks, vectors, heads, bodies):
                 cur = self._db.execute(
-                    "INSERT INTO chunks (source, path, ordinal, title, heading, text) VALUES (?,?,?,?,?,?)",
-                    (source, chunk.path, chunk.ordinal, chunk.title, chunk.heading, chunk.text),
+                    "INSERT INTO chunks (source, path, ordinal, title, heading, text, langs) VALUES (?,?,?,?,?,?,?)",
+                    (source, chunk.path, chunk.ordinal, chunk.title, chunk.heading, chunk.text,
+                     " ".join(languages(chunk.embedding_text()))),
                 )
                 rowid = cur.lastrowid
                 self._db.execute("INSERT INTO chunks_fts (rowid, title, body) VALUES (?,?,?)",
@@ -133,6 +150,7 @@ class SqliteSearchIndex:
     def delete_file(self, source: str, path: str) -> None:
         """Remove a file and its chunks."""
         with self._lock, self._transaction():
+            self._matrix = None
             self._delete_chunks(source, path)
             self._db.execute("DELETE FROM files WHERE source=? AND path=?", (source, path))
 
@@ -149,60 +167,53 @@ class SqliteSearchIndex:
     def _transaction(self):
         return _Transaction(self._db)
 
-    def search(self, query: SearchQuery) -> list[Hit]:
-        """BM25 and kNN candidates, fused by reciprocal rank, filtered by the relative cosine floor."""
+    def candidates(self, query: SearchQuery, limit: int) -> Candidates:
+        """BM25 matches and each language's nearest chunks, every cosine from the in-memory matrix."""
         if self._dim is None and not self._reload_dim():
-            return []
+            return Candidates()
         terms = sorted(set(self.analyzer.terms(query.text)))
         with self._lock:
-            keyword = self._bm25(terms)
-            vector = self._knn(query.vector)
-            fused = reciprocal_rank_fusion({"bm25": keyword, "knn": list(vector)}, self.rrf_k)
-            cosines = dict(vector)
-            cosines.update(self._cosines([i for i in fused if i not in cosines], query.vector))
-            ranked = sorted(fused, key=lambda i: -fused[i])
-            hits = self._hits(ranked, fused, cosines, set(keyword[: self.keyword_top]))
-        kept = apply_floor(hits, self.min_cosine, self.cosine_gap)
-        return kept[: query.k]
+            matrix = self._current_matrix()
+            if matrix.size == 0:
+                return Candidates()
+            cosines = matrix.vectors @ np.asarray(query.vector, np.float32)
+            keyword = self._bm25(terms, limit)
+            nearest = {lang: matrix.nearest(cosines, mask, limit) for lang, mask in matrix.masks.items()}
+            wanted = {rowid for rowid, _ in keyword} | {i for ids in nearest.values() for i in ids}
+            chunks = self._chunks(wanted, matrix, cosines)
+        background = {lang: _background(cosines[mask]) for lang, mask in matrix.masks.items()}
+        background[ALL_LANGUAGES] = _background(cosines)
+        return Candidates([(i, s) for i, s in keyword if i in chunks], nearest, chunks, background)
 
-    def _bm25(self, terms: list[str]) -> list[int]:
+    def _current_matrix(self) -> "_Matrix":
+        """The vector matrix, re-read when any connection committed since it was built."""
+        version = self._db.execute("PRAGMA data_version").fetchone()[0]
+        if self._matrix is None or version != self._seen_version:
+            rows = self._db.execute(
+                "SELECT v.rowid, v.embedding, c.langs FROM chunks_vec v JOIN chunks c ON c.id = v.rowid").fetchall()
+            self._matrix = _Matrix.build(rows, self._dim or 0)
+            self._seen_version = version
+        return self._matrix
+
+    def _bm25(self, terms: list[str], limit: int) -> list[tuple[int, float]]:
         if not terms:
             return []
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
         rows = self._db.execute(
-            f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts, {TITLE_WEIGHT}, 1.0) LIMIT ?",
-            (match, self.candidates),
-        )
-        return [r[0] for r in rows.fetchall()]
+            f"SELECT rowid, -bm25(chunks_fts, {TITLE_WEIGHT}, 1.0) AS score FROM chunks_fts WHERE chunks_fts MATCH ? "
+            "ORDER BY score DESC LIMIT ?", (match, limit))
+        return [(r[0], float(r[1])) for r in rows.fetchall()]
 
-    def _knn(self, vector: np.ndarray) -> dict[int, float]:
-        rows = self._db.execute(
-            "SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ? ORDER BY distance",
-            (np.asarray(vector, np.float32).tobytes(), self.candidates),
-        )
-        return {r[0]: 1.0 - float(r[1]) for r in rows.fetchall()}
-
-    def _cosines(self, ids: list, vector: np.ndarray) -> dict[int, float]:
+    def _chunks(self, ids: set[int], matrix: "_Matrix", cosines: np.ndarray) -> dict[int, Candidate]:
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
-        rows = self._db.execute(f"SELECT rowid, embedding FROM chunks_vec WHERE rowid IN ({marks})", ids)
-        q = np.asarray(vector, np.float32)
-        return {r[0]: float(np.frombuffer(r[1], np.float32) @ q) for r in rows.fetchall()}
-
-    def _hits(self, ranked: list, fused: dict, cosines: dict, keyword: set) -> list[Hit]:
-        if not ranked:
-            return []
-        marks = ",".join("?" * len(ranked))
         rows = self._db.execute(
-            f"SELECT id, source, path, ordinal, title, heading, text FROM chunks WHERE id IN ({marks})", ranked
-        ).fetchall()
-        by_id = {r[0]: r for r in rows}
-        return [
-            Hit(Chunk(r[2], r[3], r[4], r[5], r[6]), fused[i], cosines.get(i), i in keyword, source=r[1])
-            for i in ranked
-            if (r := by_id.get(i))
-        ]
+            f"SELECT id, source, path, ordinal, title, heading, text, langs FROM chunks WHERE id IN ({marks})",
+            list(ids)).fetchall()
+        return {r[0]: Candidate(Chunk(r[2], r[3], r[4], r[5], r[6]), r[1], tuple(r[7].split()),
+                                float(cosines[matrix.position[r[0]]]))
+                for r in rows if r[0] in matrix.position}
 
     def stats(self) -> dict:
         """Files, chunks and the bound model."""
@@ -220,6 +231,7 @@ class SqliteSearchIndex:
                 self._db.execute(f"DELETE FROM {table}")
             self._db.execute("DROP TABLE IF EXISTS chunks_vec")
             self._dim = None
+            self._matrix = None
 
     def begin_rebuild(self, model: str, dim: int) -> None:
         """SQLite rebuilds in place: empty, rebind (each file is then swapped in its own transaction)."""
@@ -250,3 +262,36 @@ class _Transaction:
     def __exit__(self, exc_type, exc, tb):
         self._db.execute("ROLLBACK" if exc_type else "COMMIT")
         return False
+
+
+def _background(cosines: np.ndarray) -> Background:
+    return Background(float(cosines.mean()), float(cosines.std()), len(cosines)) if len(cosines) \
+        else Background(0.0, 0.0, 0)
+
+
+class _Matrix:
+    """Every chunk vector of the index in one float32 matrix, with each language's rows marked."""
+
+    def __init__(self, ids: np.ndarray, vectors: np.ndarray, masks: dict[str, np.ndarray]):
+        self.ids, self.vectors, self.masks = ids, vectors, masks
+        self.position = {int(rowid): n for n, rowid in enumerate(ids)}
+
+    @property
+    def size(self) -> int:
+        return len(self.ids)
+
+    @classmethod
+    def build(cls, rows: list, dim: int) -> "_Matrix":
+        ids = np.array([r[0] for r in rows], np.int64)
+        vectors = np.vstack([np.frombuffer(r[1], np.float32) for r in rows]) if rows else np.zeros((0, dim), np.float32)
+        tags = [set(r[2].split()) for r in rows]
+        masks = {lang: np.array([lang in t for t in tags], bool) for lang in LANGUAGES}
+        return cls(ids, vectors, {lang: mask for lang, mask in masks.items() if mask.any()})
+
+    def nearest(self, cosines: np.ndarray, mask: np.ndarray, limit: int) -> list[int]:
+        """Row ids of the `limit` highest cosines among the masked rows, best first."""
+        rows = np.flatnonzero(mask)
+        if len(rows) > limit:
+            rows = rows[np.argpartition(-cosines[rows], limit - 1)[:limit]]
+        rows = rows[np.argsort(-cosines[rows])]
+        return [int(self.ids[n]) for n in rows]

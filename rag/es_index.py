@@ -1,6 +1,10 @@
-"""The Elasticsearch search index: BM25 and kNN over one alias, fused by reciprocal rank.
+"""The Elasticsearch search index: BM25 and one kNN per language over one alias, in one `_msearch`.
 
-Behind the same `SearchIndex` port as the embedded index. Writes go through the async bulk
+Behind the same `SearchIndex` port as the embedded index: it finds candidates and their
+cosines, and `rag.ranking` ranks them exactly as it ranks the embedded index's. (The
+server-side `rrf` retriever is not used: it cannot normalise cosines per language, and it
+needs an Enterprise licence.) Each language's background statistics come from a random
+sample of its chunk vectors, refreshed every few minutes and after this process writes. Writes go through the async bulk
 helpers with deterministic ids (source + path + chunk number); a full rebuild fills a new
 versioned index and swaps the alias atomically, so searches never see a half-built index.
 The port is synchronous (callers run it off the event loop), so the async client lives on a
@@ -18,15 +22,16 @@ from typing import Any, Coroutine
 import numpy as np
 
 from .analysis import Analyzer
-from .documents import Chunk, Hit
+from .documents import Chunk
 from .errors import EmbeddingModelMismatch, SearchIndexError, SearchIndexUnavailable
-from .fusion import apply_floor, reciprocal_rank_fusion
-from .search_index import FileRecord, SearchQuery
+from .language import LANGUAGES, languages
+from .search_index import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
-LICENCES_WITH_RRF = {"enterprise", "trial"}  # the rrf retriever needs these on self-managed clusters
+SCHEMA_VERSION = 2  # 2: chunks carry a `lang` keyword
+SAMPLE_SIZE = 1000  # chunk vectors per language behind the background statistics
+SAMPLE_TTL = 300.0  # seconds before another process's writes are sampled again
 
 
 class _LoopThread:
@@ -61,6 +66,7 @@ def mapping(model: str, dim: int, *, nori: bool, index_options: str = "int8_hnsw
             "_meta": {"model": model, "dim": dim, "schema": SCHEMA_VERSION, "korean": "nori" if nori else "kiwi"},
             "properties": {
                 "kind": {"type": "keyword"}, "source": {"type": "keyword"}, "path": {"type": "keyword"},
+                "lang": {"type": "keyword"},
                 "ordinal": {"type": "integer"}, "hash": {"type": "keyword"}, "chunks": {"type": "integer"},
                 "updated_at": {"type": "date", "format": "epoch_second"},
                 "title": {"type": "text", "analyzer": "english"},
@@ -79,18 +85,15 @@ def mapping(model: str, dim: int, *, nori: bool, index_options: str = "int8_hnsw
 class ElasticsearchIndex:
     """Hybrid search on an Elasticsearch alias; one instance per process, safe to share between threads."""
 
-    def __init__(self, client_factory, analyzer: Analyzer, *, alias: str = "docbot-chunks", candidates: int = 40,
-                 rrf_k: int = 60, min_cosine: float = 0.78, cosine_gap: float = 0.08, keyword_top: int = 5,
-                 korean: str = "auto", index_options: str = "int8_hnsw", fusion: str = "auto"):
+    def __init__(self, client_factory, analyzer: Analyzer, *, alias: str = "docbot-chunks",
+                 korean: str = "auto", index_options: str = "int8_hnsw"):
         self._loop = _LoopThread()
         self.client = self._loop.run(self._make(client_factory))
         self.analyzer, self.alias = analyzer, alias
-        self.candidates, self.rrf_k, self.keyword_top = candidates, rrf_k, keyword_top
-        self.min_cosine, self.cosine_gap = min_cosine, cosine_gap
-        self.korean, self.index_options, self.fusion = korean, index_options, fusion
+        self.korean, self.index_options = korean, index_options
         self._meta: dict | None = None
         self._write_index: str | None = None  # set while a rebuild fills a new index
-        self._server_rrf: bool | None = None
+        self._samples: tuple[float, dict[str, _Sample]] | None = None  # (taken at, per language)
 
     @staticmethod
     async def _make(factory):
@@ -147,6 +150,7 @@ class ElasticsearchIndex:
             await self.client.indices.update_aliases(actions=[{"add": {"index": name, "alias": self.alias}}])
             current = name
         meta = (await self.client.indices.get_mapping(index=current)).body[current]["mappings"].get("_meta", {})
+        _check_schema(current, meta)
         if meta.get("model") != model or int(meta.get("dim", 0)) != dim:
             raise EmbeddingModelMismatch(
                 f"the Elasticsearch index {current} was built with {meta.get('model')} ({meta.get('dim')} dims) "
@@ -187,6 +191,7 @@ class ElasticsearchIndex:
             actions.append({"_op_type": "index", "_index": self._target, "_id": _doc_id(source, chunk.path, chunk.ordinal),
                             "_source": {"kind": "chunk", "source": source, "path": chunk.path, "ordinal": chunk.ordinal,
                                         "hash": record.content_hash, "updated_at": now, "title": chunk.title,
+                                        "lang": list(languages(chunk.embedding_text())),
                                         "title_ko": chunk.title if nori else " ".join(head), "heading": chunk.heading,
                                         "body_en": chunk.text, "body_ko": chunk.text if nori else " ".join(body),
                                         "text": chunk.text, "vector": np.asarray(vector, np.float32).tolist()}})
@@ -197,6 +202,7 @@ class ElasticsearchIndex:
         stale = range(len(actions), previous.chunks if previous else 0)
         actions += [{"_op_type": "delete", "_index": self._target, "_id": _doc_id(source, record.path, n)}
                     for n in stale]
+        self._samples = None
         await self._bulk(actions, record.path)
         await self._bulk([{"_op_type": "index", "_index": self._target, "_id": _doc_id(source, record.path, "file"),
                            "_source": {"kind": "file", "source": source, "path": record.path,
@@ -231,88 +237,61 @@ class ElasticsearchIndex:
         self._run(self._delete(source, path))
 
     async def _delete(self, source: str, path: str) -> None:
+        self._samples = None
         await self.client.delete_by_query(index=self._target, refresh=True, conflicts="proceed", query={
             "bool": {"filter": [{"term": {"source": source}}, {"term": {"path": path}}]}})
 
-    def search(self, query: SearchQuery) -> list[Hit]:
-        """BM25 and kNN, fused by reciprocal rank (client-side, or the server's rrf retriever), then the floor."""
+    def candidates(self, query: SearchQuery, limit: int) -> Candidates:
+        """BM25 matches and each language's nearest chunks from one `_msearch`, with background statistics."""
         if self._meta is None:  # a serving process never bound a model: read what the indexer recorded
             self._meta = self._run(self._current_meta())
             if self._meta is None:
-                return []
+                return Candidates()
+            _check_schema(self.alias, self._meta)
         terms = " ".join(self.analyzer.terms(query.text))
-        return self._run(self._search(query, terms))
+        return self._run(self._candidates(query, terms, limit))
 
-    def bodies(self, query: SearchQuery, terms: str) -> tuple[dict, dict]:
-        """The BM25 and kNN request bodies (public for the benchmark and tests)."""
+    def bodies(self, query: SearchQuery, terms: str, limit: int) -> tuple[dict, dict[str, dict]]:
+        """The BM25 body and one kNN body per language (public for the benchmark and tests)."""
         nori = (self._meta or {}).get("korean") == "nori"
         ko = query.text if nori else terms
         chunk = {"term": {"kind": "chunk"}}
-        bm25 = {"size": self.candidates, "_source": {"excludes": ["vector"]},
+        bm25 = {"size": limit, "_source": {"excludes": ["vector"]},
                 "query": {"bool": {"filter": [chunk], "should": [
                     {"match": {"title": {"query": query.text, "boost": 3}}},
                     {"match": {"title_ko": {"query": ko, "boost": 3}}},
                     {"match": {"heading": {"query": query.text, "boost": 2}}},
                     {"match": {"body_en": query.text}}, {"match": {"body_ko": ko}}],
                     "minimum_should_match": 1}}}
-        knn = {"size": self.candidates, "_source": {"excludes": ["vector"]},
-               "knn": {"field": "vector", "query_vector": np.asarray(query.vector, np.float32).tolist(),
-                       "k": self.candidates, "num_candidates": self.candidates * 4,
-                       "filter": [chunk]}}  # inside kNN: a pre-filter that keeps recall, not a post-filter
+        vector = np.asarray(query.vector, np.float32).tolist()
+        # The filters sit inside kNN: a pre-filter keeps k results per language, a post-filter would not.
+        knn = {lang: {"size": limit, "_source": {"excludes": ["vector"]},
+                      "knn": {"field": "vector", "query_vector": vector, "k": limit, "num_candidates": limit * 4,
+                              "filter": [chunk, {"term": {"lang": lang}}]}}
+               for lang in LANGUAGES}
         return bm25, knn
 
-    async def _search(self, query: SearchQuery, terms: str) -> list[Hit]:
-        bm25, knn = self.bodies(query, terms)
-        if await self._use_server_rrf():
-            try:
-                return await self._search_server(query, bm25, knn)
-            except SearchIndexError:
-                raise
-            except Exception as exc:  # licence withdrawn, old cluster: fall back for good
-                log.warning("server-side rrf failed (%s); fusing in the client from now on", exc)
-                self._server_rrf = False
-        response = await self.client.msearch(searches=[{"index": self.alias}, bm25, {"index": self.alias}, knn])
-        keyword_resp, vector_resp = response.body["responses"]
-        for part in (keyword_resp, vector_resp):
+    async def _candidates(self, query: SearchQuery, terms: str, limit: int) -> Candidates:
+        bm25, knn = self.bodies(query, terms, limit)
+        searches: list[dict] = [{"index": self.alias}, bm25]
+        for body in knn.values():
+            searches += [{"index": self.alias}, body]
+        response = await self.client.msearch(searches=searches)
+        parts = response.body["responses"]
+        for part in parts:
             if "error" in part:
                 raise SearchIndexError(f"Elasticsearch search failed: {part['error']}")
-        keyword = [h["_id"] for h in keyword_resp["hits"]["hits"]]
+        keyword_hits = parts[0]["hits"]["hits"]
+        docs = {h["_id"]: h["_source"] for part in parts for h in part["hits"]["hits"]}
         # Elasticsearch's cosine similarity score is (1 + cos) / 2.
-        vector = {h["_id"]: 2 * h["_score"] - 1 for h in vector_resp["hits"]["hits"]}
-        docs = {h["_id"]: h["_source"] for h in keyword_resp["hits"]["hits"] + vector_resp["hits"]["hits"]}
-        fused = reciprocal_rank_fusion({"bm25": keyword, "knn": list(vector)}, self.rrf_k)
-        missing = [i for i in fused if i not in vector]
-        cosines = dict(vector)
-        cosines.update(await self._cosines(missing, query.vector))
-        return self._finish(query, fused, cosines, set(keyword[: self.keyword_top]), docs)
-
-    async def _search_server(self, query: SearchQuery, bm25: dict, knn: dict) -> list[Hit]:
-        retriever = {"rrf": {"retrievers": [{"standard": {"query": bm25["query"]}}, {"knn": knn["knn"]}],
-                             "rank_window_size": self.candidates, "rank_constant": self.rrf_k}}
-        top_keywords = {"size": self.keyword_top, "_source": False, "query": bm25["query"]}
-        response = await self.client.msearch(searches=[
-            {"index": self.alias}, {"size": self.candidates, "retriever": retriever, "_source": {"excludes": ["vector"]}},
-            {"index": self.alias}, top_keywords])
-        fused_resp, keyword_resp = response.body["responses"]
-        if "error" in fused_resp:
-            raise RuntimeError(str(fused_resp["error"]))
-        hits = fused_resp["hits"]["hits"]
-        fused = {h["_id"]: h["_score"] for h in hits}
-        cosines = await self._cosines(list(fused), query.vector)
-        keyword = {h["_id"] for h in keyword_resp.get("hits", {}).get("hits", [])}
-        return self._finish(query, fused, cosines, keyword, {h["_id"]: h["_source"] for h in hits})
-
-    async def _use_server_rrf(self) -> bool:
-        if self.fusion == "client":
-            return False
-        if self._server_rrf is None:
-            try:
-                licence = (await self.client.license.get()).body["license"]["type"]
-            except Exception as exc:  # no licence API on some distributions: client fusion
-                log.info("cannot read the cluster licence (%s); fusing in the client", exc)
-                licence = "unknown"
-            self._server_rrf = self.fusion == "server" or licence in LICENCES_WITH_RRF
-        return self._server_rrf
+        cosines = {h["_id"]: 2 * h["_score"] - 1 for part in parts[1:] for h in part["hits"]["hits"]}
+        cosines.update(await self._cosines([i for i in docs if i not in cosines], query.vector))
+        nearest = {lang: [h["_id"] for h in part["hits"]["hits"]] for lang, part in zip(knn, parts[1:])}
+        chunks = {i: _candidate(d, cosines[i]) for i, d in docs.items() if i in cosines}
+        keyword = [(h["_id"], float(h["_score"])) for h in keyword_hits if h["_id"] in chunks]
+        samples = await self._language_samples()
+        q = np.asarray(query.vector, np.float64)
+        return Candidates(keyword, nearest, chunks, {lang: s.background(q) for lang, s in samples.items()})
 
     async def _cosines(self, ids: list[str], vector: np.ndarray) -> dict[str, float]:
         """Cosines of hits that came without a vector score (BM25-only hits)."""
@@ -323,12 +302,25 @@ class ElasticsearchIndex:
         return {d["_id"]: float(np.asarray(d["_source"]["vector"], np.float32) @ q)
                 for d in docs.body["docs"] if d.get("found") and "vector" in d.get("_source", {})}
 
-    def _finish(self, query: SearchQuery, fused: dict, cosines: dict, keyword: set, docs: dict) -> list[Hit]:
-        ranked = sorted(fused, key=lambda i: -fused[i])
-        hits = [Hit(Chunk(d["path"], d["ordinal"], d.get("title", ""), d.get("heading", ""), d.get("text", "")),
-                    fused[i], cosines.get(i), i in keyword, source=d["source"])
-                for i in ranked if (d := docs.get(i))]
-        return apply_floor(hits, self.min_cosine, self.cosine_gap)[: query.k]
+    async def _language_samples(self) -> dict[str, "_Sample"]:
+        """Per-language (and overall) vector statistics from a random sample, cached for SAMPLE_TTL."""
+        if self._samples and time.monotonic() - self._samples[0] < SAMPLE_TTL:
+            return self._samples[1]
+        samples: dict[str, _Sample] = {}
+        for lang in (*LANGUAGES, ALL_LANGUAGES):
+            filters: list[dict] = [{"term": {"kind": "chunk"}}]
+            if lang != ALL_LANGUAGES:
+                filters.append({"term": {"lang": lang}})
+            response = await self.client.search(index=self.alias, size=SAMPLE_SIZE, source_includes=["vector"],
+                                                track_total_hits=True, query={"function_score": {
+                                                    "query": {"bool": {"filter": filters}},
+                                                    "random_score": {"seed": 7, "field": "_seq_no"}}})
+            hits = response.body["hits"]
+            vectors = [h["_source"]["vector"] for h in hits["hits"] if "vector" in h.get("_source", {})]
+            if vectors:
+                samples[lang] = _Sample.of(np.asarray(vectors, np.float64), hits["total"]["value"])
+        self._samples = (time.monotonic(), samples)
+        return samples
 
     def stats(self) -> dict:
         """Counts and the bound model."""
@@ -380,6 +372,7 @@ class ElasticsearchIndex:
         """A new empty index for the next bind_model (the old one stays searchable until a rebuild swaps it)."""
         self._run(self._clear())
         self._meta = None
+        self._samples = None
 
     async def _clear(self) -> None:
         old = await self._alias_index()
@@ -393,3 +386,33 @@ class ElasticsearchIndex:
             self._loop.run(self.client.close())
         finally:
             self._loop.stop()
+
+
+def _check_schema(index: str, meta: dict) -> None:
+    """An index built before per-language search has no `lang` field: it must be rebuilt."""
+    if int(meta.get("schema", 1)) < SCHEMA_VERSION:
+        raise SearchIndexError(f"the Elasticsearch index {index} predates per-language search (schema "
+                               f"{meta.get('schema', 1)}, need {SCHEMA_VERSION}); run `docbot index --rebuild`")
+
+
+def _candidate(doc: dict, cosine: float) -> Candidate:
+    chunk = Chunk(doc["path"], doc["ordinal"], doc.get("title", ""), doc.get("heading", ""), doc.get("text", ""))
+    return Candidate(chunk, doc["source"], tuple(doc.get("lang") or LANGUAGES), cosine)
+
+
+class _Sample:
+    """Mean vector and covariance of a sample of chunk vectors: q·mean and sqrt(qᵀ·cov·q) are the mean
+    and spread of a query's cosines over the whole population the sample came from."""
+
+    def __init__(self, mean: np.ndarray, covariance: np.ndarray, count: int):
+        self.mean, self.covariance, self.count = mean, covariance, count
+
+    @classmethod
+    def of(cls, vectors: np.ndarray, count: int) -> "_Sample":
+        mean = vectors.mean(axis=0)
+        centred = vectors - mean
+        return cls(mean, centred.T @ centred / len(vectors), count)
+
+    def background(self, query: np.ndarray) -> Background:
+        variance = float(query @ self.covariance @ query)
+        return Background(float(query @ self.mean), float(np.sqrt(max(variance, 0.0))), self.count)

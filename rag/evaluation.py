@@ -15,6 +15,8 @@ from typing import Awaitable, Callable
 
 import numpy as np
 
+from .answer import number_sources
+from .language import main_language
 from .pipeline import Pipeline, Prepared
 from .rewrite import HistoryTurn
 from .routing import AMBIGUOUS, INTENTS
@@ -48,10 +50,11 @@ def load_dataset(path: Path) -> list[dict]:
     return conversations
 
 
-def score(pipeline: Pipeline, query: str, relevant: list[str], k: int, multi_hop: bool) -> Scored:
-    """Search the way the pipeline does (chain included), keep the top k distinct files, compare."""
+def score(pipeline: Pipeline, query: str, relevant: list[str], k: int, multi_hop: bool,
+          prior: tuple[str, ...] = ()) -> Scored:
+    """Search the way the pipeline does (chain and history prior included), keep the top k distinct files."""
     files: list[str] = []
-    hits, _ = pipeline.retrieve(query, k * CHUNKS_PER_FILE)
+    hits, _ = pipeline.retrieve(query, k * CHUNKS_PER_FILE, prior=prior)
     for hit in hits:
         if hit.chunk.path not in files:
             files.append(hit.chunk.path)
@@ -109,19 +112,40 @@ def pipeline_responder(pipeline: Pipeline) -> Respond:
     return respond
 
 
+def history_of(question: str, prepared: Prepared, answer: str) -> list[HistoryTurn]:
+    """One exchange as the history turns the conversation service would store."""
+    sources = number_sources(prepared.hits)
+    return [HistoryTurn("user", question, rewritten=prepared.rewrite.text, intent=prepared.route.intent),
+            HistoryTurn("assistant", answer, [s.title for s in sources], [s.path for s in sources])]
+
+
+def is_cross_language(question: str, relevant: list[str], doc_languages: dict[str, tuple[str, ...]]) -> bool | None:
+    """Whether no relevant document is written in the question's language; None when a file is unknown."""
+    if not relevant or any(f not in doc_languages for f in relevant):
+        return None
+    language = main_language(question)
+    return not any(language in doc_languages[f] for f in relevant)
+
+
+BUCKETS = ("all", "first_turn", "followup", "followup_baseline", "followup_oracle", "followup_dependent",
+           "followup_dependent_baseline", "followup_dependent_oracle", "followup_self_contained",
+           "followup_self_contained_baseline", "same_language", "cross_language", "multi_hop")
+
+
 async def run_eval(pipeline: Pipeline, conversations: list[dict], k: int = 5, respond: Respond | None = None,
-                   executed_actions: Callable[[], int] | None = None) -> dict:
+                   executed_actions: Callable[[], int] | None = None,
+                   doc_languages: dict[str, tuple[str, ...]] | None = None) -> dict:
     """Replay every conversation turn by turn, the bot's own answers kept in the history.
 
     `executed_actions` counts actions that ran; the replay never clicks Confirm, so any
-    count above zero is an action executed without confirmation.
+    count above zero is an action executed without confirmation. `doc_languages` (file ->
+    languages) splits retrieval into same- and cross-language turns.
     """
     respond = respond or pipeline_responder(pipeline)
-    buckets: dict[str, list[Scored]] = {name: [] for name in (
-        "all", "first_turn", "followup", "followup_baseline", "followup_oracle", "followup_dependent",
-        "followup_dependent_baseline", "followup_dependent_oracle", "multi_hop")}
+    doc_languages = doc_languages or {}
+    buckets: dict[str, list[Scored]] = {name: [] for name in BUCKETS}
     per_turn, intents, latency = [], [], {"rewrite": [], "retrieve": [], "total": []}
-    needless, non_knowledge = 0, 0
+    needless, non_knowledge, clarified, documents = 0, 0, 0, 0
     for conv in conversations:
         history: list[HistoryTurn] = []
         for number, turn in enumerate(conv["turns"]):
@@ -131,12 +155,15 @@ async def run_eval(pipeline: Pipeline, conversations: list[dict], k: int = 5, re
             latency["rewrite"].append(prepared.timings.get("rewrite_ms", 0.0))
             if "retrieve_ms" in prepared.timings:
                 latency["retrieve"].append(prepared.timings["retrieve_ms"])
-            history += [HistoryTurn("user", turn["user"]), HistoryTurn("assistant", answer)]
+            history += history_of(turn["user"], prepared, answer)
             gold = turn.get("intent", "knowledge_search")
             intents.append((gold, prepared.route.intent))
             if gold != "knowledge_search":
                 non_knowledge += 1
                 needless += prepared.searched
+            else:
+                documents += 1
+                clarified += prepared.route.intent == AMBIGUOUS
             row = {"conversation": conv.get("id", ""), "turn": number + 1, "user": turn["user"],
                    "rewritten": prepared.rewrite.text, "intent": prepared.route.intent, "gold_intent": gold,
                    "confidence": round(prepared.route.confidence, 3), "retrieved": [],
@@ -146,11 +173,15 @@ async def run_eval(pipeline: Pipeline, conversations: list[dict], k: int = 5, re
             relevant = turn.get("relevant") or []
             if gold == "knowledge_search" and relevant:
                 multi = bool(turn.get("multi_hop"))
-                main = score(pipeline, prepared.rewrite.text, relevant, k, multi)
+                main = score(pipeline, prepared.rewrite.text, relevant, k, multi, prepared.rewrite.prior)
                 row["retrieved"], row["recall"] = main.files, main.recall
                 buckets["all"].append(main)
                 if multi:
                     buckets["multi_hop"].append(main)
+                cross = is_cross_language(turn["user"], relevant, doc_languages)
+                if cross is not None:
+                    row["cross_language"] = cross
+                    buckets["cross_language" if cross else "same_language"].append(main)
                 if number == 0:
                     buckets["first_turn"].append(main)
                 else:
@@ -168,6 +199,10 @@ async def run_eval(pipeline: Pipeline, conversations: list[dict], k: int = 5, re
                         buckets["followup_dependent_baseline"].append(baseline)
                         if oracle:
                             buckets["followup_dependent_oracle"].append(oracle)
+                    elif turn.get("history_dependent") is False:
+                        # Self-contained follow-ups must lose nothing to the rewrite.
+                        buckets["followup_self_contained"].append(main)
+                        buckets["followup_self_contained_baseline"].append(baseline)
             per_turn.append(row)
     return {
         "k": k,
@@ -176,6 +211,7 @@ async def run_eval(pipeline: Pipeline, conversations: list[dict], k: int = 5, re
         "retrieval": {name: _bucket(scores) for name, scores in buckets.items()},
         "intent": intent_metrics(intents),
         "unnecessary_retrieval_rate": round(needless / non_knowledge, 4) if non_knowledge else 0.0,
+        "clarify_rate_on_document_questions": round(clarified / documents, 4) if documents else 0.0,
         "actions_executed_without_confirmation": executed_actions() if executed_actions else 0,
         "latency_ms": {name: _percentiles(values) for name, values in latency.items()},
         "per_turn": per_turn,
@@ -195,7 +231,9 @@ def print_table(report: dict, console) -> None:
     intent = report["intent"]
     console.print(f"intent accuracy {intent['accuracy']:.3f}  macro-F1 {intent['macro_f1']:.3f}  "
                   f"low-confidence {intent['low_confidence_rate']:.3f}  "
-                  f"unnecessary retrieval {report['unnecessary_retrieval_rate']:.3f}")
+                  f"unnecessary retrieval {report['unnecessary_retrieval_rate']:.3f}  "
+                  f"clarify on document questions {report['clarify_rate_on_document_questions']:.3f}  "
+                  f"actions without confirmation {report['actions_executed_without_confirmation']}")
     labels = sorted({p for row in intent["confusion"].values() for p in row} | set(intent["confusion"]))
     confusion = Table(title="Intent confusion (rows: gold, columns: predicted)")
     confusion.add_column("gold")

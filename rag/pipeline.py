@@ -88,25 +88,29 @@ class Pipeline:
         self.threshold, self.chain, self.max_steps = threshold, chain, max_steps
         self.access = access or SourceAccess()
 
-    def retrieve(self, query: str, k: int | None = None, channel: str | None = None) -> tuple[list[Hit], list[str]]:
-        """Hits this channel may see, through the chain when the query has several parts; and the steps."""
+    def retrieve(self, query: str, k: int | None = None, channel: str | None = None,
+                 prior: tuple[str, ...] = ()) -> tuple[list[Hit], list[str]]:
+        """Hits this channel may see, through the chain when the query has several parts; and the steps.
+
+        `prior`: documents the previous answer cited, favoured when the follow-up points back at them.
+        """
         k = k or self.retriever.k
         if not self.access.restricted:
-            return self._retrieve(query, k)
+            return self._retrieve(query, k, prior)
         # Ask for more, then drop what this channel may not see, so k allowed hits usually remain.
-        hits, steps = self._retrieve(query, k * 3)
+        hits, steps = self._retrieve(query, k * 3, prior)
         return [h for h in hits if self.access.allows(h.source, channel)][:k], steps
 
-    def _retrieve(self, query: str, k: int) -> tuple[list[Hit], list[str]]:
+    def _retrieve(self, query: str, k: int, prior: tuple[str, ...]) -> tuple[list[Hit], list[str]]:
         steps = decompose(query, self.analyzer, self.max_steps) if self.chain != "off" else [query]
         if len(steps) < 2:
-            return self.retriever.search(query, k), []
+            return self.retriever.search(query, k, prior), []
         per_step: list[list[Hit]] = []
         for step in steps:
             earlier = per_step[-1] if per_step else []
             per_step.append(self.retriever.search(refine(step, earlier, self.analyzer), k))
         # The whole question still runs: it finds passages that answer both parts at once.
-        per_step.append(self.retriever.search(query, k))
+        per_step.append(self.retriever.search(query, k, prior))
         return merge(per_step, k * 2), steps
 
     async def prepare(self, question: str, history: list[HistoryTurn], channel: str | None = None) -> Prepared:
@@ -132,7 +136,8 @@ class Pipeline:
         started = time.perf_counter()
         if route.intent == "knowledge_search":
             # Embedding and search are CPU-bound; keep the event loop free for other threads' turns.
-            prepared.hits, prepared.steps = await asyncio.to_thread(self.retrieve, rewrite.text, None, channel)
+            prepared.hits, prepared.steps = await asyncio.to_thread(self.retrieve, rewrite.text, None, channel,
+                                                                    rewrite.prior)
             prepared.searched = True
             timings["retrieve_ms"] = _ms(started)
             if prepared.steps:

@@ -1,8 +1,11 @@
-"""The retriever: embed the standalone query and run a hybrid search on the index."""
+"""The retriever: embed the standalone query, collect a backend's candidates, rank them once."""
 from __future__ import annotations
+
+from typing import Iterable
 
 from .documents import Hit
 from .embeddings import Embedder
+from .ranking import Ranker
 from .search_index import SearchIndex, SearchQuery
 
 # Search sees at most this much of a message; a 50k-character paste is not a query.
@@ -10,15 +13,18 @@ MAX_QUERY_CHARS = 1000
 
 
 class Retriever:
-    """Embedding plus hybrid search, as one call."""
+    """Embedding, candidate search and ranking, as one call."""
 
-    def __init__(self, index: SearchIndex, embedder: Embedder, k: int = 5):
+    def __init__(self, index: SearchIndex, embedder: Embedder, k: int = 5, *, ranker: Ranker | None = None,
+                 candidates: int = 40):
         self.index, self.embedder, self.k = index, embedder, k
+        self.ranker, self.candidates = ranker or Ranker(), candidates
 
-    def search(self, text: str, k: int | None = None) -> list[Hit]:
-        """Top hits for a query text; empty for an empty query."""
+    def search(self, text: str, k: int | None = None, prior: Iterable[str] = ()) -> list[Hit]:
+        """Top hits for a query text (documents in `prior` favoured); empty for an empty query."""
         text = text.strip()[:MAX_QUERY_CHARS]
         if not text:
             return []
-        vector = self.embedder.embed_query(text)
-        return self.index.search(SearchQuery(text, vector, k or self.k))
+        k = k or self.k
+        query = SearchQuery(text, self.embedder.embed_query(text), k)
+        return self.ranker.rank(self.index.candidates(query, max(self.candidates, k)), k, prior)

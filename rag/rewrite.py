@@ -25,6 +25,9 @@ class HistoryTurn:
     role: str  # "user" or "assistant"
     text: str
     sources: list[str] = field(default_factory=list)  # titles cited by an assistant turn
+    paths: list[str] = field(default_factory=list)  # the same documents' paths
+    rewritten: str = ""  # a user turn's standalone query, as retrieval used it
+    intent: str = ""  # a user turn's route
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,7 @@ class Rewrite:
     method: str  # "none" (first turn / self-contained), "llm", "offline", "fallback"
     note: str = ""
     route: Route | None = None  # set when the same LLM call also classified the message
+    prior: tuple[str, ...] = ()  # documents the previous answer cited, favoured for a follow-up that points back
 
 
 class Rewriter(Protocol):
@@ -163,36 +167,74 @@ class LLMRewriter:
 
 
 class OfflineRewriter:
-    """No LLM: append the topic words of earlier user turns to a follow-up that lacks its own subject.
+    """No LLM: resolve a follow-up from the last document exchange of the thread.
 
-    A follow-up that names its own topic ("휴가 정책은?") is left alone, so a change of
-    subject is not dragged back to the previous one.
+    - A follow-up that names its own topic (two or more topic words, no pointing back) is left
+      alone, so a change of subject is not dragged back to the previous one.
+    - Context comes only from the last exchange that was a document question (greetings,
+      actions, live-state questions and pasted logs say nothing about "it"), and from that
+      question's own standalone rewrite, so references chain across turns.
+    - The follow-up's own words come first; the earlier question's topic words follow; a
+      follow-up that points back ("it", "그 시스템") also borrows the names the previous
+      *answer* introduced (PostgreSQL, Atlas), and favours the documents it cited (`prior`).
     """
 
-    def __init__(self, analyzer: Analyzer, *, turns: int = 8, max_terms: int = 6, own_topic_words: int = 2):
+    def __init__(self, analyzer: Analyzer, *, turns: int = 8, max_terms: int = 6, own_topic_words: int = 2,
+                 max_context_chars: int = 500):
         self.analyzer = analyzer
         self.turns, self.max_terms, self.own_topic_words = turns, max_terms, own_topic_words
+        self.max_context_chars = max_context_chars
 
     async def rewrite(self, question: str, history: list[HistoryTurn]) -> Rewrite:
-        """The question plus borrowed topic words, or the question unchanged."""
+        """The question plus borrowed context, or the question unchanged."""
         if not history:
             return Rewrite(question, "none")
         own = self.analyzer.topic_words(question)
-        if len(own) >= self.own_topic_words and not self.analyzer.anaphoric(question):
+        pointing = self.analyzer.anaphoric(question)
+        if len(own) >= self.own_topic_words and not pointing:
             return Rewrite(question, "none", "self-contained")
-        borrowed = self._borrowed(history[-self.turns :], own)
-        if not borrowed:
-            return Rewrite(question, "none", "nothing to borrow")
-        return Rewrite(f"{question} {' '.join(borrowed)}", "offline")
-
-    def _borrowed(self, recent: list[HistoryTurn], own: list[str]) -> list[str]:
-        """Topic words of the recent user turns, newest first: nearer turns say more about "it"."""
+        asked, answered = _last_document_exchange(history[-self.turns :], self.max_context_chars)
+        if asked is None:
+            return Rewrite(question, "none", "no earlier document question")
         taken = {w.lower() for w in own}
-        words: list[str] = []
-        for turn in reversed(recent):
-            if turn.role != "user":
-                continue
-            fresh = [w for w in self.analyzer.topic_words(turn.text) if w.lower() not in taken]
-            words.extend(fresh)
-            taken.update(w.lower() for w in fresh)
-        return words[: self.max_terms]
+        borrowed = self._fresh(self.analyzer.topic_words(asked.rewritten or asked.text), taken)
+        if pointing and answered is not None:
+            borrowed = self._fresh(self._introduced(answered, asked), taken) + borrowed
+        borrowed = borrowed[: self.max_terms]
+        prior = tuple(answered.paths) if answered is not None and (pointing or not own) else ()
+        if not borrowed:
+            return Rewrite(question, "none", "nothing to borrow", prior=prior)
+        return Rewrite(f"{question} {' '.join(borrowed)}", "offline", prior=prior)
+
+    @staticmethod
+    def _fresh(words: list[str], taken: set[str]) -> list[str]:
+        fresh = []
+        for word in words:
+            if word.lower() not in taken:
+                taken.add(word.lower())
+                fresh.append(word)
+        return fresh
+
+    def _introduced(self, answered: HistoryTurn, asked: HistoryTurn, limit: int = 2) -> list[str]:
+        """Names the answer brought in that the question did not have: what "it" most likely is."""
+        known = (asked.rewritten or asked.text).lower()
+        counts: dict[str, int] = {}
+        for word in self.analyzer.names(answered.text):
+            if word.lower() not in known:
+                counts[word] = counts.get(word, 0) + 1
+        return sorted(counts, key=lambda w: -counts[w])[:limit]
+
+
+def _last_document_exchange(recent: list[HistoryTurn], max_chars: int) -> tuple[HistoryTurn | None, HistoryTurn | None]:
+    """The latest user turn that was a document question, and the answer that followed it."""
+    for n in range(len(recent) - 1, -1, -1):
+        turn = recent[n]
+        if turn.role != "user" or len(turn.text) > max_chars:
+            continue
+        answer = recent[n + 1] if n + 1 < len(recent) and recent[n + 1].role == "assistant" else None
+        if turn.intent and turn.intent != "knowledge_search":
+            continue
+        if not turn.intent and answer is not None and not answer.paths:
+            continue  # no route recorded: an answer without sources was not a document answer
+        return turn, answer
+    return None, None

@@ -1,17 +1,22 @@
-"""The search-index port: what the indexer and the retriever need from any backend."""
+"""The search-index port: what the indexer and the retriever need from any backend.
+
+Backends only *find candidates* (BM25 matches, the nearest chunks of each language, and
+each candidate's cosine); `rag.ranking` ranks them, so fusion, language normalisation and
+the relevance floor behave the same on every backend.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Hashable, Protocol
 
 import numpy as np
 
-from .documents import Chunk, Hit
+from .documents import Chunk
 
 
 @dataclass(frozen=True)
 class SearchQuery:
-    """A hybrid query: text for BM25, a vector for kNN, and how many hits to return."""
+    """A hybrid query: text for BM25, a vector for kNN, and how many hits the caller wants."""
 
     text: str
     vector: np.ndarray
@@ -26,6 +31,44 @@ class FileRecord:
     content_hash: str
     title: str
     chunks: int
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One chunk a backend found, with its cosine to the query and the languages it counts for."""
+
+    chunk: Chunk
+    source: str
+    languages: tuple[str, ...]
+    cosine: float
+
+
+ALL_LANGUAGES = "*"  # the background key for every chunk of the index, whatever its language
+
+
+@dataclass(frozen=True)
+class Background:
+    """The query's cosine against a whole language's chunks: mean and standard deviation."""
+
+    mean: float
+    std: float
+    count: int
+
+
+@dataclass
+class Candidates:
+    """Everything a backend found for one query, unranked.
+
+    `keyword` is the BM25 order with its raw scores (higher is better); `nearest` the kNN order
+    within each language; `chunks` every candidate of either list with its cosine; and
+    `background` the per-language cosine statistics the ranker normalises with (and the
+    whole index's under ALL_LANGUAGES).
+    """
+
+    keyword: list[tuple[Hashable, float]] = field(default_factory=list)
+    nearest: dict[str, list[Hashable]] = field(default_factory=dict)
+    chunks: dict[Hashable, Candidate] = field(default_factory=dict)
+    background: dict[str, Background] = field(default_factory=dict)
 
 
 class SearchIndex(Protocol):
@@ -47,8 +90,8 @@ class SearchIndex(Protocol):
         """Remove a file and all its chunks."""
         ...
 
-    def search(self, query: SearchQuery) -> list[Hit]:
-        """Hybrid search: BM25 and kNN fused by reciprocal rank, then the cosine floor."""
+    def candidates(self, query: SearchQuery, limit: int) -> Candidates:
+        """Up to `limit` BM25 matches and `limit` nearest chunks per language, with cosines and background."""
         ...
 
     def stats(self) -> dict:
