@@ -24,6 +24,14 @@ ENGLISH_STOPWORDS = frozenset(
     one ones any some more most also just than best good better many much often long big fast quickly
     early late new old way work""".split()
 )
+# English function words Kiwi tags SL like any other Latin word; they never name a topic.
+ENGLISH_FUNCTION_WORDS = frozenset(
+    """after before during until till within without over under above below per each every all only still
+    now today yesterday tomorrow ago again else even ever here there up down out off into onto upon via
+    happen happens happened go goes going get gets got make makes made take takes say says said see
+    like such same other another both either neither whether while though although because since unless
+    okay ok yes yeah thanks thank doesn don isn aren wasn weren didn won wouldn shouldn couldn""".split()
+)
 # Words that say what to do with a document rather than what it is about.
 KOREAN_STOPWORDS = frozenset(
     """문서 요약 내용 설명 정리 관련 질문 대답 답변 부분 경우 정도 하 되 있 없 알 주 보 그 이 저 것 거
@@ -83,7 +91,8 @@ class Analyzer:
             if tok.tag not in _TOPIC_TAGS:
                 continue
             word = tok.form.lower()
-            if word in KOREAN_STOPWORDS or word in ENGLISH_STOPWORDS or len(word) < 2:
+            if word in KOREAN_STOPWORDS or word in ENGLISH_STOPWORDS or word in ENGLISH_FUNCTION_WORDS \
+                    or len(word) < 2:
                 continue
             seen.setdefault(tok.form, None)
         return list(seen)
@@ -92,17 +101,24 @@ class Analyzer:
         """Kiwi tokens (form, tag, start, end) of one text, for callers that need the tags."""
         return self._tokens([text])[0]
 
-    def names(self, text: str) -> list[str]:
-        """Names in running text, repeats kept: Korean proper nouns and capitalised English words that do
-        not start a sentence (PostgreSQL, Atlas, Orion), the things a later "it" can point at."""
-        out = []
+    def names(self, text: str) -> dict[str, float]:
+        """Names in running text with a salience score: Korean proper nouns and capitalised English words
+        (PostgreSQL, Atlas, Orion), the things a later "it" can point at. Each mention counts; a
+        capital that only opens a sentence counts less, an inner capital or digit (MySQL) more."""
+        scores: dict[str, float] = {}
         for tok in self._tokens([text])[0]:
-            if tok.tag == "NNP" and len(tok.form) >= 2:
-                out.append(tok.form)
-            elif tok.tag == "SL" and tok.form[:1].isupper() and len(tok.form) >= 3 \
-                    and tok.form.lower() not in ENGLISH_STOPWORDS and not _starts_sentence(text, tok.start):
-                out.append(tok.form)
-        return out
+            word = tok.form
+            if tok.tag == "NNP" and len(word) >= 2:
+                weight = 1.0
+            elif tok.tag == "SL" and word[:1].isupper() and len(word) >= 3 and word.lower() not in ENGLISH_STOPWORDS \
+                    and word.lower() not in ENGLISH_FUNCTION_WORDS:
+                weight = 0.5 if _starts_sentence(text, tok.start) else 1.0
+                if any(c.isupper() or c.isdigit() for c in word[1:]):
+                    weight += 1.0
+            else:
+                continue
+            scores[word] = scores.get(word, 0.0) + weight
+        return scores
 
     def proper_nouns(self, text: str) -> list[str]:
         """Korean proper nouns (NNP) and numbers (SN): the entities a rewrite must not invent."""

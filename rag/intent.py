@@ -106,7 +106,8 @@ class ClassifierRouter:
         mixed = (weights @ probs) * self.priors
         mixed /= mixed.sum()
         best = int(mixed.argmax())
-        return Route(self.classifier.labels[best], float(mixed[best]), entities, "classifier")
+        scores = {label: round(float(p), 4) for label, p in zip(self.classifier.labels, mixed)}
+        return Route(self.classifier.labels[best], float(mixed[best]), entities, "classifier", scores)
 
     def entities(self, text: str) -> list[str]:
         """Codes, names and topic words mentioned in the message."""

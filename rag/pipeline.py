@@ -15,7 +15,7 @@ from .documents import Hit
 from .lookups import LookupRegistry
 from .retrieval import MAX_QUERY_CHARS, Retriever
 from .rewrite import HistoryTurn, Rewrite, Rewriter
-from .routing import AMBIGUOUS, Route, Router
+from .routing import AMBIGUOUS, Route, Router, when_unsure
 
 
 @dataclass
@@ -128,9 +128,7 @@ class Pipeline:
         rewrite = await self.rewriter.rewrite(clipped, history)
         timings["rewrite_ms"] = _ms(started)
         started = time.perf_counter()
-        route = rewrite.route or self.router.route(clipped, rewrite.text)
-        if route.confidence < self.threshold:
-            route = Route(AMBIGUOUS, route.confidence, route.entities, f"below {self.threshold}: {route.reason}")
+        route = when_unsure(rewrite.route or self.router.route(clipped, rewrite.text), self.threshold)
         timings["route_ms"] = _ms(started)
         prepared = Prepared(question, rewrite, route, timings=timings, notice=notice)
         started = time.perf_counter()

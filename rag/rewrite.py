@@ -201,7 +201,7 @@ class OfflineRewriter:
         if pointing and answered is not None:
             borrowed = self._fresh(self._introduced(answered, asked), taken) + borrowed
         borrowed = borrowed[: self.max_terms]
-        prior = tuple(answered.paths) if answered is not None and (pointing or not own) else ()
+        prior = tuple(answered.paths) if answered is not None else ()
         if not borrowed:
             return Rewrite(question, "none", "nothing to borrow", prior=prior)
         return Rewrite(f"{question} {' '.join(borrowed)}", "offline", prior=prior)
@@ -218,11 +218,8 @@ class OfflineRewriter:
     def _introduced(self, answered: HistoryTurn, asked: HistoryTurn, limit: int = 2) -> list[str]:
         """Names the answer brought in that the question did not have: what "it" most likely is."""
         known = (asked.rewritten or asked.text).lower()
-        counts: dict[str, int] = {}
-        for word in self.analyzer.names(answered.text):
-            if word.lower() not in known:
-                counts[word] = counts.get(word, 0) + 1
-        return sorted(counts, key=lambda w: -counts[w])[:limit]
+        names = {w: s for w, s in self.analyzer.names(answered.text).items() if w.lower() not in known}
+        return sorted(names, key=lambda w: -names[w])[:limit]
 
 
 def _last_document_exchange(recent: list[HistoryTurn], max_chars: int) -> tuple[HistoryTurn | None, HistoryTurn | None]:

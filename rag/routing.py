@@ -22,6 +22,29 @@ class Route:
     confidence: float
     entities: list[str] = field(default_factory=list)
     reason: str = ""
+    scores: dict[str, float] = field(default_factory=dict)  # the classifier's probability of each intent
+
+
+# Below the threshold docbot asks only when acting (or a live lookup) is a plausible reading;
+# "plausible" = those intents hold at least this share of the classifier's probability.
+RISKY_INTENTS = ("action", "realtime_lookup")
+RISKY_SHARE = 0.25
+
+
+def when_unsure(route: Route, threshold: float) -> Route:
+    """The safe path for a low-confidence route: ask when it might act, otherwise search.
+
+    A clarifying question costs the user a round trip, so it is kept for when a wrong guess
+    could change something or report live state; an unsure document-vs-small-talk call
+    searches, which at worst shows documents nobody needed.
+    """
+    if route.confidence >= threshold:
+        return route
+    risky = sum(route.scores.get(intent, 0.0) for intent in RISKY_INTENTS)
+    if route.intent in RISKY_INTENTS or risky >= RISKY_SHARE:
+        return Route(AMBIGUOUS, route.confidence, route.entities, f"below {threshold}: {route.reason}", route.scores)
+    return Route("knowledge_search", route.confidence, route.entities,
+                 f"below {threshold}, nothing risky: searched ({route.reason})", route.scores)
 
 
 class Router(Protocol):
@@ -43,18 +66,40 @@ _CHITCHAT = _rx(
     r"^\s*(ㅎㅎ|ㅋㅋ|ㅠㅠ)*\s*(안녕|반가|고마워|고맙|감사(합니다|해요|해|드려요)?\s*[!.~]*\s*$|ㅎㅎ|ㅋㅋ|ㅠ|잘 ?자|수고|좋아|알겠|오케이|넵|"
     r"네\s*$|응\s*$|굿|너는 누구|뭐 할 수 있)",
 )
-# Mutation verbs as requests ("...해줘", "please delete", "can you restart"); "how do I delete" is a question.
+# Mutation verbs as requests addressed to docbot ("...해줘", "please delete", "can you restart").
+# Questions about doing something are document questions: "how do I delete", "롤백해야 해?"
+# (obligation), "예약해?" (a bare verb asked with a question mark), "can you remove a partition
+# from a kafka topic?" (a capability question about a thing in general, not a request).
 _ACTION = _rx(
     r"(삭제|복구|생성|재시작|재색인|색인|재인덱스|인덱싱|배포|추가|변경|수정|등록|취소|승인|발송|실행|초기화|롤백|신청|예약|만들|지우|바꾸|보내|올리|"
     r"잡아|켜|꺼|열어|잠가)"
-    r"\w*\s*(해\s*줘|해\s*주세요|해\s*줄래|해\s*주실래요|해\s*주시겠어요|하자|해라|해|줘|주세요|줄래)\s*[.!?]*\s*$",
+    r"(?!\w*야)\w*\s*(해\s*줘|해\s*주세요|해\s*줄래|해\s*주실래요|해\s*주시겠어요|하자|해라|해(?!\s*\?)|줘|주세요|줄래)"
+    r"\s*[.!?]*\s*$",
     r"^\s*(please\s+|can you\s+|could you\s+|would you\s+|go ahead and\s+)?"
     r"(delete|remove|restore|create|restart|reboot|deploy|re-?index|add|update|change|send|approve|revoke|"
     r"cancel|run|trigger|reset|rollback|roll back|open|close|grant|disable|enable|schedule|book|turn (on|off))\b",
 )
-_HOW_TO = _rx(r"\b(how (do|can|should|to)|what happens|when|why|policy|rule|process|procedure)\b", r"(방법|어떻게|절차|정책|규정|언제|왜|누가|누구|몇|얼마|가능해|되나요|돼\?)")
+_HOW_TO = _rx(r"\b(how (do|can|should|to)|what happens|when|why|policy|rule|process|procedure)\b",
+              r"^\s*(can|could) (you|i|we) \w+ (a|an|any) \w[^?]*\?\s*$",
+              r"(방법|어떻게|절차|정책|규정|언제|왜|누가|누구|몇|얼마|어디|가능해|되나요|돼\?)")
+# The user asking what *they* (or the team) should or may do is a document question, however
+# mutation-like its verb: "do I need approval to restart the gateway?", "should we roll back if...?",
+# "휴가는 며칠 전에 신청해야 해?". ("can you ...?" is addressed to docbot: not here.)
+_SELF_QUESTION = _rx(
+    r"^\s*(do|does|did|should|must|can|could|may|am|are|is it (ok|okay|allowed)( for (me|us))? to)\s+"
+    r"(i|we|me|us|they|employees|engineers|people)?\b[^?]*\?\s*$",
+    r"(해야|돼야|하면 안|해도|하나요|합니까|되나요|인가요)\s*(해|돼|되나|하나|할까|되지|하지|돼요|해요|하나요|되나요|나요|요|까)?\s*\?\s*$",
+)
+# A reaction that thanks or agrees, with no question in it, is small talk whatever topic words it
+# carries ("ok thanks, the hotel limit makes sense now").
+_REACTION = _rx(
+    r"^(?!.*\b(what|which|who|where|how|when|why|tell|show)\b)\s*(ok(ay)?|great|nice|cool|perfect|awesome|thanks|"
+    r"thank you|thx|got it|makes sense|that helps|that's (exactly )?what i needed)\b[^?]*$",
+    r"^(?!.*(뭐|무엇|어디|언제|누가|누구|어떻게|몇|얼마|알려|보여))\s*(알겠|좋아|좋네|오케이|넵|네 ?알|감사|고마워|고맙|이해했)[^?]*$",
+)
 _REALTIME = _rx(
-    r"\b(right now|currently|at the moment|live|status of|is .{1,40} (down|up|online|working)|uptime|"
+    r"\b(right now|currently|at the moment|live|status of|"
+    r"is [^?]{1,40} (down|(?<!backed )(?<!set )(?<!signed )(?<!picked )(?<!looked )(?<!held )up|online|working)\b|uptime|"
     r"who is on[- ]call (now|today)|how many .{1,40} (now|today|online)|current (status|price|load|queue))\b",
     r"(지금|현재|실시간|방금).{0,20}(상태|몇|누구|얼마|살아|떠|다운|장애|온라인|접속|돌아|동작|작동|대기)",
     r"(상태|장애).{0,6}(어때|어떄|확인해|괜찮)",
@@ -75,18 +120,14 @@ def rule_route(original: str) -> Route | None:
         return Route("chitchat", 1.0, reason="empty")
     if _CHITCHAT.search(text):
         return Route("chitchat", 0.92, reason="small-talk pattern")
+    if _REACTION.search(text) and not _INFO_REQUEST.search(text):
+        return Route("chitchat", 0.85, reason="reaction pattern")
     if _REALTIME.search(text):
         return Route("realtime_lookup", 0.9, reason="live-state pattern")
+    if _SELF_QUESTION.search(text) and not text.lower().lstrip().startswith(("can you", "could you")):
+        return Route("knowledge_search", 0.85, reason="question about what to do")
     if _ACTION.search(text) and not _HOW_TO.search(text):
         return Route("action", 0.9, reason="mutation request pattern")
     if _INFO_REQUEST.search(text):
         return Route("knowledge_search", 0.9, reason="information request pattern")
     return None
-
-
-class RuleRouter:
-    """Rules only, a document question otherwise; for tests and as the classifier's fallback."""
-
-    def route(self, original: str, rewritten: str) -> Route:
-        """The rule route or knowledge_search."""
-        return rule_route(original) or Route("knowledge_search", 0.8, reason="default")
