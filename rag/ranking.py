@@ -9,10 +9,10 @@ language out of the top 5 (cross-language recall@5 0.35 on the dev set). Instead
    mean and spread over that language); a chunk written in both languages takes its better one;
 2. BM25 adds a bounded bonus (its score over the best BM25 score, times `keyword_weight`),
    enough to order same-language near-ties, too little to bury a clear cross-language match;
-3. documents the previous answer cited get `prior_weight` for a follow-up that points back;
+3. documents the previous answer cited get `prior_weight` for a follow-up that leans on it;
 4. the floor: a hit stays when its z is within `z_gap` of the best z and its cosine within
-   `cosine_gap` of the best cosine *of its language*; BM25's own top hits stay regardless
-   (codes and names live there).
+   `cosine_gap` of the best cosine *of its language*; BM25's own top hits and the previous
+   answer's documents stay regardless (codes and names live in BM25; the thread is about those).
 
 Measured in `docbot eval` (README); the weights were chosen on eval/conversations-dev.jsonl only.
 """
@@ -34,7 +34,7 @@ class Ranker:
     """Language-normalised hybrid ranking with a relative floor; one instance serves every backend."""
 
     keyword_weight: float = 0.25
-    keyword_top: int = 3
+    keyword_top: int = 5
     prior_weight: float = 0.5
     z_gap: float = 2.5
     cosine_gap: float = 0.08
@@ -49,23 +49,23 @@ class Ranker:
         preferred = set(prior)
         score = {key: z[key] + bonus.get(key, 0.0) + (self.prior_weight if c.chunk.path in preferred else 0.0)
                  for key, c in found.chunks.items()}
-        kept = self._above_floor(found, z)
+        kept = self._above_floor(found, z, preferred)
         ranked = sorted(kept, key=lambda key: -score[key])[:k]
         keyword_top = {key for key, _ in found.keyword[: self.keyword_top]}
         return [self._hit(found.chunks[key], score[key], z[key], key in keyword_top) for key in ranked]
 
     def _z(self, candidate: Candidate, found: Candidates) -> float:
-        scores = [self._standardise(candidate.cosine, found.background.get(language))
+        scores = [self._standardise(candidate.cosine, found.background.get(language), MIN_BACKGROUND)
                   for language in candidate.languages]
         scores = [s for s in scores if s is not None]
         if scores:
             return max(scores)
         # A language with too few chunks for statistics of its own is judged against the whole index.
-        overall = self._standardise(candidate.cosine, found.background.get(ALL_LANGUAGES))
-        return overall if overall is not None else 0.0
+        overall = self._standardise(candidate.cosine, found.background.get(ALL_LANGUAGES), 2)
+        return overall if overall is not None else candidate.cosine / self.min_std
 
-    def _standardise(self, cosine: float, background: Background | None) -> float | None:
-        if background is None or background.count < MIN_BACKGROUND:
+    def _standardise(self, cosine: float, background: Background | None, minimum: int) -> float | None:
+        if background is None or background.count < minimum:
             return None
         return (cosine - background.mean) / max(background.std, self.min_std)
 
@@ -75,7 +75,7 @@ class Ranker:
             return {}
         return {key: self.keyword_weight * score / best for key, score in keyword if score > 0}
 
-    def _above_floor(self, found: Candidates, z: dict[Hashable, float]) -> list[Hashable]:
+    def _above_floor(self, found: Candidates, z: dict[Hashable, float], preferred: set[str]) -> list[Hashable]:
         best_z = max(z.values())
         best_cosine: dict[str, float] = {}
         for c in found.chunks.values():
@@ -86,7 +86,8 @@ class Ranker:
         for key, c in found.chunks.items():
             near_best = z[key] >= best_z - self.z_gap
             near_language_best = any(c.cosine >= best_cosine[lang] - self.cosine_gap for lang in c.languages)
-            if key in keyword_top or (near_best and near_language_best):
+            # The thread is talking about the preferred documents: their passages are never floored away.
+            if key in keyword_top or c.chunk.path in preferred or (near_best and near_language_best):
                 kept.append(key)
         return kept
 

@@ -7,6 +7,7 @@ delete_by_query, scroll, the licence API. Knobs script the failures the tests ne
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -51,7 +52,12 @@ def _matches(doc: dict, query: dict | None) -> bool:
         return True
     if "term" in query:
         (name, value), = query["term"].items()
-        return doc.get(name) == (value["value"] if isinstance(value, dict) else value)
+        wanted = value["value"] if isinstance(value, dict) else value
+        field_value = doc.get(name)
+        # A term query on an array field matches when any element equals the term (keyword arrays).
+        return wanted in field_value if isinstance(field_value, list) else field_value == wanted
+    if "function_score" in query:
+        return _matches(doc, query["function_score"].get("query"))
     if "bool" in query:
         b = query["bool"]
         return all(_matches(doc, q) for q in b.get("filter", []) + b.get("must", []))
@@ -76,9 +82,11 @@ def _bm25(doc: dict, query: dict, docs: dict) -> float:
 
 def _hits(index: str, pairs: list[tuple[str, float]], size: int, source_spec) -> dict:
     excludes = (source_spec or {}).get("excludes", []) if isinstance(source_spec, dict) else []
+    includes = source_spec if isinstance(source_spec, list) else None
     docs = CLUSTER.indices[index]["docs"]
     hits = [{"_index": index, "_id": i, "_score": s,
-             **({} if source_spec is False else {"_source": {k: v for k, v in docs[i].items() if k not in excludes}})}
+             **({} if source_spec is False else {"_source": {k: v for k, v in docs[i].items()
+                                                             if k not in excludes and (includes is None or k in includes)}})}
             for i, s in pairs[:size]]
     return {"took": 1, "timed_out": False, "_shards": {"total": 1, "successful": 1, "skipped": 0, "failed": 0},
             "hits": {"total": {"value": len(pairs), "relation": "eq"}, "hits": hits}}
@@ -117,6 +125,11 @@ def _ranked(docs: dict, body: dict) -> list[tuple[str, float]]:
                   for i, d in docs.items() if knn["field"] in d and _matches(d, filters)]
         return sorted(scored, key=lambda p: -p[1])[: knn["k"]]
     query = body.get("query")
+    if query and "function_score" in query:
+        # random_score with a seed: a stable pseudo-random order of the matching documents.
+        seed = str(query["function_score"].get("random_score", {}).get("seed", 0))
+        matching = [i for i, d in docs.items() if _matches(d, query)]
+        return [(i, 1.0) for i in sorted(matching, key=lambda i: hashlib.sha1((seed + i).encode()).hexdigest())]
     if query and "bool" in query and "should" in query["bool"]:
         scored = [(i, _bm25(d, query, docs)) for i, d in docs.items() if _matches(d, query)]
         return sorted([p for p in scored if p[1] > 0], key=lambda p: -p[1])
@@ -222,7 +235,12 @@ def handle(method: str, target: str, body: bytes | None):
             return 404, {"_index": real, "_id": doc_id, "found": False}
         return 200, {"_index": real, "_id": doc_id, "found": True, "_source": docs[doc_id]}
     if action == "_search":
-        result = _search(index, parsed or {})
+        body = dict(parsed or {})
+        if "_source_includes" in params:
+            body["_source"] = params["_source_includes"][0].split(",")
+        if "size" in params:
+            body["size"] = int(params["size"][0])
+        result = _search(index, body)
         if "scroll" in params:
             result["_scroll_id"] = "s1"
             result["hits"]["hits"] = result["hits"]["hits"][:10000]
