@@ -44,8 +44,12 @@ def load_markdown(path: str, raw: bytes) -> Document:
     tokens = MarkdownIt("commonmark").enable("table").parse(decode(path, raw))
     title, heading, parts, sections = "", "", [], []
     in_heading = False
+    table = _Table()
     for tok in tokens:
-        if tok.type == "heading_open":
+        if table.take(tok):
+            if tok.type == "tr_close" and (row := table.row_text()):
+                parts.append(row)
+        elif tok.type == "heading_open":
             _flush(sections, heading, parts)
             parts, in_heading = [], True
         elif tok.type == "heading_close":
@@ -57,6 +61,49 @@ def load_markdown(path: str, raw: bytes) -> Document:
             parts.append(tok.content.strip())
     _flush(sections, heading, parts)
     return Document(path, title or _fallback_title(path), sections)
+
+
+class _Table:
+    """Markdown table rows as "first cell: header: value; ..." lines, so a row reads as a sentence
+    ("애플리케이션 로그 — 보존 기간: 90일.") instead of cells glued into one run of words."""
+
+    def __init__(self) -> None:
+        self.headers: list[str] = []
+        self.cells: list[str] = []
+        self.in_head = False
+
+    def take(self, tok) -> bool:
+        """Consume a table token; False for anything outside a table."""
+        if tok.type == "thead_open":
+            self.in_head, self.headers = True, []
+        elif tok.type == "thead_close":
+            self.in_head = False
+        elif tok.type == "tr_open":
+            self.cells = []
+        elif tok.type == "inline" and self._in_cell:
+            self.cells.append(tok.content.strip())
+        elif tok.type in ("th_open", "td_open"):
+            self._in_cell = True
+        elif tok.type in ("th_close", "td_close"):
+            self._in_cell = False
+        elif tok.type in ("table_open", "table_close", "tbody_open", "tbody_close", "tr_close"):
+            return True
+        else:
+            return False
+        return True
+
+    _in_cell = False
+
+    def row_text(self) -> str:
+        if self.in_head:
+            self.headers = self.cells
+            return ""
+        cells = [c for c in self.cells]
+        if not any(cells):
+            return ""
+        pairs = [f"{h}: {v}" if h else v for h, v in zip(self.headers[1:] + [""] * len(cells), cells[1:]) if v]
+        line = cells[0] + (" — " + "; ".join(pairs) if pairs else "")
+        return line if line.endswith((".", "。")) else line + "."
 
 
 def _flush(sections: list[Section], heading: str, parts: list[str]) -> None:

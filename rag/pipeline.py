@@ -108,7 +108,10 @@ class Pipeline:
         per_step: list[list[Hit]] = []
         for step in steps:
             earlier = per_step[-1] if per_step else []
-            per_step.append(self.retriever.search(refine(step, earlier, self.analyzer), k))
+            refined = refine(step, earlier, self.analyzer)
+            per_step.append(self.retriever.search(refined, k))
+            if refined != step:  # the borrowed title can outweigh the step's own subject: search both
+                per_step.append(self.retriever.search(step, k))
         # The whole question still runs: it finds passages that answer both parts at once.
         per_step.append(self.retriever.search(query, k, prior))
         return merge(per_step, k * 2), steps

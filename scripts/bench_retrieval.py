@@ -1,4 +1,4 @@
-"""Retrieval latency on a 10k-chunk embedded index (BM25 + sqlite-vec + fusion + floor).
+"""Retrieval latency on a 10k-chunk embedded index (BM25 + in-memory vectors + the ranker).
 
     python scripts/bench_retrieval.py [--chunks 10000] [--queries 300]
 
@@ -30,6 +30,7 @@ from rag.documents import Chunk  # noqa: E402
 from rag.embedded_index import SqliteSearchIndex  # noqa: E402
 from rag.embeddings import E5Embedder  # noqa: E402
 from rag.loaders import load, supported  # noqa: E402
+from rag.ranking import Ranker  # noqa: E402
 from rag.search_index import FileRecord, SearchQuery  # noqa: E402
 
 
@@ -66,12 +67,13 @@ def main() -> None:
         turns = [t["user"] for line in (ROOT / "eval" / "dev.jsonl").read_text().splitlines()
                  for t in json.loads(line)["turns"]]
         queries = [turns[i % len(turns)] for i in range(args.queries)]
+        ranker = Ranker()
         full, search_only = [], []
         for q in queries:
             t0 = time.perf_counter()
             vector = embedder.embed_query(q)
             t1 = time.perf_counter()
-            index.search(SearchQuery(q, vector, 5))
+            ranker.rank(index.candidates(SearchQuery(q, vector, 5), 40), 5)
             t2 = time.perf_counter()
             full.append((t2 - t0) * 1000)
             search_only.append((t2 - t1) * 1000)

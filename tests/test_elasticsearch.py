@@ -46,31 +46,43 @@ def test_nori_is_used_when_the_plugin_is_installed(analyzer, embedder):
     index.close()
 
 
-def test_one_msearch_with_bm25_and_a_filtered_knn(es, embedder):
+def test_one_msearch_with_bm25_and_a_filtered_knn_per_language(es, embedder):
+    put(es, embedder, "db.md", ["PostgreSQL is the default production database."])
+    put(es, embedder, "ko.md", ["프로덕션 서비스는 PostgreSQL을 기본 데이터베이스로 씁니다."])
+    C.requests.clear()
+    assert search(es, embedder, "production database")[0].chunk.path in ("db.md", "ko.md")
+    msearch = C.of("_msearch")
+    assert len(msearch) == 1
+    _, bm25, _, knn_ko, _, knn_en = msearch[0][2]
+    assert {"term": {"kind": "chunk"}} in bm25["query"]["bool"]["filter"]
+    # One kNN per language, each filtered inside kNN (a pre-filter keeps k results per language).
+    assert knn_ko["knn"]["filter"] == [{"term": {"kind": "chunk"}}, {"term": {"lang": "ko"}}]
+    assert knn_en["knn"]["filter"] == [{"term": {"kind": "chunk"}}, {"term": {"lang": "en"}}]
+    assert knn_ko["knn"]["num_candidates"] == 4 * knn_ko["knn"]["k"] and "retriever" not in knn_ko
+    docs = next(iter(C.indices.values()))["docs"].values()
+    assert {tuple(d["lang"]) for d in docs if d["kind"] == "chunk"} == {("en",), ("ko",)}
+
+
+def test_language_statistics_come_from_a_sample_and_are_cached(es, embedder):
     put(es, embedder, "db.md", ["PostgreSQL is the default production database."])
     C.requests.clear()
-    assert search(es, embedder, "production database")[0].chunk.path == "db.md"
-    msearch = C.of("_msearch")
-    assert len(msearch) == 1 and not C.of("_search/")
-    _, bm25, _, knn = msearch[0][2]
-    assert {"term": {"kind": "chunk"}} in bm25["query"]["bool"]["filter"]
-    assert knn["knn"]["filter"] == [{"term": {"kind": "chunk"}}]  # inside kNN, not a post-filter
-    assert knn["knn"]["num_candidates"] == 4 * knn["knn"]["k"] and "retriever" not in knn
+    search(es, embedder, "production database")
+    search(es, embedder, "database options")
+    samples = [body for _, path, body in C.of("/_search") if body and "function_score" in body.get("query", {})]
+    assert len(samples) == 3  # ko, en and all: taken once, then cached
+    put(es, embedder, "b.md", ["Another document."])  # this process wrote: sample again
+    C.requests.clear()
+    search(es, embedder, "production database")
+    assert len([1 for _, path, body in C.of("/_search") if body and "function_score" in body.get("query", {})]) == 3
 
 
-def test_server_rrf_with_an_enterprise_licence_and_fallback_on_403(analyzer, embedder):
+def test_an_index_from_before_per_language_search_must_be_rebuilt(analyzer, embedder):
     index = make_es_index(analyzer, live_allowed=False)
-    C.licence = "enterprise"
     index.bind_model(embedder.name, embedder.dim)
-    put(index, embedder, "db.md", ["PostgreSQL is the default production database."])
-    put(index, embedder, "leave.md", ["Employees get fifteen days of annual leave."])
-    assert search(index, embedder, "production database")[0].chunk.path == "db.md"
-    assert "retriever" in C.of("_msearch")[-1][2][1]
-    C.rrf_forbidden = True  # licence withdrawn: rrf answers 403
-    assert search(index, embedder, "production database")[0].chunk.path == "db.md"
-    assert "knn" in C.of("_msearch")[-1][2][3]  # fell back to fusing in the client
-    search(index, embedder, "annual leave")
-    assert "retriever" not in C.of("_msearch")[-1][2][1]  # and stays there
+    (spec,) = C.indices.values()
+    spec["mappings"]["_meta"]["schema"] = 1
+    with pytest.raises(SearchIndexError, match="rebuild"):
+        index.bind_model(embedder.name, embedder.dim)
     index.close()
 
 

@@ -8,7 +8,7 @@ import pytest
 from bot.indexing import IndexJob
 from bot.scheduler import start_scheduler, trigger_for
 from bot.storage import IndexRun, Store
-from rag.search_index import SearchQuery
+from rag.retrieval import Retriever
 from rag.sources import FolderSource
 
 from conftest import CountingEmbedder, make_indexer
@@ -144,7 +144,7 @@ async def test_the_real_scheduler_follows_edits_and_deletions(tmp_path, docs, an
     finally:
         scheduler.shutdown(wait=False)
     query = "Which database is best for production? PostgreSQL"
-    hits = job.indexer.index.search(SearchQuery(query, embedder.embed_query(query), 10))
+    hits = Retriever(job.indexer.index, embedder).search(query, 10)
     assert hits and all(h.chunk.path != "database-options.md" for h in hits)
     assert {r.trigger for r in job.store.runs()} == {"scheduler"}
 

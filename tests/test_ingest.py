@@ -1,5 +1,5 @@
 """Ingestion: incremental by content hash, deletion-aware, broken files skipped and reported."""
-from rag.search_index import SearchQuery
+from rag.retrieval import Retriever
 
 from conftest import make_indexer
 
@@ -24,9 +24,9 @@ def test_changed_file_is_reembedded_and_deleted_file_is_never_served(tmp_path, d
     assert (report.updated, report.deleted, report.unchanged) == (1, 1, 2)
     assert counting.passages == report.chunks == 1
     query = "Which database is best for production? PostgreSQL"
-    hits = indexer.index.search(SearchQuery(query, embedder.embed_query(query), 10))
+    hits = Retriever(indexer.index, embedder).search(query, 10)
     assert all(h.chunk.path != "database-options.md" for h in hits)
-    quokka = indexer.index.search(SearchQuery("Quokka", embedder.embed_query("Quokka"), 3))
+    quokka = Retriever(indexer.index, embedder).search("Quokka", 3)
     assert quokka[0].chunk.path == "glossary.txt"
 
 

@@ -78,14 +78,50 @@ def docs_service(tmp_path, analyzer, embedder, classifier, http):
     ("is the gateway down right now?", "realtime_lookup"),
     ("핸드북 다시 색인해줘", "action"),
     ("please restart the billing service", "action"),
+    # Questions about doing something are document questions (issue 18's shapes).
+    ("휴가는 며칠 전에 신청해야 해?", "knowledge_search"),
+    ("오류율이 2% 넘으면 롤백해야 해?", "knowledge_search"),
+    ("회의실은 구글 캘린더에서 예약해?", "knowledge_search"),
+    ("can you remove a partition from a kafka topic?", "knowledge_search"),
+    ("do I need approval to restart the gateway?", "knowledge_search"),
+    ("롤백해줘", "action"),
+    ("can you restart orion-gateway?", "action"),
+    # A reaction with topic words in it is small talk; "backed up" is not a status question.
+    ("ok thanks, the hotel limit makes sense now", "chitchat"),
+    ("how is it backed up?", "knowledge_search"),
 ])
 def test_each_intent_is_recognised(classifier, analyzer, text, intent):
     assert ClassifierRouter(classifier, analyzer).route(text, text).intent == intent
 
 
-async def test_below_the_threshold_the_bot_asks_and_does_nothing(docs_service):
+async def test_an_unsure_document_question_is_searched_not_questioned(docs_service):
     docs_service.pipeline.threshold = 0.999  # everything the classifier decides is now unsure
     turn = await docs_service.ask(KEY, "연차 규정은 어떻게 돼?", "alice")
+    await turn.collect()
+    assert turn.prepared.route.intent == "knowledge_search" and turn.prepared.searched
+    assert "nothing risky" in turn.prepared.route.reason and turn.action is None
+
+
+@pytest.mark.parametrize("intent,scores,expected", [
+    ("knowledge_search", {"knowledge_search": 0.55, "chitchat": 0.40, "action": 0.05}, "knowledge_search"),
+    ("chitchat", {"chitchat": 0.5, "knowledge_search": 0.45, "realtime_lookup": 0.05}, "knowledge_search"),
+    ("knowledge_search", {"knowledge_search": 0.5, "action": 0.3, "chitchat": 0.2}, "ambiguous"),
+    ("action", {"action": 0.6, "knowledge_search": 0.4}, "ambiguous"),
+    ("realtime_lookup", {"realtime_lookup": 0.5, "knowledge_search": 0.5}, "ambiguous"),
+])
+def test_when_unsure_it_asks_only_if_it_could_act(intent, scores, expected):
+    from rag.routing import Route, when_unsure
+
+    assert when_unsure(Route(intent, max(scores.values()), scores=scores), 0.65).intent == expected
+    assert when_unsure(Route(intent, 0.9, scores=scores), 0.65).intent == intent  # confident: unchanged
+
+
+async def test_an_unsure_turn_that_might_act_asks_and_does_nothing(docs_service, monkeypatch):
+    from rag.routing import Route
+
+    unsure = Route("action", 0.5, scores={"action": 0.5, "knowledge_search": 0.5})
+    monkeypatch.setattr(docs_service.pipeline.router, "route", lambda original, rewritten: unsure)
+    turn = await docs_service.ask(KEY, "핸드북 정리 좀", "alice")
     answer = await turn.collect()
     assert turn.prepared.route.intent == "ambiguous" and not turn.prepared.searched and turn.action is None
     assert "?" in answer
