@@ -179,7 +179,7 @@ class OfflineRewriter:
       *answer* introduced (PostgreSQL, Atlas), and favours the documents it cited (`prior`).
     """
 
-    def __init__(self, analyzer: Analyzer, *, turns: int = 8, max_terms: int = 6, own_topic_words: int = 2,
+    def __init__(self, analyzer: Analyzer, *, turns: int = 8, max_terms: int = 6, own_topic_words: int = 3,
                  max_context_chars: int = 500):
         self.analyzer = analyzer
         self.turns, self.max_terms, self.own_topic_words = turns, max_terms, own_topic_words
@@ -201,7 +201,9 @@ class OfflineRewriter:
         if pointing and answered is not None:
             borrowed = self._fresh(self._introduced(answered, asked), taken) + borrowed
         borrowed = borrowed[: self.max_terms]
-        prior = tuple(answered.paths) if answered is not None else ()
+        # The previous answer's documents are favoured only when the follow-up clearly leans on it.
+        leaning = pointing or len(own) < self.own_topic_words - 1
+        prior = tuple(answered.paths) if answered is not None and leaning else ()
         if not borrowed:
             return Rewrite(question, "none", "nothing to borrow", prior=prior)
         return Rewrite(f"{question} {' '.join(borrowed)}", "offline", prior=prior)

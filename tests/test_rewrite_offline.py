@@ -1,0 +1,66 @@
+"""The offline rewriter: what a follow-up keeps, what it replaces, and where it never borrows from."""
+import pytest
+
+from rag.rewrite import HistoryTurn, OfflineRewriter
+
+
+def exchange(question: str, answer: str = "", paths=("doc.md",), intent="knowledge_search", rewritten=""):
+    """One stored user turn and the answer after it, as the conversation service reads them back."""
+    return [HistoryTurn("user", question, rewritten=rewritten or question, intent=intent),
+            HistoryTurn("assistant", answer or "Here is what the documents say:", ["Doc"],
+                        list(paths) if intent == "knowledge_search" else [])]
+
+
+@pytest.fixture(scope="module")
+def rewriter(analyzer):
+    return OfflineRewriter(analyzer)
+
+
+async def test_a_topic_shift_keeps_the_new_noun_first_and_carries_the_aspect(rewriter):
+    history = exchange("탈퇴한 계정의 데이터는 얼마나 보관해?", paths=("data-retention.md",))
+    result = await rewriter.rewrite("그럼 결제 로그는?", history)
+    assert result.text.startswith("그럼 결제 로그는?") and "보관" in result.text
+    assert result.prior == ("data-retention.md",)
+
+
+async def test_an_entity_named_only_in_the_answer_resolves_it(rewriter):
+    history = exchange("Which database should a new production service use?",
+                       "Here is what the documents say:\n• PostgreSQL is our default for every production "
+                       "service. [1]\n• The Platform team runs managed PostgreSQL 16 clusters. [1]",
+                       paths=("database-options.md",))
+    result = await rewriter.rewrite("how is it backed up?", history)
+    assert "PostgreSQL" in result.text and result.method == "offline"
+
+
+async def test_a_follow_up_without_a_pronoun_still_borrows_the_topic(rewriter):
+    history = exchange("What happens if the primary on-call doesn't acknowledge a page?", paths=("on-call.md",))
+    result = await rewriter.rewrite("and after 20 minutes?", history)
+    assert "primary" in result.text and "page" in result.text
+    assert result.prior == ("on-call.md",)
+
+
+async def test_references_chain_through_the_previous_rewrite(rewriter):
+    history = exchange("Who owns Orion Gateway?", paths=("gateway.md",))
+    history += exchange("what are its rate limits?", paths=("gateway.md",),
+                        rewritten="what are its rate limits? Orion Gateway")
+    result = await rewriter.rewrite("그 한도를 넘으면 어떻게 돼?", history)
+    assert "Orion" in result.text and "Gateway" in result.text
+
+
+async def test_a_self_contained_follow_up_is_left_alone(rewriter):
+    history = exchange("휴가는 며칠 전에 신청해야 해?", paths=("vacation-policy.md",))
+    result = await rewriter.rewrite("How long are audit logs kept for customer data?", history)
+    assert result.text == "How long are audit logs kept for customer data?" and result.prior == ()
+
+
+@pytest.mark.parametrize("earlier", [
+    exchange("hi docbot!", intent="chitchat"),
+    exchange("restart the gateway now", intent="action"),
+    exchange("is the gateway down right now?", intent="realtime_lookup"),
+    exchange("Traceback (most recent call last): gateway timeout " + "x" * 600),
+])
+async def test_greetings_actions_live_state_and_pasted_logs_lend_nothing(rewriter, earlier):
+    history = exchange("출장 호텔 한도 알려줘", paths=("travel-policy.md",)) + earlier
+    result = await rewriter.rewrite("what about weekends?", history)
+    assert "gateway" not in result.text.lower() and "docbot" not in result.text.lower()
+    assert "호텔" in result.text  # the last *document* question is still what "what about" refers to
