@@ -170,6 +170,8 @@ async def run_eval(pipeline: Pipeline, conversations: list[dict], k: int = 5, re
                    "relevant": turn.get("relevant", []), "recall": None}
             if prepared.steps:
                 row["steps"] = prepared.steps
+            if prepared.route.scores:
+                row["scores"] = prepared.route.scores
             relevant = turn.get("relevant") or []
             if gold == "knowledge_search" and relevant:
                 multi = bool(turn.get("multi_hop"))

@@ -25,9 +25,8 @@ class Route:
     scores: dict[str, float] = field(default_factory=dict)  # the classifier's probability of each intent
 
 
-# Below the threshold docbot asks only when acting (or a live lookup) is a plausible reading;
-# "plausible" = those intents hold at least this share of the classifier's probability.
-RISKY_INTENTS = ("action", "realtime_lookup")
+# Below the threshold docbot asks only when acting is a plausible reading: "plausible" = the
+# action intent holds at least this share of the classifier's probability.
 RISKY_SHARE = 0.25
 
 
@@ -35,23 +34,24 @@ def when_unsure(route: Route, threshold: float) -> Route:
     """The safe path for a low-confidence route: ask when it might act, otherwise search.
 
     A clarifying question costs the user a round trip, so it is kept for when a wrong guess
-    could change something or report live state; an unsure document-vs-small-talk call
-    searches, which at worst shows documents nobody needed.
+    could change something. An unsure call between documents, small talk and live state
+    searches: the classifier leans to "live state" on any "how many / when" question, live
+    questions with a time marker ("지금", "right now") are caught by rules before it, and
+    documents answer most of the rest; a needless search costs nothing but a few passages.
     """
     if route.confidence >= threshold:
         return route
-    risky = sum(route.scores.get(intent, 0.0) for intent in RISKY_INTENTS)
-    if route.intent in RISKY_INTENTS or risky >= RISKY_SHARE:
+    if route.intent == "action" or route.scores.get("action", 0.0) >= RISKY_SHARE:
         return Route(AMBIGUOUS, route.confidence, route.entities, f"below {threshold}: {route.reason}", route.scores)
     return Route("knowledge_search", route.confidence, route.entities,
-                 f"below {threshold}, nothing risky: searched ({route.reason})", route.scores)
+                 f"below {threshold}, no action in sight: searched ({route.reason})", route.scores)
 
 
 class Router(Protocol):
     """Classifies a message (original plus its standalone rewrite)."""
 
     def route(self, original: str, rewritten: str) -> Route:
-        """The route; the caller maps confidence under its threshold to AMBIGUOUS."""
+        """The route; the caller applies `when_unsure` under its threshold."""
         ...
 
 
