@@ -10,17 +10,9 @@ from .chunking import sentences
 from .documents import Hit
 from .embeddings import Embedder
 from .errors import LLMError
+from .language import is_korean
 from .llm import ChatModel
 from .rewrite import HistoryTurn
-
-_HANGUL = re.compile(r"[\uac00-\ud7a3]")
-
-
-def is_korean(text: str) -> bool:
-    """Whether a message is mostly Korean, so replies can match it."""
-    hangul = len(_HANGUL.findall(text))
-    return hangul > 0 and hangul >= len(re.findall(r"[A-Za-z]", text)) / 4
-
 
 @dataclass(frozen=True)
 class Source:
@@ -54,52 +46,144 @@ NOT_FOUND = {
 }
 
 
-class ExtractiveAnswerer:
-    """No LLM: quote the sentences of the top passages closest to the query.
+# Questions that ask for a number, a limit, a date or a duration: the sentence holding one leads.
+_ASKS_QUANTITY = re.compile(
+    r"(얼마|몇|며칠|언제|기간|한도|상한|최대|최소|까지|비율|\bhow (much|many|long|often|soon)\b|\bwhen\b|\blimit\b|"
+    r"\bmaximum\b|\bminimum\b|\bdeadline\b|\bper (day|night|month|year)\b)", re.IGNORECASE)
+_NUMBER = re.compile(r"\d")
+_STEP = re.compile(r"^\s*\d+[.)]\s")
+MAX_SENTENCE_CHARS = 400
 
-    Closeness is the embedding cosine plus a small bonus per shared term; terms alone
-    tie too often ("프로젝트" is in every sentence of the deletion policy).
+
+class ExtractiveAnswerer:
+    """No LLM: quote the sentences of the top passages that answer the question.
+
+    Sentences are scored by their cosine to the query standardised within their own language
+    (retrieval's scale, see `_sentence_relevance`: a Korean question would otherwise quote Korean
+    sentences from the wrong document), plus shared terms and a number when the question asks
+    for one. The best sentence leads; the rest follow in document
+    order so numbered steps read in sequence. Only documents close to the best one are quoted.
     """
 
     def __init__(self, analyzer: Analyzer, embedder: Embedder, max_sentences: int = 4, max_sources: int = 3,
-                 max_candidates: int = 32):
+                 max_candidates: int = 32, source_gap: float = 0.75):
         self.analyzer, self.embedder = analyzer, embedder
         self.max_sentences, self.max_sources, self.max_candidates = max_sentences, max_sources, max_candidates
+        self.source_gap = source_gap  # quote a document only if its best hit is within this many z of the top
 
     async def answer(self, question: str, query: str, hits: list[Hit], history: list[HistoryTurn]) -> AsyncIterator[str]:
         """A header line, then the best sentences with their citation numbers."""
         korean = is_korean(question)
-        sources = number_sources(hits)[: self.max_sources]
+        sources = self._quotable(number_sources(hits))
         if not sources:
             yield NOT_FOUND[korean]
             return
-        yield "문서에서 찾은 내용입니다:\n" if korean else "Here is what the documents say:\n"
-        for number, sentence in self._best(query, sources):
+        picked = self._best(query, question, sources)
+        yield self._header(korean, sources[0])
+        for number, sentence in picked:
             yield f"• {sentence} [{number}]\n"
 
-    def _best(self, query: str, sources: list[Source]) -> list[tuple[int, str]]:
-        wanted = set(self.analyzer.terms(query))
-        candidates = []
+    def _quotable(self, sources: list[Source]) -> list[Source]:
+        """The leading documents: a distant fourth hit is a citation, not an answer."""
+        sources = sources[: self.max_sources]
+        best = [max((h.relevance for h in s.hits if h.relevance is not None), default=None) for s in sources]
+        if not sources or best[0] is None:
+            return sources
+        return [s for s, b in zip(sources, best) if b is None or b >= best[0] - self.source_gap]
+
+    @staticmethod
+    def _header(korean: bool, lead: Source) -> str:
+        """The opening line, saying so when the answer quotes a document in the other language."""
+        other = is_english_text(lead) if korean else is_korean_text(lead)
+        if korean:
+            return "문서에서 찾은 내용입니다 (영어 문서 인용):\n" if other else "문서에서 찾은 내용입니다:\n"
+        return "Here is what the documents say (quoted from Korean documents):\n" if other \
+            else "Here is what the documents say:\n"
+
+    def _candidates(self, sources: list[Source]) -> list[tuple[int, int, str, Hit]]:
+        """(source number, position, sentence, its passage) for every quotable sentence, in document order."""
+        out, seen = [], set()
         for source in sources:
-            for hit in source.hits:
-                candidates.extend((source.number, s) for s in sentences(hit.chunk.text) if len(s) >= 8)
-        candidates = candidates[: self.max_candidates]
-        terms = self.analyzer.terms_many(s for _, s in candidates)
-        cosines = self.embedder.embed_passages([s for _, s in candidates]) @ self.embedder.embed_query(query)
+            for hit in sorted(source.hits, key=lambda h: h.chunk.ordinal):
+                for sentence in sentences(hit.chunk.text):
+                    if len(sentence) >= 8 and sentence not in seen:
+                        seen.add(sentence)
+                        out.append((source.number, len(out), _clip(sentence), hit))
+        return out[: self.max_candidates]
+
+    def _best(self, query: str, question: str, sources: list[Source]) -> list[tuple[int, str]]:
+        candidates = self._candidates(sources)
+        if not candidates:
+            return []
+        texts = [c[2] for c in candidates]
+        # A sentence is embedded under its section heading: "오전 9시 30분까지 오세요" is about the first day.
+        framed = [f"{c[3].chunk.heading}: {c[2]}" if c[3].chunk.heading else c[2] for c in candidates]
+        cosines = self.embedder.embed_passages(framed) @ self.embedder.embed_query(query)
+        relevance = _sentence_relevance([c[3] for c in candidates], texts, cosines)
+        wanted = set(self.analyzer.terms(query))
+        asks_number = bool(_ASKS_QUANTITY.search(question) or _ASKS_QUANTITY.search(query))
         scored = []
-        for (number, sentence), sent_terms, cosine in zip(candidates, terms, cosines, strict=True):
-            overlap = len(wanted & set(sent_terms))
-            # Earlier sources break ties: ranking already judged them.
-            scored.append((float(cosine) + 0.01 * overlap - 0.01 * (number - 1), number, sentence))
+        for (number, position, sentence, _), sent_terms, z in zip(candidates, self.analyzer.terms_many(texts),
+                                                                    relevance):
+            score = z + 0.15 * len(wanted & set(sent_terms))
+            if asks_number and _NUMBER.search(sentence):
+                score += 0.5
+            scored.append((score, number, position, sentence))
         scored.sort(key=lambda s: -s[0])
-        picked, seen = [], set()
-        for _, number, sentence in scored:
-            if sentence not in seen:
-                seen.add(sentence)
-                picked.append((number, sentence[:400]))
-            if len(picked) == self.max_sentences:
-                break
-        return picked
+        # Retrieval already judged the documents across languages: the answer leads with the top
+        # document's best sentence, then that document's next best in document order (numbered
+        # steps stay in sequence), then the best sentence of each other quoted document.
+        top = [s for s in scored if s[1] == sources[0].number]
+        others = [next(s for s in scored if s[1] == src.number) for src in sources[1:]
+                  if any(s[1] == src.number for s in scored)]
+        room = max(1, self.max_sentences - len(others))
+        lead, rest = top[0], sorted(top[1:room], key=lambda s: s[2])
+        picked = [lead, *rest, *others][: self.max_sentences]
+        return [(number, sentence) for _, number, _, sentence in picked]
+
+
+def _sentence_relevance(passages: list[Hit], texts: list[str], cosines) -> list[float]:
+    """Each sentence on retrieval's scale: its passage's z-score, moved by how much closer (or farther)
+    the sentence itself is to the query than the whole passage was. That keeps sentences of
+    different languages comparable; without retrieval scores, within-language z-scores stand in."""
+    if any(h.relevance is None or h.spread is None or h.cosine is None for h in passages):
+        return _within_language(texts, cosines)
+    return [h.relevance + (float(c) - h.cosine) / h.spread for h, c in zip(passages, cosines)]
+
+
+def _within_language(texts: list[str], cosines) -> list[float]:
+    """Each sentence's cosine as a z-score among the candidate sentences of its own language."""
+    groups: dict[bool, list[int]] = {}
+    for i, text in enumerate(texts):
+        groups.setdefault(is_korean(text), []).append(i)
+    out = [0.0] * len(texts)
+    for members in groups.values():
+        values = [float(cosines[i]) for i in members]
+        mean = sum(values) / len(values)
+        spread = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+        for i, v in zip(members, values):
+            out[i] = (v - mean) / max(spread, 0.02)
+    return out
+
+
+def _clip(sentence: str) -> str:
+    """A sentence short enough to quote, cut at a clause boundary (never mid-word) with an ellipsis."""
+    if len(sentence) <= MAX_SENTENCE_CHARS:
+        return sentence
+    cut = max(sentence.rfind(mark, 0, MAX_SENTENCE_CHARS) for mark in (", ", "; ", " — ", "며 ", "고 "))
+    if cut < MAX_SENTENCE_CHARS // 2:
+        cut = sentence.rfind(" ", 0, MAX_SENTENCE_CHARS)
+    return sentence[: max(cut, 1)].rstrip(" ,;") + " …"
+
+
+def is_korean_text(source: Source) -> bool:
+    """Whether a cited document's quoted passages are mostly Korean."""
+    return is_korean(" ".join(h.chunk.text for h in source.hits))
+
+
+def is_english_text(source: Source) -> bool:
+    """Whether a cited document's quoted passages are mostly English."""
+    return not is_korean_text(source)
 
 
 ANSWER_PROMPT = (

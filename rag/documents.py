@@ -58,6 +58,7 @@ class Hit:
     keyword: bool = False
     source: str = ""
     relevance: float | None = None  # the cosine as a z-score within its language (rag.ranking)
+    spread: float | None = None  # the standard deviation that z-score divided by
 
     def citation(self) -> dict:
         """A JSON-ready description of this hit for storage and rendering."""

@@ -35,6 +35,12 @@ def languages(text: str) -> tuple[str, ...]:
     return ("ko", "en")
 
 
+def is_korean(text: str) -> bool:
+    """Whether a message is in Korean: Korean speakers mix in English names, English speakers rarely Hangul."""
+    hangul = len(_HANGUL.findall(text))
+    return hangul > 0 and hangul >= len(_LATIN.findall(text)) / 4
+
+
 def main_language(text: str) -> str:
     """The one language a question is asked in (replies and the eval's same/cross split use it)."""
-    return "ko" if korean_share(text) >= 0.5 else "en"
+    return "ko" if is_korean(text) else "en"

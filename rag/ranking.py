@@ -44,7 +44,8 @@ class Ranker:
         """The top `k` hits above the floor, best first."""
         if not found.chunks:
             return []
-        z = {key: self._z(c, found) for key, c in found.chunks.items()}
+        standardised = {key: self._z(c, found) for key, c in found.chunks.items()}
+        z = {key: value for key, (value, _) in standardised.items()}
         bonus = self._keyword_bonus(found.keyword)
         preferred = set(prior)
         score = {key: z[key] + bonus.get(key, 0.0) + (self.prior_weight if c.chunk.path in preferred else 0.0)
@@ -52,9 +53,10 @@ class Ranker:
         kept = self._above_floor(found, z, preferred)
         ranked = sorted(kept, key=lambda key: -score[key])[:k]
         keyword_top = {key for key, _ in found.keyword[: self.keyword_top]}
-        return [self._hit(found.chunks[key], score[key], z[key], key in keyword_top) for key in ranked]
+        return [self._hit(found.chunks[key], score[key], standardised[key], key in keyword_top) for key in ranked]
 
-    def _z(self, candidate: Candidate, found: Candidates) -> float:
+    def _z(self, candidate: Candidate, found: Candidates) -> tuple[float, float]:
+        """(z-score, the spread it divided by) against the candidate's own language, its best one if mixed."""
         scores = [self._standardise(candidate.cosine, found.background.get(language), MIN_BACKGROUND)
                   for language in candidate.languages]
         scores = [s for s in scores if s is not None]
@@ -62,12 +64,13 @@ class Ranker:
             return max(scores)
         # A language with too few chunks for statistics of its own is judged against the whole index.
         overall = self._standardise(candidate.cosine, found.background.get(ALL_LANGUAGES), 2)
-        return overall if overall is not None else candidate.cosine / self.min_std
+        return overall if overall is not None else (candidate.cosine / self.min_std, self.min_std)
 
-    def _standardise(self, cosine: float, background: Background | None, minimum: int) -> float | None:
+    def _standardise(self, cosine: float, background: Background | None, minimum: int) -> tuple[float, float] | None:
         if background is None or background.count < minimum:
             return None
-        return (cosine - background.mean) / max(background.std, self.min_std)
+        spread = max(background.std, self.min_std)
+        return (cosine - background.mean) / spread, spread
 
     def _keyword_bonus(self, keyword: list[tuple[Hashable, float]]) -> dict[Hashable, float]:
         best = max((score for _, score in keyword), default=0.0)
@@ -92,5 +95,6 @@ class Ranker:
         return kept
 
     @staticmethod
-    def _hit(candidate: Candidate, score: float, z: float, keyword: bool) -> Hit:
-        return Hit(candidate.chunk, score, candidate.cosine, keyword, source=candidate.source, relevance=z)
+    def _hit(candidate: Candidate, score: float, z: tuple[float, float], keyword: bool) -> Hit:
+        return Hit(candidate.chunk, score, candidate.cosine, keyword, source=candidate.source, relevance=z[0],
+                   spread=z[1])

@@ -60,3 +60,19 @@ def test_bad_files_raise_a_document_error_naming_the_file(name, raw, reason):
         load(name, raw)
     assert info.value.path == name
     assert reason.lower() in str(info.value).lower()
+
+
+def test_markdown_table_rows_read_as_sentences():
+    raw = "# 보존\n\n| 데이터 | 보존 기간 | 담당 |\n|---|---|---|\n| 애플리케이션 로그 | 90일 | 플랫폼팀 |\n| 감사 로그 | 3년 | 보안팀 |\n".encode()
+    text = load("retention.md", raw).sections[0].text
+    assert text.splitlines() == ["애플리케이션 로그 — 보존 기간: 90일; 담당: 플랫폼팀.", "감사 로그 — 보존 기간: 3년; 담당: 보안팀."]
+
+
+def test_language_of_a_chunk():
+    from rag.language import languages, main_language
+
+    assert languages("모든 풀 리퀘스트는 최소 2명의 승인이 필요합니다.") == ("ko",)
+    assert languages("Every pull request needs two approvals.") == ("en",)
+    assert languages("배포 전에 스테이징에서 smoke test를 실행하고 canary 배포로 traffic을 옮깁니다") == ("ko", "en")
+    assert main_language("what about 재택근무?") == "ko" and main_language("PostgreSQL 백업 주기는?") == "ko"
+    assert main_language("How long are logs kept?") == "en"

@@ -1,0 +1,50 @@
+"""The offline answer reads like an answer: the asked-for fact first, whole sentences, honest about language."""
+from rag.answer import MAX_SENTENCE_CHARS, ExtractiveAnswerer
+from rag.retrieval import Retriever
+
+
+async def answer(handbook_indexer, analyzer, embedder, question: str) -> str:
+    hits = Retriever(handbook_indexer.index, embedder).search(question, 5)
+    pieces = [p async for p in ExtractiveAnswerer(analyzer, embedder).answer(question, question, hits, [])]
+    return "".join(pieces)
+
+
+async def test_the_sentence_with_the_asked_for_number_leads(handbook_indexer, analyzer, embedder):
+    text = await answer(handbook_indexer, analyzer, embedder, "신규 입사자는 첫날 몇 시까지 와야 해?")
+    assert text.splitlines()[1].startswith("• 오전 9시 30분까지")
+
+
+async def test_a_korean_question_answered_from_an_english_document_says_so(handbook_indexer, analyzer, embedder):
+    text = await answer(handbook_indexer, analyzer, embedder, "온콜 수당은 얼마야?")
+    lines = text.splitlines()
+    assert lines[0] == "문서에서 찾은 내용입니다 (영어 문서 인용):"
+    assert lines[1].startswith("• On-call engineers receive 50,000 KRW per weekday")
+
+
+async def test_numbered_steps_follow_the_lead_in_document_order(handbook_indexer, analyzer, embedder):
+    text = await answer(handbook_indexer, analyzer, embedder, "How do I upgrade the Kubernetes clusters?")
+    steps = ["Upgrade the Tokyo cluster first", "Drain and upgrade the Seoul node pools", "Restart workloads"]
+    positions = [text.find(step) for step in steps]
+    assert all(p > 0 for p in positions) and positions == sorted(positions)
+
+
+async def test_table_rows_are_quoted_as_rows(handbook_indexer, analyzer, embedder):
+    text = await answer(handbook_indexer, analyzer, embedder, "데이터베이스 백업은 얼마나 보관해?")
+    assert text.splitlines()[1] == "• 데이터베이스 백업 — 보존 기간: 35일. [1]"
+
+
+async def test_every_bullet_is_a_whole_sentence_with_one_citation(handbook_indexer, analyzer, embedder):
+    for question in ("How do I restart Orion Gateway?", "재택근무는 일주일에 몇 번 가능해?", "What does the per diem cover?"):
+        bullets = [line for line in (await answer(handbook_indexer, analyzer, embedder, question)).splitlines()
+                   if line.startswith("• ")]
+        assert bullets and all(line.count("[") == 1 and line.rstrip().endswith("]") for line in bullets)
+        assert all(len(line) < MAX_SENTENCE_CHARS + 20 for line in bullets)
+
+
+def test_long_sentences_are_cut_at_a_clause_not_mid_word():
+    from rag.answer import _clip
+
+    sentence = ", ".join(f"clause number {n} keeps going" for n in range(40)) + "."
+    clipped = _clip(sentence)
+    assert len(clipped) <= MAX_SENTENCE_CHARS + 2 and clipped.endswith(" …")
+    assert clipped[:-2].endswith("keeps going")
