@@ -113,7 +113,37 @@ def _search(index_name: str, body: dict) -> dict:
             for rank, (i, _) in enumerate(ranking, 1):
                 fused[i] = fused.get(i, 0) + 1 / (k + rank)
         return _hits(index, sorted(fused.items(), key=lambda p: -p[1]), size, body.get("_source"))
+    problem = _knn_problem(index, body.get("knn"))
+    if problem:
+        return {"error": {"type": "illegal_argument_exception", "reason": problem}, "status": 400}
     return _hits(index, _ranked(docs, body), size, body.get("_source"))
+
+
+def _knn_problem(index: str, knn: dict | None) -> str | None:
+    """What a 9.x cluster rejects in a kNN section (docs: elasticsearch/reference/.../knn-search,
+    "k ... must be less than or equal to num_candidates", "num_candidates ... cannot exceed 10,000";
+    query_vector must have the field's dims)."""
+    if not knn:
+        return None
+    props = CLUSTER.indices[index]["mappings"]["properties"]
+    field_spec = props.get(knn.get("field"))
+    if not field_spec or field_spec.get("type") != "dense_vector":
+        return f"[knn] field [{knn.get('field')}] is not a dense_vector field"
+    k, candidates = knn.get("k", 10), knn.get("num_candidates", 10)
+    if not 1 <= k <= candidates:
+        return f"[num_candidates] cannot be less than [k]"
+    if candidates > 10_000:
+        return "[num_candidates] cannot exceed [10000]"
+    if len(knn.get("query_vector", [])) != field_spec["dims"]:
+        return (f"The query vector has a different number of dimensions [{len(knn.get('query_vector', []))}] "
+                f"than the document vectors [{field_spec['dims']}]")
+    for clause in knn.get("filter", []):
+        (kind, spec), = clause.items()
+        if kind == "term":
+            (name, _), = spec.items()
+            if name not in props:  # a term on an unmapped field matches nothing: docbot must never send one
+                return f"[knn] filter on unmapped field [{name}]"
+    return None
 
 
 def _ranked(docs: dict, body: dict) -> list[tuple[str, float]]:
