@@ -1,0 +1,51 @@
+"""The one ranker, on candidates built by hand: language normalisation, BM25's bounded bonus, the floor."""
+from rag.documents import Chunk
+from rag.ranking import Ranker
+from rag.search_index import ALL_LANGUAGES, Background, Candidate, Candidates
+
+
+def candidates(rows, keyword=(), background=None):
+    """rows: (key, language, cosine)."""
+    chunks = {key: Candidate(Chunk(f"{key}.md", 0, key, "", key), "/src", (lang,), cos) for key, lang, cos in rows}
+    nearest = {}
+    for key, lang, cos in sorted(rows, key=lambda r: -r[2]):
+        nearest.setdefault(lang, []).append(key)
+    background = background or {"ko": Background(0.80, 0.02, 100), "en": Background(0.70, 0.02, 100),
+                                ALL_LANGUAGES: Background(0.75, 0.05, 200)}
+    return Candidates(list(keyword), nearest, chunks, background)
+
+
+def test_a_cross_language_match_beats_same_language_noise():
+    # Korean chunks run 0.10 higher for this (Korean) question; the English one stands out in its language.
+    found = candidates([("ko-noise", "ko", 0.83), ("en-answer", "en", 0.78), ("ko-other", "ko", 0.81)])
+    hits = Ranker().rank(found, 3)
+    assert hits[0].chunk.path == "en-answer.md" and hits[0].relevance == (0.78 - 0.70) / 0.02
+
+
+def test_bm25_helps_same_language_near_ties_but_cannot_bury_a_clear_match():
+    found = candidates([("a", "ko", 0.86), ("b", "ko", 0.859), ("en", "en", 0.80)], keyword=[("b", 12.0), ("a", 1.0)])
+    order = [h.chunk.path for h in Ranker().rank(found, 3)]
+    assert order == ["en.md", "b.md", "a.md"]  # b passes a on BM25; the English chunk (z 5) stays first
+
+
+def test_the_floor_drops_far_hits_but_keeps_bm25_top_hits_and_the_previous_answers_documents():
+    rows = [("best", "en", 0.80), ("near", "en", 0.77), ("far", "en", 0.705), ("code", "en", 0.60),
+            ("cited", "en", 0.69)]
+    found = candidates(rows, keyword=[("code", 5.0)])
+    kept = {h.chunk.path for h in Ranker(z_gap=2.5).rank(found, 10)}
+    assert kept == {"best.md", "near.md", "code.md"}
+    kept = {h.chunk.path for h in Ranker(z_gap=2.5).rank(found, 10, prior=("cited.md",))}
+    assert "cited.md" in kept and "far.md" not in kept
+
+
+def test_the_cosine_gap_applies_within_a_language():
+    # Both within z_gap of the best, but "weak" is 0.09 under the best *English* cosine.
+    background = {"en": Background(0.60, 0.10, 100)}
+    found = candidates([("strong", "en", 0.90), ("weak", "en", 0.81)], background=background)
+    assert [h.chunk.path for h in Ranker(z_gap=5, cosine_gap=0.08).rank(found, 5)] == ["strong.md"]
+
+
+def test_a_language_without_statistics_falls_back_to_the_whole_index():
+    background = {"ko": Background(0.8, 0.02, 3), ALL_LANGUAGES: Background(0.75, 0.05, 200)}
+    found = candidates([("ko", "ko", 0.85)], background=background)
+    assert Ranker().rank(found, 1)[0].relevance == (0.85 - 0.75) / 0.05
