@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SAMPLES := samples/handbook
 
-.PHONY: run test install install-test index chat serve eval bench load teams-package clean
+.PHONY: run test install install-test index chat serve eval eval-holdout bench load teams-package clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,9 +40,14 @@ chat: install
 serve: install
 	$(BIN)/docbot serve
 
-## eval: replay the dev conversations against the bundled handbook
+## eval: replay the dev sets against the bundled handbook (tuned on); eval-holdout: the frozen holdout sets
+DEV_SETS := eval/conversations-dev.jsonl eval/intents-dev.jsonl eval/dev.jsonl
+HOLDOUT_SETS := eval/conversations-holdout.jsonl eval/intents-holdout.jsonl eval/holdout.jsonl
 eval: install
-	$(BIN)/docbot eval eval/dev.jsonl --docs $(SAMPLES) --json eval/report.json
+	$(BIN)/docbot eval $(DEV_SETS) --docs $(SAMPLES) --json eval/report.json
+
+eval-holdout: install
+	$(BIN)/docbot eval $(HOLDOUT_SETS) --docs $(SAMPLES) --json eval/report-holdout.json
 
 bench: install
 	$(BIN)/python scripts/bench_retrieval.py
