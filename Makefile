@@ -41,8 +41,8 @@ serve: install
 	$(BIN)/docbot serve
 
 ## eval: replay the dev sets against the bundled handbook (tuned on); eval-holdout: the frozen holdout sets
-DEV_SETS := eval/conversations-dev.jsonl eval/intents-dev.jsonl eval/dev.jsonl
-HOLDOUT_SETS := eval/conversations-holdout.jsonl eval/intents-holdout.jsonl eval/holdout.jsonl
+DEV_SETS := eval/conversations-dev.jsonl eval/intents-dev.jsonl eval/unanswerable-dev.jsonl eval/dev.jsonl
+HOLDOUT_SETS := eval/conversations-holdout.jsonl eval/intents-holdout.jsonl eval/unanswerable-holdout.jsonl eval/holdout.jsonl
 eval: install
 	$(BIN)/docbot eval $(DEV_SETS) --docs $(SAMPLES) --json eval/report.json
 

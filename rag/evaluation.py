@@ -146,6 +146,7 @@ async def run_eval(pipeline: Pipeline, conversations: list[dict], k: int = 5, re
     buckets: dict[str, list[Scored]] = {name: [] for name in BUCKETS}
     per_turn, intents, latency = [], [], {"rewrite": [], "retrieve": [], "total": []}
     needless, non_knowledge, clarified, documents = 0, 0, 0, 0
+    unanswerable, false_answers, answerable, false_not_found = 0, 0, 0, 0
     for conv in conversations:
         history: list[HistoryTurn] = []
         for number, turn in enumerate(conv["turns"]):
@@ -164,6 +165,12 @@ async def run_eval(pipeline: Pipeline, conversations: list[dict], k: int = 5, re
             else:
                 documents += 1
                 clarified += prepared.route.intent == AMBIGUOUS
+                if turn.get("answerable") is False:  # beyond EVAL_FORMAT: nothing in the documents answers it
+                    unanswerable += 1
+                    false_answers += prepared.searched and not prepared.not_found
+                elif turn.get("relevant"):
+                    answerable += 1
+                    false_not_found += prepared.not_found
             row = {"conversation": conv.get("id", ""), "turn": number + 1, "user": turn["user"],
                    "rewritten": prepared.rewrite.text, "intent": prepared.route.intent, "gold_intent": gold,
                    "confidence": round(prepared.route.confidence, 3), "retrieved": [],
@@ -172,6 +179,8 @@ async def run_eval(pipeline: Pipeline, conversations: list[dict], k: int = 5, re
                 row["steps"] = prepared.steps
             if prepared.route.scores:
                 row["scores"] = prepared.route.scores
+            if prepared.not_found:
+                row["not_found"] = True
             relevant = turn.get("relevant") or []
             if gold == "knowledge_search" and relevant:
                 multi = bool(turn.get("multi_hop"))
@@ -214,6 +223,9 @@ async def run_eval(pipeline: Pipeline, conversations: list[dict], k: int = 5, re
         "intent": intent_metrics(intents),
         "unnecessary_retrieval_rate": round(needless / non_knowledge, 4) if non_knowledge else 0.0,
         "clarify_rate_on_document_questions": round(clarified / documents, 4) if documents else 0.0,
+        "not_found": {"unanswerable": unanswerable, "answerable": answerable,
+                      "false_answer_rate": round(false_answers / unanswerable, 4) if unanswerable else 0.0,
+                      "false_not_found_rate": round(false_not_found / answerable, 4) if answerable else 0.0},
         "actions_executed_without_confirmation": executed_actions() if executed_actions else 0,
         "latency_ms": {name: _percentiles(values) for name, values in latency.items()},
         "per_turn": per_turn,
@@ -236,6 +248,9 @@ def print_table(report: dict, console) -> None:
                   f"unnecessary retrieval {report['unnecessary_retrieval_rate']:.3f}  "
                   f"clarify on document questions {report['clarify_rate_on_document_questions']:.3f}  "
                   f"actions without confirmation {report['actions_executed_without_confirmation']}")
+    nf = report["not_found"]
+    console.print(f"not found: false answers {nf['false_answer_rate']:.3f} of {nf['unanswerable']} unanswerable  "
+                  f"false 'not found' {nf['false_not_found_rate']:.3f} of {nf['answerable']} answerable")
     labels = sorted({p for row in intent["confusion"].values() for p in row} | set(intent["confusion"]))
     confusion = Table(title="Intent confusion (rows: gold, columns: predicted)")
     confusion.add_column("gold")

@@ -12,6 +12,7 @@ from .analysis import Analyzer
 from .answer import Answerer, is_korean
 from .chain import decompose, merge, refine
 from .documents import Hit
+from .evidence import EvidenceRule
 from .lookups import LookupRegistry
 from .retrieval import MAX_QUERY_CHARS, Retriever
 from .rewrite import HistoryTurn, Rewrite, Rewriter
@@ -31,6 +32,12 @@ class Prepared:
     notice: str = ""
     steps: list[str] = field(default_factory=list)  # chain-of-retrieval sub-queries, when used
     reply: str | None = None  # a fixed reply decided up front (lookup result, pending action)
+    related: list[Hit] = field(default_factory=list)  # passages found that do not answer: "maybe related"
+
+    @property
+    def not_found(self) -> bool:
+        """Whether a search ran and docbot says the documents do not answer the question."""
+        return self.searched and not self.hits
 
 
 _REPLIES = {
@@ -82,11 +89,13 @@ class Pipeline:
 
     def __init__(self, rewriter: Rewriter, router: Router, retriever: Retriever, answerer: Answerer,
                  *, analyzer: Analyzer, lookups: LookupRegistry | None = None, threshold: float = 0.65,
-                 chain: str = "auto", max_steps: int = 3, access: SourceAccess | None = None):
+                 chain: str = "auto", max_steps: int = 3, access: SourceAccess | None = None,
+                 evidence: EvidenceRule | None = None):
         self.rewriter, self.router, self.retriever, self.answerer = rewriter, router, retriever, answerer
         self.analyzer, self.lookups = analyzer, lookups or LookupRegistry()
         self.threshold, self.chain, self.max_steps = threshold, chain, max_steps
         self.access = access or SourceAccess()
+        self.evidence = evidence or EvidenceRule()
 
     def retrieve(self, query: str, k: int | None = None, channel: str | None = None,
                  prior: tuple[str, ...] = ()) -> tuple[list[Hit], list[str]]:
@@ -140,6 +149,10 @@ class Pipeline:
             prepared.hits, prepared.steps = await asyncio.to_thread(self.retrieve, rewrite.text, None, channel,
                                                                     rewrite.prior)
             prepared.searched = True
+            if not self.evidence.answers(rewrite.text, prepared.hits, self.analyzer):
+                # Nothing answers it: say so plainly, and offer the closest documents as "maybe related".
+                prepared.related, prepared.hits = prepared.hits, []
+                prepared.reply = not_found_reply(clipped, prepared.related)
             timings["retrieve_ms"] = _ms(started)
             if prepared.steps:
                 timings["chain_steps"] = len(prepared.steps)
@@ -169,6 +182,18 @@ class Pipeline:
         question = prepared.question.strip()[:MAX_QUERY_CHARS * 4]
         async for piece in self.answerer.answer(question, prepared.rewrite.text, prepared.hits, history):
             yield piece
+
+
+def not_found_reply(question: str, related: list[Hit]) -> str:
+    """"Not found" in the user's language, with up to three closest documents as maybe related."""
+    korean = is_korean(question)
+    titles = list(dict.fromkeys(f"{h.chunk.title} ({h.chunk.path})" for h in related))[:3]
+    head = ("색인된 문서에서 이 질문에 답하는 내용을 찾지 못했습니다." if korean
+            else "I couldn't find an answer to this in the indexed documents.")
+    if not titles:
+        return head
+    label = "관련 있을 수 있는 문서:" if korean else "Maybe related:"
+    return "\n".join([head, label, *(f"• {t}" for t in titles)])
 
 
 def _ms(started: float) -> float:
