@@ -74,7 +74,7 @@ def _actions(turn: Turn, running: bool) -> list[dict]:
 def citations(turn: Turn, url_base: str | None = None) -> list[Citation]:
     """Teams citation entities for the numbered sources ([n] in the answer refers to the n-th)."""
     out = []
-    for s in turn.sources:
+    for s in turn.numbered_sources:  # positions must match the [n] numbers, cited or not
         hit = next((h for h in turn.prepared.hits if h.chunk.path == s["path"]), None)
         url = f"{url_base.rstrip('/')}/{s['path']}" if url_base else None
         out.append(Citation(content=(hit.chunk.text if hit else s["title"])[:500], title=s["title"],

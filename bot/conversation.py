@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 import uuid
 import weakref
@@ -61,10 +62,16 @@ class Turn:
         return self.prepared.rewrite.text
 
     @property
-    def sources(self) -> list[dict]:
-        """Cited documents, numbered as the answer cites them."""
+    def numbered_sources(self) -> list[dict]:
+        """Every document handed to the answer, numbered as [n] refers to them."""
         return [{"n": s.number, "path": s.path, "title": s.title,
                  "heading": s.hits[0].chunk.heading} for s in number_sources(self.prepared.hits)]
+
+    @property
+    def sources(self) -> list[dict]:
+        """The documents the answer so far actually cites ([n]); passages it did not use are not listed."""
+        cited = {int(n) for n in _CITATION.findall(self.text)}
+        return [s for s in self.numbered_sources if s["n"] in cited]
 
     async def stream(self) -> AsyncIterator[str]:
         """Answer pieces; the stored answer is updated when the stream ends, however it ends."""
@@ -98,6 +105,9 @@ class Turn:
         async for _ in self.stream():
             pass
         return self.text
+
+
+_CITATION = re.compile(r"\[(\d{1,3})\]")
 
 
 def _component(exc: Exception) -> str:

@@ -124,5 +124,6 @@ class Settings(BaseSettings):
         return bool(self.microsoft_app_id or self.teams_anonymous)
 
     def chunker_signature(self) -> str:
-        """Part of every file hash: changing the chunker re-chunks every file."""
-        return f"{self.chunker}:{self.chunk_size}:{self.chunk_overlap}"
+        """Part of every file hash: changing the chunker (or how docbot cuts text: v2 keeps list items
+        and table rows whole, one per line) re-chunks every file."""
+        return f"{self.chunker}:{self.chunk_size}:{self.chunk_overlap}:v2"

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import AsyncIterator, Protocol
 
 from .analysis import Analyzer
-from .chunking import sentences
+from .chunking import units
 from .documents import Hit
 from .embeddings import Embedder
 from .errors import LLMError
@@ -51,7 +51,9 @@ _ASKS_QUANTITY = re.compile(
     r"(얼마|몇|며칠|언제|기간|한도|상한|최대|최소|까지|비율|\bhow (much|many|long|often|soon)\b|\bwhen\b|\blimit\b|"
     r"\bmaximum\b|\bminimum\b|\bdeadline\b|\bper (day|night|month|year)\b)", re.IGNORECASE)
 _NUMBER = re.compile(r"\d")
-_STEP = re.compile(r"^\s*\d+[.)]\s")
+_BULLET = re.compile(r"^[-*•]\s+")
+_STEP = re.compile(r"^\d{1,3}[.)]\s")
+_ENDS_SENTENCE = re.compile(r"[.!?。？！)\]다요]$")
 MAX_SENTENCE_CHARS = 400
 
 
@@ -105,8 +107,9 @@ class ExtractiveAnswerer:
         out, seen = [], set()
         for source in sources:
             for hit in sorted(source.hits, key=lambda h: h.chunk.ordinal):
-                for sentence in sentences(hit.chunk.text):
-                    if len(sentence) >= 8 and sentence not in seen:
+                for unit in units(hit.chunk.text):
+                    sentence = _BULLET.sub("", unit)
+                    if _quotable(sentence) and sentence not in seen:
                         seen.add(sentence)
                         out.append((source.number, len(out), _clip(sentence), hit))
         return out[: self.max_candidates]
@@ -138,6 +141,8 @@ class ExtractiveAnswerer:
                   if any(s[1] == src.number for s in scored)]
         room = max(1, self.max_sentences - len(others))
         lead, rest = top[0], sorted(top[1:room], key=lambda s: s[2])
+        if _STEP.match(lead[3]):  # a procedure: its steps read in order, the best one included
+            lead, *rest = sorted([lead, *rest], key=lambda s: s[2])
         picked = [lead, *rest, *others][: self.max_sentences]
         return [(number, sentence) for _, number, _, sentence in picked]
 
@@ -149,6 +154,13 @@ def _sentence_relevance(passages: list[Hit], texts: list[str], cosines) -> list[
     if any(h.relevance is None or h.spread is None or h.cosine is None for h in passages):
         return _within_language(texts, cosines)
     return [h.relevance + (float(c) - h.cosine) / h.spread for h, c in zip(passages, cosines)]
+
+
+def _quotable(sentence: str) -> bool:
+    """A sentence worth quoting: not a fragment, and not a heading-like line ("회의실 예약", "Steps")."""
+    if len(sentence) < 8:
+        return False
+    return bool(_ENDS_SENTENCE.search(sentence)) or len(sentence) > 40 or bool(_NUMBER.search(sentence))
 
 
 def _within_language(texts: list[str], cosines) -> list[float]:

@@ -15,11 +15,34 @@ from .embeddings import Embedder
 
 # Sentence ends: terminal punctuation followed by space (Korean uses it too), and line breaks.
 _SENTENCE_END = re.compile(r"(?<=[.!?。？！])\s+|\n+")
+# Units are joined by line breaks, so a list item, a table row or a heading-like line stays
+# its own line in the chunk and is never glued onto the sentence after it.
+JOIN = "\n"
 
 
 def sentences(text: str) -> list[str]:
     """Split text into sentences; good enough for packing, not for linguistics."""
     return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+
+
+# A list item or table row ("- SEV3: 경미한 장애. 다음 영업일에 처리합니다.", "2. Restart the service.")
+# stays one unit: split into sentences, its second sentence would lose its subject.
+_LIST_ITEM = re.compile(r"^(?:[-*•]|\d{1,3}[.)])\s|^[^\s:]{1,30}: |^.{1,60} — ")
+MAX_ITEM_CHARS = 400
+
+
+def units(text: str) -> list[str]:
+    """Sentences, except that a short list item or table row stays whole; line breaks always split."""
+    out: list[str] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if _LIST_ITEM.match(line) and len(line) <= MAX_ITEM_CHARS:
+            out.append(line)
+        else:
+            out.extend(sentences(line))
+    return out
 
 
 class Chunker(Protocol):
@@ -36,18 +59,18 @@ def _hard_split(sentence: str, size: int) -> list[str]:
 
 def pack(parts: list[str], size: int, overlap: int) -> list[str]:
     """Greedily pack sentences into pieces of at most `size` chars, repeating up to `overlap` chars."""
-    units = [u for p in parts for u in (_hard_split(p, size) if len(p) > size else [p])]
+    pieces_in = [u for p in parts for u in (_hard_split(p, size) if len(p) > size else [p])]
     pieces: list[str] = []
     current: list[str] = []
-    for unit in units:
-        if current and len(" ".join(current + [unit])) > size:
-            pieces.append(" ".join(current))
+    for unit in pieces_in:
+        if current and len(JOIN.join(current + [unit])) > size:
+            pieces.append(JOIN.join(current))
             current = _tail(current, overlap)
-            while current and len(" ".join(current + [unit])) > size:
+            while current and len(JOIN.join(current + [unit])) > size:
                 current.pop(0)
         current.append(unit)
     if current:
-        pieces.append(" ".join(current))
+        pieces.append(JOIN.join(current))
     return pieces
 
 
@@ -55,7 +78,7 @@ def _tail(units: list[str], overlap: int) -> list[str]:
     """The last sentences of a piece whose length fits in the overlap budget."""
     tail: list[str] = []
     for unit in reversed(units):
-        if len(" ".join([unit] + tail)) > overlap:
+        if len(JOIN.join([unit] + tail)) > overlap:
             break
         tail.insert(0, unit)
     return tail
@@ -78,7 +101,7 @@ class OverlapChunker:
         pieces = [
             (section.heading, piece)
             for section in doc.sections
-            for piece in pack(sentences(section.text), self.size, self.overlap)
+            for piece in pack(units(section.text), self.size, self.overlap)
         ]
         return _number(doc, pieces)
 
@@ -95,7 +118,7 @@ class SemanticChunker:
 
     def chunk(self, doc: Document) -> list[Chunk]:
         """Chunks in document order."""
-        pieces = [(s.heading, piece) for s in doc.sections for piece in self._split(sentences(s.text))]
+        pieces = [(s.heading, piece) for s in doc.sections for piece in self._split(units(s.text))]
         return _number(doc, pieces)
 
     def _split(self, sents: list[str]) -> list[str]:
@@ -106,7 +129,7 @@ class SemanticChunker:
         threshold = float(np.quantile(sims, self.quantile))
         groups: list[list[str]] = [[sents[0]]]
         for sentence, sim in zip(sents[1:], sims):
-            if sim < threshold and len(" ".join(groups[-1])) >= self.min_chars:
+            if sim < threshold and len(JOIN.join(groups[-1])) >= self.min_chars:
                 groups.append([])
             groups[-1].append(sentence)
         # A topic run longer than the size limit is still packed to fit the embedder's window.

@@ -45,10 +45,16 @@ def load_markdown(path: str, raw: bytes) -> Document:
     title, heading, parts, sections = "", "", [], []
     in_heading = False
     table = _Table()
+    marker = ""  # a list item's marker, put back in front of its text so steps keep their numbers
     for tok in tokens:
         if table.take(tok):
             if tok.type == "tr_close" and (row := table.row_text()):
                 parts.append(row)
+        elif tok.type == "list_item_open":
+            marker = f"{tok.info}{tok.markup} " if tok.info else "- "
+        elif tok.type == "inline" and marker and not in_heading:
+            parts.append(marker + tok.content.strip())
+            marker = ""
         elif tok.type == "heading_open":
             _flush(sections, heading, parts)
             parts, in_heading = [], True

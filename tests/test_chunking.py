@@ -8,7 +8,7 @@ def test_pack_respects_size_and_repeats_overlap():
     pieces = pack(sents, 200, 60)
     assert all(len(p) <= 200 for p in pieces)
     for left, right in zip(pieces, pieces[1:]):
-        assert left.split(". ")[-1] in right  # the last sentence is carried over
+        assert left.splitlines()[-1] in right  # the last sentence is carried over
 
 
 def test_overlap_chunker_keeps_title_and_heading():
@@ -41,3 +41,13 @@ def test_semantic_chunker_cuts_at_the_topic_shift(embedder):
 def test_sentences_split_korean_and_english():
     assert sentences("배포합니다. 그 다음 확인합니다.\nNext line! Done?") == [
         "배포합니다.", "그 다음 확인합니다.", "Next line!", "Done?"]
+
+
+def test_list_items_and_table_rows_stay_whole_and_one_per_line():
+    from rag.chunking import units
+
+    text = "- SEV3: 경미한 장애. 다음 영업일에 처리합니다.\n2. Restart the service. Then wait.\n애플리케이션 로그 — 보존 기간: 90일.\n" \
+           "Plain prose. Two sentences."
+    assert units(text) == ["- SEV3: 경미한 장애. 다음 영업일에 처리합니다.", "2. Restart the service. Then wait.",
+                           "애플리케이션 로그 — 보존 기간: 90일.", "Plain prose.", "Two sentences."]
+    assert pack(units(text), 900, 150)[0].splitlines()[0] == "- SEV3: 경미한 장애. 다음 영업일에 처리합니다."

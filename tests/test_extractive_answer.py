@@ -1,4 +1,6 @@
 """The offline answer reads like an answer: the asked-for fact first, whole sentences, honest about language."""
+import re
+
 from rag.answer import MAX_SENTENCE_CHARS, ExtractiveAnswerer
 from rag.retrieval import Retriever
 
@@ -48,3 +50,31 @@ def test_long_sentences_are_cut_at_a_clause_not_mid_word():
     clipped = _clip(sentence)
     assert len(clipped) <= MAX_SENTENCE_CHARS + 2 and clipped.endswith(" …")
     assert clipped[:-2].endswith("keeps going")
+
+
+async def test_a_list_item_keeps_its_subject(handbook_indexer, analyzer, embedder):
+    text = await answer(handbook_indexer, analyzer, embedder, "SEV3 장애는 언제 처리해?")
+    assert text.splitlines()[1] == "• SEV3: 경미한 장애, 우회 방법이 있는 문제. 다음 영업일에 처리합니다. [1]"
+
+
+async def test_a_procedure_reads_in_step_order(handbook_indexer, analyzer, embedder):
+    text = await answer(handbook_indexer, analyzer, embedder, "How do I restart Orion Gateway?")
+    steps = [line for line in text.splitlines() if line[2:4] in ("1.", "2.", "3.")]
+    assert [line[2] for line in steps] == ["1", "2", "3"]
+
+
+async def test_headings_are_never_glued_onto_sentences(handbook_indexer, analyzer, embedder):
+    text = await answer(handbook_indexer, analyzer, embedder, "회의실 예약은 어떻게 해?")
+    bullets = [line for line in text.splitlines() if line.startswith("• ")]
+    assert "• 회의실은 구글 캘린더에서 예약합니다. [1]" in bullets
+    assert not any(line.startswith(("• 회의실 예약", "• 주차", "• 사무실 이용 안내")) for line in bullets)
+
+
+async def test_sources_list_only_the_documents_the_answer_cites(service):
+    from bot.conversation import SessionKey
+
+    turn = await service.ask(SessionKey("console", "local", "bob", "src"), "How long are application logs kept?", "bob")
+    answer_text = await turn.collect()
+    cited = {int(n) for n in re.findall(r"\[(\d+)\]", answer_text)}
+    assert {s["n"] for s in turn.sources} == cited
+    assert len(turn.numbered_sources) > len(turn.sources)  # passages handed over but not quoted are not listed
