@@ -2,14 +2,19 @@
 
 One message per line. `/new` starts a new thread, `/regen` regenerates the last answer,
 `/quit` leaves. Above each answer a short line shows the query the search used; the
-sources follow it.
+sources follow it. Interactive input goes through GNU readline when Python has it: arrow
+keys and history work, and a pasted question is not cut at the terminal's 4,096-byte line
+buffer (readline reads in raw mode). Ctrl-C stops the answer being written; Ctrl-D quits.
 """
 from __future__ import annotations
 
+import asyncio
 import getpass
+import signal
 import sys
 import uuid
 from typing import TextIO
+from urllib.parse import quote
 
 from rich.console import Console
 from rich.markup import escape
@@ -23,11 +28,14 @@ HELP = ("Commands: /new (new thread), /regen (regenerate last answer), /confirm 
 class ConsoleChat:
     """Reads lines, prints streamed answers with the rewritten query and sources."""
 
-    def __init__(self, service: ConversationService, out: Console | None = None, user: str | None = None):
+    def __init__(self, service: ConversationService, out: Console | None = None, user: str | None = None,
+                 source_url_base: str | None = None, offline: bool = True):
         self.service = service
         self.out = out or Console(highlight=False, soft_wrap=True)
         self.user = user or getpass.getuser()
         self.key = self._new_key()
+        self.source_url_base, self.offline = source_url_base, offline
+        self._current: Turn | None = None  # the answer being written, for Ctrl-C
 
     def _new_key(self) -> SessionKey:
         return SessionKey("console", "local", self.user, uuid.uuid4().hex[:12])
@@ -37,15 +45,32 @@ class ConsoleChat:
         lines = lines or sys.stdin
         interactive = lines.isatty()
         if interactive:
+            _enable_line_editing()
             self.out.print(f"[bold]docbot[/] — ask about your documents. {HELP}")
+        self._watch_interrupts()
         while True:
-            if interactive:
-                self.out.print("[bold cyan]you>[/] ", end="")
-            line = lines.readline()
+            try:
+                # Interactive input waits in a thread, so the loop stays free to see Ctrl-C.
+                line = await asyncio.to_thread(_prompt) if interactive else lines.readline()
+            except EOFError:
+                break
             if not line:
                 break
             if not await self.handle(line.rstrip("\n")):
                 break
+
+    def _watch_interrupts(self) -> None:
+        """Ctrl-C stops the answer being written (kept as said, stored as cancelled) instead of quitting."""
+        try:
+            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self._interrupt)
+        except (NotImplementedError, RuntimeError, ValueError):  # no signals here (Windows, a worker thread)
+            pass
+
+    def _interrupt(self) -> None:
+        if self._current is not None and not self._current.done.is_set():
+            self._current.cancelled.set()
+        else:
+            self.out.print("\n[dim](Ctrl-C stops an answer; /quit or Ctrl-D leaves)[/]")
 
     async def handle(self, line: str) -> bool:
         """Handle one input line; False means quit."""
@@ -67,6 +92,9 @@ class ConsoleChat:
             if turn is None:
                 self.out.print("[dim]nothing to regenerate yet[/]")
                 return True
+            if self.offline:
+                self.out.print("[dim](offline answers are quoted from the documents, so the same question gives "
+                               "the same answer; rephrase it to search differently)[/]")
         else:
             turn = await self.service.ask(self.key, line, self.user)
         await self.render(turn)
@@ -93,15 +121,41 @@ class ConsoleChat:
             self.out.print(f"[dim]» search: {_escape(turn.rewritten)}  ({prepared.rewrite.method}){_escape(steps)}[/]")
         else:
             self.out.print(f"[dim]» route: {prepared.route.intent} ({prepared.route.confidence:.2f}), no search[/]")
-        async for piece in turn.stream():
-            self.out.print(_escape(piece), end="", soft_wrap=True)
+        self._current = turn
+        try:
+            async for piece in turn.stream():
+                self.out.print(_escape(piece), end="", soft_wrap=True)
+        finally:
+            self._current = None
+        if turn.status == "cancelled":
+            self.out.print("\n[dim](stopped)[/]", end="")
         self.out.print()
         for source in turn.sources:
             heading = f" — {source['heading']}" if source["heading"] else ""
-            self.out.print(f"[dim]  [{source['n']}] {_escape(source['title'])}{_escape(heading)} ({source['path']})[/]")
+            where = self._link(source["path"])
+            self.out.print(f"[dim]  [{source['n']}] {_escape(source['title'])}{_escape(heading)} ({_escape(where)})[/]")
         if turn.action is not None:
             self.out.print(f"[bold]\\[Confirm: /confirm {turn.action.id}]  \\[Cancel: /cancel {turn.action.id}][/]")
         self.out.print()
+
+
+    def _link(self, path: str) -> str:
+        """A source's link under DOCBOT_SOURCE_URL_BASE (spaces and Hangul URL-encoded), else its path."""
+        if not self.source_url_base:
+            return path
+        return f"{self.source_url_base.rstrip('/')}/{quote(path)}"
+
+
+def _enable_line_editing() -> None:
+    """Arrow keys, history and long pastes for interactive input, where Python has readline."""
+    try:
+        import readline  # noqa: F401  (importing it is what switches input() over)
+    except ImportError:
+        pass
+
+
+def _prompt() -> str:
+    return input("you> ") + "\n"
 
 
 def _escape(text: str) -> str:

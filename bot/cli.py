@@ -107,9 +107,12 @@ def chat() -> None:
     """Chat in the terminal (interactive, or one message per line on stdin)."""
     from adapters.console import ConsoleChat
 
-    runtime = _runtime()
+    # The console is one local user typing (or piping) questions: no per-user rate limit.
+    runtime = Runtime(Settings().model_copy(update={"rate_limit_per_user": 0, "rate_limit_per_channel": 0}))
+    settings = runtime.settings
     try:
-        asyncio.run(ConsoleChat(runtime.conversations).run())
+        asyncio.run(ConsoleChat(runtime.conversations, source_url_base=settings.source_url_base,
+                                offline=not settings.llm_configured).run())
     except DocbotError as exc:
         err.print(f"[red]error:[/] {exc}")
         raise typer.Exit(1)

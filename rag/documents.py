@@ -59,6 +59,7 @@ class Hit:
     source: str = ""
     relevance: float | None = None  # the cosine as a z-score within its language (rag.ranking)
     spread: float | None = None  # the standard deviation that z-score divided by
+    population: int = 0  # how many chunks that standard deviation came from
 
     def citation(self) -> dict:
         """A JSON-ready description of this hit for storage and rendering."""

@@ -7,7 +7,10 @@ Two signals decide, measured in `docbot eval` on answerable and unanswerable que
 - relevance: the best hit's cosine as a z-score within its language (`rag.ranking`);
 - coverage: the share of the query's topic words that appear in the top passages.
 
-A question is "not found" when both are low: a clear vector match answers even across
+In an index with fewer than `min_population` chunks of a language, a z-score cannot clear
+the bar whatever the question (it is at most sqrt(n - 1)), so such a small index answers as
+before and only the relevance floor judges. Otherwise a question is "not found" when both
+are low: a clear vector match answers even across
 languages (where no word can be shared), and so does a passage that has the question's
 words. One exception: when the best passage is in the question's own language yet shares
 none of its topic words, a high cosine is a near-topic match ("회사 주식 옵션 행사 가격은?"
@@ -30,6 +33,7 @@ class EvidenceRule:
     min_relevance: float = 2.8  # a best hit at least this many z above its language's mean answers ...
     min_coverage: float = 0.6  # ... and so do passages holding at least this share of the topic words
     passages: int = 3  # how many top passages count for coverage
+    min_population: int = 30  # fewer chunks than this behind a z-score and it says little: answer
 
     def answers(self, query: str, hits: list[Hit], analyzer: Analyzer) -> bool:
         """True when the hits answer the query well enough to quote them."""
@@ -39,6 +43,8 @@ class EvidenceRule:
         if not scored:
             return True  # without a relevance scale (no statistics) the floor has already judged
         best = max(scored, key=lambda h: h.relevance)
+        if best.population < self.min_population:
+            return True  # a handful of documents: z-scores cannot reach the bar (at most sqrt(n - 1))
         coverage = self.coverage(query, hits, analyzer)
         if main_language(query) in languages(best.chunk.text) and coverage == 0:
             return False

@@ -45,7 +45,7 @@ class Ranker:
         if not found.chunks:
             return []
         standardised = {key: self._z(c, found) for key, c in found.chunks.items()}
-        z = {key: value for key, (value, _) in standardised.items()}
+        z = {key: value[0] for key, value in standardised.items()}
         bonus = self._keyword_bonus(found.keyword)
         preferred = set(prior)
         score = {key: z[key] + bonus.get(key, 0.0) + (self.prior_weight if c.chunk.path in preferred else 0.0)
@@ -55,8 +55,9 @@ class Ranker:
         keyword_top = {key for key, _ in found.keyword[: self.keyword_top]}
         return [self._hit(found.chunks[key], score[key], standardised[key], key in keyword_top) for key in ranked]
 
-    def _z(self, candidate: Candidate, found: Candidates) -> tuple[float, float]:
-        """(z-score, the spread it divided by) against the candidate's own language, its best one if mixed."""
+    def _z(self, candidate: Candidate, found: Candidates) -> tuple[float, float, int]:
+        """(z-score, the spread it divided by, the population behind it) against the candidate's own
+        language (its best one if mixed)."""
         scores = [self._standardise(candidate.cosine, found.background.get(language), MIN_BACKGROUND)
                   for language in candidate.languages]
         scores = [s for s in scores if s is not None]
@@ -64,13 +65,14 @@ class Ranker:
             return max(scores)
         # A language with too few chunks for statistics of its own is judged against the whole index.
         overall = self._standardise(candidate.cosine, found.background.get(ALL_LANGUAGES), 2)
-        return overall if overall is not None else (candidate.cosine / self.min_std, self.min_std)
+        return overall if overall is not None else (candidate.cosine / self.min_std, self.min_std, 1)
 
-    def _standardise(self, cosine: float, background: Background | None, minimum: int) -> tuple[float, float] | None:
+    def _standardise(self, cosine: float, background: Background | None,
+                     minimum: int) -> tuple[float, float, int] | None:
         if background is None or background.count < minimum:
             return None
         spread = max(background.std, self.min_std)
-        return (cosine - background.mean) / spread, spread
+        return (cosine - background.mean) / spread, spread, background.count
 
     def _keyword_bonus(self, keyword: list[tuple[Hashable, float]]) -> dict[Hashable, float]:
         best = max((score for _, score in keyword), default=0.0)
@@ -95,6 +97,6 @@ class Ranker:
         return kept
 
     @staticmethod
-    def _hit(candidate: Candidate, score: float, z: tuple[float, float], keyword: bool) -> Hit:
+    def _hit(candidate: Candidate, score: float, z: tuple[float, float, int], keyword: bool) -> Hit:
         return Hit(candidate.chunk, score, candidate.cosine, keyword, source=candidate.source, relevance=z[0],
-                   spread=z[1])
+                   spread=z[1], population=z[2])

@@ -117,3 +117,12 @@ async def test_server_health(env):
         assert response.status == 200 and (await response.json()) == {"status": "ok"}
     finally:
         await client.close()
+
+
+def test_piped_chat_is_not_rate_limited_and_links_sources(env, docs, monkeypatch):
+    monkeypatch.setenv("DOCBOT_SOURCE_URL_BASE", "https://wiki.example/한글 docs")
+    invoke("index", str(docs))
+    result = invoke("chat", input="연차는 1년에 며칠이야?\n" * 25)
+    out = result.output
+    assert out.count("» search:") == 25 and "Easy there" not in out and "잠시만요" not in out
+    assert "https://wiki.example/한글 docs/vacation-policy.md" in out

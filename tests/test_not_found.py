@@ -36,7 +36,7 @@ def test_the_rule_needs_both_signals_low(analyzer):
     from rag.evidence import EvidenceRule
 
     def hit(text, relevance):
-        return Hit(Chunk("a.md", 0, "Parking", "", text), 1.0, 0.8, relevance=relevance)
+        return Hit(Chunk("a.md", 0, "Parking", "", text), 1.0, 0.8, relevance=relevance, population=500)
 
     rule = EvidenceRule(min_relevance=2.8, min_coverage=0.6)
     assert rule.answers("bicycle parking", [hit("Bicycle parking is in the basement.", 1.0)], analyzer)  # words
@@ -50,6 +50,14 @@ def test_a_same_language_passage_sharing_no_topic_word_is_not_an_answer(analyzer
     from rag.evidence import EvidenceRule
 
     near_topic = Hit(Chunk("referral.md", 0, "직원 추천 보상", "보상", "추천인에게 200만 원을 지급합니다."), 1.0, 0.9,
-                     relevance=4.0)
+                     relevance=4.0, population=500)
     assert not EvidenceRule().answers("회사 주식 옵션 행사 가격은?", [near_topic], analyzer)
     assert EvidenceRule().answers("추천 보상은 얼마야?", [near_topic], analyzer)
+
+
+def test_a_small_index_is_never_judged_on_z_scores(analyzer):
+    from rag.documents import Chunk, Hit
+    from rag.evidence import EvidenceRule
+
+    few = Hit(Chunk("a.md", 0, "Cars", "", "Cars park outside."), 1.0, 0.8, relevance=1.2, population=7)
+    assert EvidenceRule().answers("bicycle parking", [few], analyzer)

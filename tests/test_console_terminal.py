@@ -1,0 +1,59 @@
+"""`docbot chat` in a real pseudo-terminal: long pastes, Ctrl-C, and a piped session past any rate limit."""
+import os
+import pty
+import select
+import signal
+import sqlite3
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def read_until(fd: int, marker: bytes, timeout: float = 120.0) -> bytes:
+    out, deadline = b"", time.monotonic() + timeout
+    while marker not in out and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if ready:
+            try:
+                out += os.read(fd, 65536)
+            except OSError:
+                break
+    return out
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
+def test_a_long_paste_arrives_whole_and_ctrl_c_at_the_prompt_does_not_quit(tmp_path, docs):
+    env = {**os.environ, "DOCBOT_DATA_DIR": str(tmp_path / "data"), "TERM": "dumb", "PYTHONUNBUFFERED": "1"}
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "DOCBOT_DATABASE_URL"):
+        env.pop(name, None)
+    docbot = [sys.executable, "-c", "from bot.cli import main; main()"]
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: a terminal session running `docbot chat`
+        os.chdir(tmp_path)
+        os.execvpe(sys.executable, docbot + ["chat"], {**env, "PYTHONPATH": str(ROOT)})
+    try:
+        assert b"you> " in read_until(fd, b"you> ")
+        os.write(fd, b"\x03")  # Ctrl-C at the prompt
+        assert b"Ctrl-C stops an answer" in read_until(fd, b"Ctrl-C stops an answer", 20)
+        # Longer than the terminal's 4,096-byte canonical line buffer: cut without readline.
+        question = "연차 규정 " * 700 + "마지막단어?"
+        os.write(fd, question.encode() + b"\r")
+        assert b"you> " in read_until(fd, b"you> ")
+        os.write(fd, b"/quit\r")
+        read_until(fd, b"\n", 10)
+    finally:
+        for _ in range(50):  # give /quit a moment, then make sure no child outlives the test
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                break
+            time.sleep(0.2)
+        else:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(fd)
+    db = sqlite3.connect(tmp_path / "data" / "docbot.sqlite3")
+    stored = [row[0] for row in db.execute("SELECT text FROM message WHERE role='user'")]
+    assert stored == [question]
