@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Protocol
@@ -40,6 +41,19 @@ class ActionHandler(Protocol):
         ...
 
 
+def _words(text: str) -> list[str]:
+    """Lower-case words, "-" and "_" read as spaces."""
+    return re.findall(r"\w+", text.lower().replace("-", " ").replace("_", " "))
+
+
+def _contains(words: list[str], phrase: list[str]) -> bool:
+    """Whether `phrase` occurs in `words` as consecutive whole words (a Korean particle may follow)."""
+    n = len(phrase)
+    return any(all(w == p or (i == n - 1 and w.startswith(p) and not p.isascii())
+                   for i, (w, p) in enumerate(zip(words[k : k + n], phrase)))
+               for k in range(len(words) - n + 1))
+
+
 def _matches(text: str, keywords: list[str]) -> int:
     lowered = text.lower()
     return sum(1 for k in keywords if k.lower() in lowered)
@@ -59,11 +73,18 @@ class ReindexAction:
         return _matches(text, self.keywords)
 
     def resolve(self, text: str, entities: list[str]) -> tuple[dict[str, Any], str]:
-        """The sources named in the request, else every configured source."""
-        lowered = text.lower()
-        named = [s.name for s in self.job.sources if s.name.lower() in lowered]
-        chosen = named or [s.name for s in self.job.sources]
-        return {"sources": chosen}, f"Re-index {', '.join(chosen)}"
+        """The sources named in the request, else every configured source (the summary says which).
+
+        Names match as whole words, with "-" and "_" read as spaces ("hr docs" names `hr-docs`),
+        and a name inside a longer named one does not count: "re-index api-docs" is not also "docs".
+        """
+        wanted = _words(text)
+        named = [s.name for s in self.job.sources if _words(s.name) and _contains(wanted, _words(s.name))]
+        named = [n for n in named if not any(n != other and _contains(_words(other), _words(n)) for other in named)]
+        if named:
+            return {"sources": named}, f"Re-index {', '.join(named)}"
+        everything = [s.name for s in self.job.sources]
+        return {"sources": everything}, f"Re-index every source ({', '.join(everything)})"
 
     async def execute(self, params: dict[str, Any]) -> str:
         """Run the job off the event loop; a run already in progress is a failure to retry later."""

@@ -1,6 +1,6 @@
 """`docbot eval`: replay conversations through the real pipeline and measure what rewriting buys.
 
-Format: ../shared/EVAL_FORMAT.md. Retrieval is scored per document: chunks map to their
+Format: eval/FORMAT.md. Retrieval is scored per document: chunks map to their
 file, duplicates go, the top k distinct files are compared with the gold `relevant` files.
 Every gold knowledge_search turn is scored on retrieval with the query the pipeline built,
 whatever the router decided; routing mistakes show in the intent metrics instead.
@@ -165,7 +165,7 @@ async def run_eval(pipeline: Pipeline, conversations: list[dict], k: int = 5, re
             else:
                 documents += 1
                 clarified += prepared.route.intent == AMBIGUOUS
-                if turn.get("answerable") is False:  # beyond EVAL_FORMAT: nothing in the documents answers it
+                if turn.get("answerable") is False:  # nothing in the documents answers it (eval/FORMAT.md)
                     unanswerable += 1
                     false_answers += prepared.searched and not prepared.not_found
                 elif turn.get("relevant"):
@@ -205,7 +205,7 @@ async def run_eval(pipeline: Pipeline, conversations: list[dict], k: int = 5, re
                         buckets["followup_oracle"].append(oracle)
                         row["oracle_recall"] = oracle.recall
                     if turn.get("history_dependent"):
-                        # Beyond EVAL_FORMAT: the same split for baseline and oracle, where rewriting matters.
+                        # The same split for baseline and oracle, where rewriting matters.
                         buckets["followup_dependent"].append(main)
                         buckets["followup_dependent_baseline"].append(baseline)
                         if oracle:

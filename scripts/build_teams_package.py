@@ -1,9 +1,12 @@
 """Build the Teams app package (manifest.json + icons, zipped) for upload in Teams or the admin center.
 
-    MICROSOFT_APP_ID=<your bot's app id> python scripts/build_teams_package.py [--out build/docbot-teams.zip]
+    MICROSOFT_APP_ID=<your bot's app id> DOCBOT_PUBLIC_URL=https://docbot.yourcompany.com \
+    DOCBOT_TEAMS_DEVELOPER="Your Company IT" python scripts/build_teams_package.py [--out build/docbot-teams.zip]
 
-Placeholders in deploy/teams/manifest.json (${NAME}) are filled from the environment;
-the icons are drawn here (a 192x192 colour icon and a 32x32 transparent outline).
+Placeholders in deploy/teams/manifest.json (${NAME}) are filled from the environment (or
+.env); every one is required, so no placeholder such as example.com ever ships in a package
+that Teams would show to users. The icons are drawn here (a 192x192 colour icon and a
+32x32 transparent outline).
 """
 from __future__ import annotations
 
@@ -18,7 +21,11 @@ import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULTS = {"DOCBOT_TEAMS_DEVELOPER": "docbot", "DOCBOT_PUBLIC_URL": "https://docbot.example.com"}
+REQUIRED = {
+    "MICROSOFT_APP_ID": "your bot's Microsoft app id",
+    "DOCBOT_PUBLIC_URL": "the https address docbot is served at (website, privacy and terms links point there)",
+    "DOCBOT_TEAMS_DEVELOPER": "the developer name Teams shows, e.g. your company or IT team",
+}
 
 
 def png(size: int, pixel) -> bytes:
@@ -46,19 +53,31 @@ def outline_icon(x: int, y: int):
 
 
 def manifest(env: dict) -> dict:
-    """The manifest with ${NAME} filled in; a missing app id is an error."""
-    if not env.get("MICROSOFT_APP_ID"):
-        raise SystemExit("set MICROSOFT_APP_ID to your bot's Microsoft app id")
+    """The manifest with ${NAME} filled in; any missing setting is an error naming it."""
+    missing = [f"{name} ({why})" for name, why in REQUIRED.items() if not env.get(name)]
+    if missing:
+        raise SystemExit("set " + "; ".join(missing))
+    if not env["DOCBOT_PUBLIC_URL"].startswith("https://"):
+        raise SystemExit("DOCBOT_PUBLIC_URL must be an https:// address (Teams rejects others)")
     text = (ROOT / "deploy" / "teams" / "manifest.json").read_text(encoding="utf-8")
-    filled = re.sub(r"\$\{(\w+)\}", lambda m: env.get(m.group(1)) or DEFAULTS.get(m.group(1), ""), text)
+    filled = re.sub(r"\$\{(\w+)\}", lambda m: json.dumps(env[m.group(1)].rstrip("/"))[1:-1], text)
     return json.loads(filled)
+
+
+def dotenv(path: Path) -> dict:
+    """KEY=value lines of a .env file (comments and blank lines skipped), so make teams-package reads it too."""
+    if not path.exists():
+        return {}
+    pairs = (line.split("=", 1) for line in path.read_text(encoding="utf-8").splitlines()
+             if "=" in line and not line.lstrip().startswith("#"))
+    return {k.strip(): v.strip().strip('"').strip("'") for k, v in pairs}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", type=Path, default=ROOT / "build" / "docbot-teams.zip")
     args = parser.parse_args()
-    data = manifest(dict(os.environ))
+    data = manifest({**dotenv(Path.cwd() / ".env"), **os.environ})
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(args.out, "w", zipfile.ZIP_DEFLATED) as package:
         package.writestr("manifest.json", json.dumps(data, ensure_ascii=False, indent=2))

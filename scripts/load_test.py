@@ -59,18 +59,26 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-async def wait_http(url: str, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
+async def wait_ready(url: str, server: subprocess.Popen, timeout: float) -> float:
+    """Poll /readyz until docbot answers ready (database and index), the server dies, or `timeout` passes.
+
+    Start-up time varies a lot (model loading on a busy machine), so this waits for readiness
+    itself rather than sleeping a fixed time; returns the seconds it took.
+    """
+    started = time.monotonic()
     async with aiohttp.ClientSession() as session:
         while True:
+            if server.poll() is not None:
+                raise SystemExit(f"docbot serve exited with {server.returncode}: "
+                                 f"{server.stderr.read().decode(errors='replace')[-2000:] if server.stderr else ''}")
             try:
                 async with session.get(url) as response:
                     if response.status == 200:
-                        return
+                        return time.monotonic() - started
             except aiohttp.ClientError:
                 pass
-            if time.monotonic() > deadline:
-                raise SystemExit(f"docbot serve did not come up at {url}")
+            if time.monotonic() - started > timeout:
+                raise SystemExit(f"docbot serve was not ready at {url} after {timeout:.0f} s")
             await asyncio.sleep(0.5)
 
 
@@ -88,7 +96,8 @@ async def run(args) -> dict:
     server = subprocess.Popen([docbot, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     latencies, errors = [], []
     try:
-        await wait_http(f"http://127.0.0.1:{port}/healthz", 120)
+        ready_after = await wait_ready(f"http://127.0.0.1:{port}/readyz", server, args.startup_timeout)
+        print(f"docbot serve ready after {ready_after:.1f} s", file=sys.stderr)
         started = time.perf_counter()
         async with aiohttp.ClientSession() as session:
             async def thread(user: int, n: int) -> None:
@@ -160,6 +169,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=5)
     parser.add_argument("--turns", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds one answer may take")
+    parser.add_argument("--startup-timeout", type=float, default=900.0,
+                        help="give up if docbot serve is not ready (GET /readyz) after this many seconds")
     print(json.dumps(asyncio.run(run(parser.parse_args())), indent=2, ensure_ascii=False))
 
 

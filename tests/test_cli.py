@@ -126,3 +126,10 @@ def test_piped_chat_is_not_rate_limited_and_links_sources(env, docs, monkeypatch
     out = result.output
     assert out.count("» search:") == 25 and "Easy there" not in out and "잠시만요" not in out
     assert "https://wiki.example/한글 docs/vacation-policy.md" in out
+
+
+def test_eval_reports_a_bad_dataset_line_before_indexing(env, docs):
+    data = env / "bad.jsonl"
+    data.write_text('{"id": "ok", "turns": []}\n{"id": "broken", "turns": [\n', encoding="utf-8")
+    result = invoke("eval", str(data), "--docs", str(docs))
+    assert result.exit_code == 1 and "bad.jsonl:2" in result.output and "files:" not in result.output

@@ -240,3 +240,19 @@ async def test_instructions_inside_documents_change_nothing(docs_service):
     assert turn.prepared.route.intent == "knowledge_search" and turn.action is None
     assert docs_service.store.count_actions({"pending", "running", "done", "failed"}) == 0
     assert any(s["path"] == "notes.md" for s in turn.sources) and answer.strip() != "PWNED"
+
+
+@pytest.mark.parametrize("request_text,expected", [
+    ("re-index api-docs", ["api-docs"]),  # not also "docs", which it contains
+    ("please reindex the docs", ["docs"]),
+    ("reindex hr policies now", ["hr_policies"]),
+    ("핸드북을 다시 색인해줘", ["핸드북"]),
+    ("re-index everything", ["docs", "api-docs", "hr_policies", "핸드북"]),
+])
+def test_reindex_picks_the_source_the_user_named(request_text, expected):
+    from types import SimpleNamespace
+
+    sources = [SimpleNamespace(name=n) for n in ("docs", "api-docs", "hr_policies", "핸드북")]
+    params, summary = ReindexAction(SimpleNamespace(sources=sources)).resolve(request_text, [])
+    assert params["sources"] == expected
+    assert summary.startswith("Re-index every source" if len(expected) == 4 else f"Re-index {expected[0]}")

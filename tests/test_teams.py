@@ -152,18 +152,22 @@ def test_teams_package_builds(tmp_path, monkeypatch):
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
-    env = {"MICROSOFT_APP_ID": "11111111-2222-3333-4444-555555555555", "PATH": "/usr/bin:/bin"}
+    env = {"MICROSOFT_APP_ID": "11111111-2222-3333-4444-555555555555", "PATH": "/usr/bin:/bin",
+           "DOCBOT_PUBLIC_URL": "https://docbot.nurilabs.test/", "DOCBOT_TEAMS_DEVELOPER": "Nuri Labs IT"}
     out = tmp_path / "pkg.zip"
     subprocess.run([sys.executable, str(root / "scripts" / "build_teams_package.py"), "--out", str(out)],
-                   env=env, check=True)
+                   env=env, check=True, cwd=tmp_path)
     with zipfile.ZipFile(out) as package:
         assert sorted(package.namelist()) == ["color.png", "manifest.json", "outline.png"]
         manifest = json.loads(package.read("manifest.json"))
         assert manifest["id"] == manifest["bots"][0]["botId"] == env["MICROSOFT_APP_ID"]
         assert package.read("color.png")[:8] == b"\x89PNG\r\n\x1a\n"
+        assert manifest["developer"]["privacyUrl"] == "https://docbot.nurilabs.test/privacy"
+        assert manifest["developer"]["name"] == "Nuri Labs IT" and "example" not in json.dumps(manifest)
     failed = subprocess.run([sys.executable, str(root / "scripts" / "build_teams_package.py"), "--out", str(out)],
-                            env={"PATH": "/usr/bin:/bin"}, capture_output=True, text=True)
-    assert failed.returncode != 0 and "MICROSOFT_APP_ID" in failed.stderr
+                            env={"PATH": "/usr/bin:/bin", "MICROSOFT_APP_ID": env["MICROSOFT_APP_ID"]},
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert failed.returncode != 0 and "DOCBOT_PUBLIC_URL" in failed.stderr and "DOCBOT_TEAMS_DEVELOPER" in failed.stderr
 
 
 async def test_serve_mounts_teams_from_settings(connector, tmp_path):
