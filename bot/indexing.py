@@ -42,6 +42,19 @@ class IndexJob:
         self.store, self.indexer, self.sources, self.metrics = store, indexer, sources, metrics
         self.lease_ttl, self.holder, self.lease = lease_ttl, holder or runner_id(), lease
 
+    def remove_source(self, key: str) -> int | None:
+        """Withdraw every indexed file of one source key, holding the lease; None when another runner holds it."""
+        if not self.store.acquire_lease(self.lease, self.holder, self.lease_ttl):
+            return None
+        try:
+            paths = list(self.indexer.index.files(key))
+            for path in paths:
+                self.indexer.index.delete_file(key, path)
+            log.info("removed source %s from the index (%d files)", key, len(paths))
+            return len(paths)
+        finally:
+            self.store.release_lease(self.lease, self.holder)
+
     def run(self, trigger: str = "cli", *, full: bool = False, rebuild: bool = False, only: list[str] | None = None,
             on_file: Callable[[str], None] | None = None,
             on_source: Callable[[str, int], None] | None = None) -> IndexRun | None:

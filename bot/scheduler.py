@@ -4,7 +4,10 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from datetime import datetime, timezone
+
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.util import undefined
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
@@ -40,12 +43,20 @@ def trigger_for(schedule: str):
     return CronTrigger.from_crontab(text, timezone="UTC")
 
 
-def start_scheduler(job: IndexJob, schedule: str | None, full_schedule: str | None = None) -> AsyncIOScheduler:
-    """Start the jobs on the running event loop; one instance of each at a time, missed ticks coalesced."""
+def start_scheduler(job: IndexJob, schedule: str | None, full_schedule: str | None = None, *,
+                    on_start: bool = True) -> AsyncIOScheduler:
+    """Start the jobs on the running event loop; one instance of each at a time, missed ticks coalesced.
+
+    `on_start` runs the incremental job once right away, so a fresh deployment (a new container,
+    an empty data volume) answers from its documents at once instead of after the first tick.
+    """
     scheduler = AsyncIOScheduler(timezone="UTC")
     if schedule:
         scheduler.add_job(_run, trigger_for(schedule), args=[job, False], id="index", max_instances=1,
-                          coalesce=True, misfire_grace_time=60)
+                          coalesce=True, misfire_grace_time=60,
+                          next_run_time=datetime.now(timezone.utc) if on_start else undefined)
+    elif on_start:
+        scheduler.add_job(_run, args=[job, False], id="index-on-start")
     if full_schedule:
         scheduler.add_job(_run, trigger_for(full_schedule), args=[job, True], id="index-full", max_instances=1,
                           coalesce=True, misfire_grace_time=300)

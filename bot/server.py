@@ -45,8 +45,9 @@ async def _scheduler(app: web.Application):
 
     runtime = app[RUNTIME]
     s = runtime.settings
-    scheduler = start_scheduler(runtime.index_job, s.index_schedule, s.index_full_schedule) \
-        if (s.index_schedule or s.index_full_schedule) else None
+    scheduler = start_scheduler(runtime.index_job, s.index_schedule, s.index_full_schedule,
+                                on_start=s.index_on_start) \
+        if (s.index_schedule or s.index_full_schedule or s.index_on_start) else None
     yield
     if scheduler is not None:
         scheduler.shutdown(wait=False)

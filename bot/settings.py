@@ -23,6 +23,7 @@ class Settings(BaseSettings):
                                             '"exclude": ["drafts/*"], "channels": ["C0123"]}] (channels: only cited there)')
     index_schedule: str | None = Field("*/15 * * * *", description="crontab (UTC) or '<n>s'; empty disables")
     index_full_schedule: str | None = Field(None, description="periodic full re-embed, e.g. '0 3 * * 0'")
+    index_on_start: bool = Field(True, description="`docbot serve` runs an incremental index once at start-up")
     index_lease_seconds: float = 120.0
     port: int = 3000
     host: str = "0.0.0.0"

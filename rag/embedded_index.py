@@ -120,6 +120,11 @@ class SqliteSearchIndex:
             rows = self._db.execute("SELECT path, hash, title, chunks FROM files WHERE source=?", (source,))
             return {r[0]: FileRecord(r[0], r[1], r[2], r[3]) for r in rows.fetchall()}
 
+    def indexed_sources(self) -> dict[str, int]:
+        """Source keys with their indexed file counts."""
+        with self._lock:
+            return dict(self._db.execute("SELECT source, count(*) FROM files GROUP BY source").fetchall())
+
     def replace_file(self, source: str, record: FileRecord, chunks: list[Chunk], vectors: np.ndarray) -> None:
         """Delete the file's old chunks and insert the new ones in one transaction."""
         if self._dim is None:

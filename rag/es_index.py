@@ -178,6 +178,19 @@ class ElasticsearchIndex:
             records[s["path"]] = FileRecord(s["path"], s["hash"], s.get("title", ""), s.get("chunks", 0))
         return records
 
+    def indexed_sources(self) -> dict[str, int]:
+        """Source keys with their indexed file counts (a scan over the file records)."""
+        return self._run(self._indexed_sources())
+
+    async def _indexed_sources(self) -> dict[str, int]:
+        from elasticsearch.helpers import async_scan
+
+        counts: dict[str, int] = {}
+        query = {"query": {"bool": {"filter": [{"term": {"kind": "file"}}]}}, "_source": ["source"]}
+        async for doc in async_scan(self.client, index=self._target, query=query):
+            counts[doc["_source"]["source"]] = counts.get(doc["_source"]["source"], 0) + 1
+        return counts
+
     def replace_file(self, source: str, record: FileRecord, chunks: list[Chunk], vectors: np.ndarray) -> None:
         """New chunks overwrite old ids, leftovers are deleted, and the file record is written last."""
         if len(chunks) != len(vectors):

@@ -90,6 +90,10 @@ class SearchIndex(Protocol):
         """Remove a file and all its chunks."""
         ...
 
+    def indexed_sources(self) -> dict[str, int]:
+        """Every source key with indexed files, and how many (configured or not)."""
+        ...
+
     def candidates(self, query: SearchQuery, limit: int) -> Candidates:
         """Up to `limit` BM25 matches and `limit` nearest chunks per language, with cosines and background."""
         ...

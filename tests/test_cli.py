@@ -133,3 +133,21 @@ def test_eval_reports_a_bad_dataset_line_before_indexing(env, docs):
     data.write_text('{"id": "ok", "turns": []}\n{"id": "broken", "turns": [\n', encoding="utf-8")
     result = invoke("eval", str(data), "--docs", str(docs))
     assert result.exit_code == 1 and "bad.jsonl:2" in result.output and "files:" not in result.output
+
+
+def test_sources_lists_and_removes_an_indexed_source(env, docs, monkeypatch):
+    monkeypatch.setenv("DOCBOT_DOCS", json.dumps([str(docs)]))
+    other = env / "old-wiki"
+    other.mkdir()
+    (other / "page.md").write_text("# Old page\n\nZeppelins are kept in hangar seven.\n", encoding="utf-8")
+    invoke("index")
+    invoke("index", str(other))
+    listed = invoke("sources").output
+    assert f"docs  {docs.resolve()}  4 files indexed  configured" in listed
+    assert f"{other.resolve()}  1 files indexed  not configured" in listed
+    refused = invoke("sources", "remove", "no-such-source", "--yes")
+    assert refused.exit_code == 1 and "nothing indexed" in refused.output
+    removed = invoke("sources", "remove", str(other.resolve()), "--yes")
+    assert removed.exit_code == 0 and "removed 1 files" in removed.output
+    listed = invoke("sources").output
+    assert "old-wiki" not in listed and "docs" in listed

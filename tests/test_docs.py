@@ -15,3 +15,15 @@ def test_the_files_the_readme_names_in_backquotes_exist():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     named = set(re.findall(r"`((?:eval|scripts|deploy|tests|rag|bot|adapters)/[\w./-]+\.\w+)`", readme))
     assert named and sorted(p for p in named if not (ROOT / p).exists()) == []
+
+
+def test_the_image_runs_as_a_user_and_compose_publishes_on_loopback_without_clashing():
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    users = [line.split()[1] for line in dockerfile.splitlines() if line.startswith("USER ")]
+    assert users and users[-1] not in ("root", "0")
+    compose = (ROOT / "docker-compose.yml").read_text()
+    ports = re.findall(r'ports: \["([^"]+)"\]', compose)
+    assert ports and all(p.startswith("127.0.0.1:") for p in ports)
+    assert not any(p.split(":")[1] in ("5432", "9200") for p in ports)  # local servers keep their ports
+    assert "elasticsearch-plugin install" not in compose  # not at every container creation ...
+    assert "analysis-nori" in (ROOT / "deploy" / "elasticsearch" / "Dockerfile").read_text()  # ... but built in

@@ -154,3 +154,17 @@ async def _until(condition, timeout=30.0):
     while not await asyncio.to_thread(condition):
         assert time.monotonic() < deadline, "the scheduler did not get there in time"
         await asyncio.sleep(0.1)
+
+
+async def test_serve_indexes_once_at_start_instead_of_waiting_for_the_first_tick(tmp_path, docs, analyzer, embedder):
+    job = job_for(tmp_path, docs, f"sqlite:///{tmp_path / 'c.sqlite3'}", analyzer, embedder)
+    quiet = start_scheduler(job, "0 3 1 1 *", on_start=False)  # next tick: next January
+    await asyncio.sleep(1.0)
+    quiet.shutdown(wait=False)
+    assert job.store.runs() == []
+    scheduler = start_scheduler(job, "0 3 1 1 *")
+    try:
+        await _until(lambda: any(r.added == 4 for r in job.store.runs()))
+    finally:
+        scheduler.shutdown(wait=False)
+    assert [r.trigger for r in job.store.runs()] == ["scheduler"]

@@ -109,6 +109,7 @@ def test_files_are_scoped_by_source(index, embedder):
     put(index, embedder, "a.md", ["alpha"], source="/one")
     put(index, embedder, "a.md", ["beta"], source="/two")
     assert set(index.files("/one")) == {"a.md"} and index.stats()["files"] == 2
+    assert index.indexed_sources() == {"/one": 1, "/two": 1}
 
 
 @pytest.fixture(scope="session")
