@@ -57,3 +57,33 @@ def test_a_long_paste_arrives_whole_and_ctrl_c_at_the_prompt_does_not_quit(tmp_p
     db = sqlite3.connect(tmp_path / "data" / "docbot.sqlite3")
     stored = [row[0] for row in db.execute("SELECT text FROM message WHERE role='user'")]
     assert stored == [question]
+
+
+async def test_ctrl_c_while_answering_stops_that_answer_and_keeps_what_was_said(service):
+    from rich.console import Console
+
+    from adapters.console import ConsoleChat
+
+    class Interrupting:
+        """Stands in for the user pressing Ctrl-C as soon as the first piece is on screen."""
+
+        def __init__(self, chat):
+            self.chat, self.seen = chat, []
+
+        def write(self, text):
+            self.seen.append(text)
+            if "•" in text and self.chat._current is not None:
+                self.chat._interrupt()
+            return len(text)
+
+        def flush(self):
+            pass
+
+    chat = ConsoleChat(service, user="kim")
+    sink = Interrupting(chat)
+    chat.out = Console(file=sink, highlight=False, soft_wrap=True, force_terminal=False)
+    await chat.handle("재택근무는 일주일에 몇 번 가능해?")
+    printed = "".join(sink.seen)
+    assert "(stopped)" in printed and printed.count("•") < 4
+    stored = service.store.history(service.store.conversation(*chat.key.__dict__.values()).id, 10)
+    assert stored[-1].status == "cancelled" and stored[-1].text and stored[-1].text in printed
