@@ -198,7 +198,9 @@ class OfflineRewriter:
             return Rewrite(question, "none", "no earlier document question")
         taken = {w.lower() for w in own}
         borrowed = self._fresh(self.analyzer.topic_words(asked.rewritten or asked.text), taken)
-        if pointing and answered is not None:
+        if pointing and answered is not None and answered.paths:
+            # Only an answer that cited documents introduced anything; a "not found" reply's
+            # "maybe related" titles are not what "it" refers to.
             borrowed = self._fresh(self._introduced(answered, asked), taken) + borrowed
         borrowed = borrowed[: self.max_terms]
         # The previous answer's documents are favoured only when the follow-up clearly leans on it.

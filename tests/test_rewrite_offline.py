@@ -64,3 +64,13 @@ async def test_greetings_actions_live_state_and_pasted_logs_lend_nothing(rewrite
     result = await rewriter.rewrite("what about weekends?", history)
     assert "gateway" not in result.text.lower() and "docbot" not in result.text.lower()
     assert "호텔" in result.text  # the last *document* question is still what "what about" refers to
+
+
+async def test_a_not_found_reply_lends_no_names(rewriter):
+    history = [HistoryTurn("user", "결제 이벤트는 어떤 카프카 토픽으로 가?", rewritten="결제 이벤트는 어떤 카프카 토픽으로 가?",
+                           intent="knowledge_search"),
+               HistoryTurn("assistant", "색인된 문서에서 이 질문에 답하는 내용을 찾지 못했습니다.\n관련 있을 수 있는 문서:\n"
+                                        "• Architecture Overview (architecture-overview.pdf)\n• Nuri Labs Glossary (glossary.txt)")]
+    result = await rewriter.rewrite("그걸 받는 시스템은 무슨 DB를 써?", history)
+    assert not any(name in result.text for name in ("Architecture", "Overview", "Glossary", "Labs"))
+    assert "결제" in result.text  # the question's own topic still carries over
