@@ -5,6 +5,7 @@ make each form a different term, so every text the keyword index sees goes throu
 """
 from __future__ import annotations
 
+import re
 import threading
 from functools import lru_cache
 from typing import Iterable
@@ -104,20 +105,20 @@ class Analyzer:
     def names(self, text: str) -> dict[str, float]:
         """Names in running text with a salience score: Korean proper nouns and capitalised English words
         (PostgreSQL, Atlas, Orion), the things a later "it" can point at. Each mention counts; a
-        capital that only opens a sentence counts less, an inner capital or digit (MySQL) more."""
+        capital that only opens a sentence counts less, an inner capital or digit (MySQL) more.
+        English words are read whole from the text (Kiwi may split "PostgreSQL." into pieces)."""
         scores: dict[str, float] = {}
-        for tok in self._tokens([text])[0]:
-            word = tok.form
-            if tok.tag == "NNP" and len(word) >= 2:
-                weight = 1.0
-            elif tok.tag == "SL" and word[:1].isupper() and len(word) >= 3 and word.lower() not in ENGLISH_STOPWORDS \
-                    and word.lower() not in ENGLISH_FUNCTION_WORDS:
-                weight = 0.5 if _starts_sentence(text, tok.start) else 1.0
-                if any(c.isupper() or c.isdigit() for c in word[1:]):
-                    weight += 1.0
-            else:
+        for match in _LATIN_NAME.finditer(text[:MAX_ANALYSED_CHARS]):
+            word = match.group()
+            if len(word) < 3 or word.lower() in ENGLISH_STOPWORDS or word.lower() in ENGLISH_FUNCTION_WORDS:
                 continue
+            weight = 0.5 if _starts_sentence(text, match.start()) else 1.0
+            if any(c.isupper() or c.isdigit() for c in word[1:]):
+                weight += 1.0
             scores[word] = scores.get(word, 0.0) + weight
+        for tok in self._tokens([text])[0]:
+            if tok.tag == "NNP" and len(tok.form) >= 2:
+                scores[tok.form] = scores.get(tok.form, 0.0) + 1.0
         return scores
 
     def proper_nouns(self, text: str) -> list[str]:
@@ -142,6 +143,9 @@ _KOREAN_ANAPHORA = {
     "그런데", "그리고", "그래서", "그게", "걔", "그쪽", "이쪽", "그때", "그곳",
 }
 
+
+
+_LATIN_NAME = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
 
 
 def _starts_sentence(text: str, start: int) -> bool:

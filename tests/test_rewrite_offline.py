@@ -74,3 +74,11 @@ async def test_a_not_found_reply_lends_no_names(rewriter):
     result = await rewriter.rewrite("그걸 받는 시스템은 무슨 DB를 써?", history)
     assert not any(name in result.text for name in ("Architecture", "Overview", "Glossary", "Labs"))
     assert "결제" in result.text  # the question's own topic still carries over
+
+
+async def test_a_name_ending_a_sentence_is_read_whole(rewriter):
+    history = exchange("Which database should a new production service use?",
+                       "Here is what the documents say:\n• Use PostgreSQL. [1]\n• This guide from the Platform team "
+                       "compares the databases. [1]", paths=("database-options.md",))
+    result = await rewriter.rewrite("how is it backed up?", history)
+    assert "PostgreSQL" in result.text.split() and "SQL." not in result.text
