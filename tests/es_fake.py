@@ -131,7 +131,7 @@ def _knn_problem(index: str, knn: dict | None) -> str | None:
         return f"[knn] field [{knn.get('field')}] is not a dense_vector field"
     k, candidates = knn.get("k", 10), knn.get("num_candidates", 10)
     if not 1 <= k <= candidates:
-        return f"[num_candidates] cannot be less than [k]"
+        return "[num_candidates] cannot be less than [k]"
     if candidates > 10_000:
         return "[num_candidates] cannot exceed [10000]"
     if len(knn.get("query_vector", [])) != field_spec["dims"]:
