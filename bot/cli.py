@@ -6,8 +6,9 @@ import json
 import logging
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 import typer
 from rich.console import Console
@@ -30,6 +31,19 @@ def _runtime() -> Runtime:
     return Runtime(Settings())
 
 
+@contextmanager
+def _opened(runtime: Runtime | None = None) -> Iterator[Runtime]:
+    """A runtime for one command: closed afterwards, and a DocbotError becomes a clear message and exit 1."""
+    runtime = runtime or _runtime()
+    try:
+        yield runtime
+    except DocbotError as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1)
+    finally:
+        runtime.close()
+
+
 @app.callback()
 def _setup(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log debug detail."),
            log_format: str = typer.Option("text", "--log-format", envvar="DOCBOT_LOG_FORMAT",
@@ -47,14 +61,8 @@ def index(
     rebuild: bool = typer.Option(False, "--rebuild", help="Build a fresh index (e.g. after changing the embedder)."),
 ) -> None:
     """Index documents: unchanged files are skipped, changed ones re-embedded, deleted ones removed."""
-    runtime = _runtime()
-    try:
+    with _opened() as runtime:
         report = run_index(runtime, paths, full=full, rebuild=rebuild)
-    except DocbotError as exc:
-        err.print(f"[red]error:[/] {exc}")
-        raise typer.Exit(1)
-    finally:
-        runtime.close()
     if report is None:
         lease = runtime.store.lease(runtime.lease_name)
         err.print(f"another indexing run holds the lease ({lease.holder if lease else 'unknown'}); nothing was done")
@@ -108,16 +116,10 @@ def chat() -> None:
     from adapters.console import ConsoleChat
 
     # The console is one local user typing (or piping) questions: no per-user rate limit.
-    runtime = Runtime(Settings().model_copy(update={"rate_limit_per_user": 0, "rate_limit_per_channel": 0}))
-    settings = runtime.settings
-    try:
+    settings = Settings().model_copy(update={"rate_limit_per_user": 0, "rate_limit_per_channel": 0})
+    with _opened(Runtime(settings)) as runtime:
         asyncio.run(ConsoleChat(runtime.conversations, source_url_base=settings.source_url_base,
                                 offline=not settings.llm_configured).run())
-    except DocbotError as exc:
-        err.print(f"[red]error:[/] {exc}")
-        raise typer.Exit(1)
-    finally:
-        runtime.close()
 
 
 @app.command()
@@ -183,14 +185,8 @@ def sources(ctx: typer.Context) -> None:
     """Configured sources with their indexed file counts, and indexed sources no longer configured."""
     if ctx.invoked_subcommand:
         return
-    runtime = _runtime()
-    try:
+    with _opened() as runtime:
         indexed = runtime.index.indexed_sources()
-    except DocbotError as exc:
-        err.print(f"[red]error:[/] {exc}")
-        raise typer.Exit(1)
-    finally:
-        runtime.close()
     # One line per source, never wrapped: folder keys are long and get copied into `sources remove`.
     configured = {s.key: s for s in runtime.sources}
     for key, source in configured.items():
@@ -208,8 +204,7 @@ def remove_source(
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
 ) -> None:
     """Withdraw one source's documents from the index (the files themselves are not touched)."""
-    runtime = _runtime()
-    try:
+    with _opened() as runtime:
         keys = [s.key for s in runtime.sources if s.name == source] or [source]
         indexed = runtime.index.indexed_sources()
         key = next((k for k in keys if k in indexed), None)
@@ -219,11 +214,6 @@ def remove_source(
         if not yes and not typer.confirm(f"Remove {indexed[key]} indexed files of {key} from the index?"):
             raise typer.Exit(1)
         removed = runtime.index_job.remove_source(key)
-    except DocbotError as exc:
-        err.print(f"[red]error:[/] {exc}")
-        raise typer.Exit(1)
-    finally:
-        runtime.close()
     if removed is None:
         err.print("another indexing run holds the lease; nothing was removed, try again when it finishes")
         raise typer.Exit(2)

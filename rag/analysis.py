@@ -144,7 +144,6 @@ _KOREAN_ANAPHORA = {
 }
 
 
-
 _LATIN_NAME = re.compile(r"\b[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
 
 

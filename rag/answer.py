@@ -63,8 +63,8 @@ class ExtractiveAnswerer:
     Sentences are scored by their cosine to the query standardised within their own language
     (retrieval's scale, see `_sentence_relevance`: a Korean question would otherwise quote Korean
     sentences from the wrong document), plus shared terms and a number when the question asks
-    for one. The best sentence leads; the rest follow in document
-    order so numbered steps read in sequence. Only documents close to the best one are quoted.
+    for one. Only documents close to the best one are quoted: the top document's best sentence
+    leads, then its next best in document order, then one sentence per other document.
     """
 
     def __init__(self, analyzer: Analyzer, embedder: Embedder, max_sentences: int = 4, max_sources: int = 3,
@@ -96,7 +96,7 @@ class ExtractiveAnswerer:
     @staticmethod
     def _header(korean: bool, lead: Source) -> str:
         """The opening line, saying so when the answer quotes a document in the other language."""
-        other = is_english_text(lead) if korean else is_korean_text(lead)
+        other = is_korean_text(lead) != korean
         if korean:
             return "문서에서 찾은 내용입니다 (영어 문서 인용):\n" if other else "문서에서 찾은 내용입니다:\n"
         return "Here is what the documents say (quoted from Korean documents):\n" if other \
@@ -191,11 +191,6 @@ def _clip(sentence: str) -> str:
 def is_korean_text(source: Source) -> bool:
     """Whether a cited document's quoted passages are mostly Korean."""
     return is_korean(" ".join(h.chunk.text for h in source.hits))
-
-
-def is_english_text(source: Source) -> bool:
-    """Whether a cited document's quoted passages are mostly English."""
-    return not is_korean_text(source)
 
 
 ANSWER_PROMPT = (

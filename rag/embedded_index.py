@@ -73,15 +73,22 @@ class SqliteSearchIndex:
             self._create_vec_table(self._dim)
 
     def _migrate(self) -> None:
-        """Schema 1 -> 2: add each chunk's languages, computed from its stored text (no re-embedding)."""
+        """Schema 1 -> 2: add each chunk's languages, computed from its stored text (no re-embedding).
+
+        Only an old file takes the write lock: opening a current index (every `docbot status`, every
+        serving process) must not wait behind an indexer's transaction.
+        """
+        schema = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         columns = {r[1] for r in self._db.execute("PRAGMA table_info(chunks)")}
+        if "langs" in columns and (schema is None or schema[0] == SCHEMA_VERSION):
+            return
         with self._transaction():
             if "langs" not in columns:
                 self._db.execute("ALTER TABLE chunks ADD COLUMN langs TEXT NOT NULL DEFAULT ''")
             rows = self._db.execute("SELECT id, path, ordinal, title, heading, text FROM chunks WHERE langs=''").fetchall()
             self._db.executemany("UPDATE chunks SET langs=? WHERE id=?",
                                  [(" ".join(languages(Chunk(*r[1:]).embedding_text())), r[0]) for r in rows])
-            if self._db.execute("SELECT 1 FROM meta WHERE key='schema'").fetchone():
+            if schema is not None:
                 self._db.execute("UPDATE meta SET value=? WHERE key='schema'", (SCHEMA_VERSION,))
 
     def _reload_dim(self) -> bool:

@@ -169,7 +169,7 @@ class LLMRewriter:
 class OfflineRewriter:
     """No LLM: resolve a follow-up from the last document exchange of the thread.
 
-    - A follow-up that names its own topic (two or more topic words, no pointing back) is left
+    - A follow-up that names its own topic (three or more topic words, no pointing back) is left
       alone, so a change of subject is not dragged back to the previous one.
     - Context comes only from the last exchange that was a document question (greetings,
       actions, live-state questions and pasted logs say nothing about "it"), and from that
