@@ -13,7 +13,7 @@ import uuid
 from datetime import datetime, timezone
 from typing import Callable
 
-from rag.errors import DocbotError
+from rag.errors import DocbotError, LeaseLost
 from rag.ingest import Indexer, IndexReport
 from rag.sources import Source
 
@@ -23,10 +23,6 @@ from .storage import IndexRun, Store
 log = logging.getLogger(__name__)
 
 LEASE = "index"
-
-
-class LeaseLost(DocbotError):
-    """Our lease lapsed and another runner took it; this run stops so two never write at once."""
 
 
 def runner_id() -> str:

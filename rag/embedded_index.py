@@ -23,9 +23,9 @@ from .analysis import Analyzer
 from .documents import Chunk
 from .errors import EmbeddingModelMismatch, SearchIndexError
 from .language import LANGUAGES, languages
-from .search_index import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery
+from .search_index import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery, Visibility
 
-SCHEMA_VERSION = "2"  # 2: chunks carry their languages
+SCHEMA_VERSION = "3"  # 2: chunks carry their languages; 3: and who may see them
 TITLE_WEIGHT = 3.0  # bm25 column weight of title+heading terms against body terms
 
 
@@ -58,11 +58,12 @@ class SqliteSearchIndex:
             CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS files (
                 source TEXT NOT NULL, path TEXT NOT NULL, hash TEXT NOT NULL, title TEXT NOT NULL,
-                chunks INTEGER NOT NULL, updated_at REAL NOT NULL, PRIMARY KEY (source, path));
+                chunks INTEGER NOT NULL, updated_at REAL NOT NULL, channels TEXT NOT NULL DEFAULT '',
+                PRIMARY KEY (source, path));
             CREATE TABLE IF NOT EXISTS chunks (
                 id INTEGER PRIMARY KEY, source TEXT NOT NULL, path TEXT NOT NULL, ordinal INTEGER NOT NULL,
                 title TEXT NOT NULL, heading TEXT NOT NULL, text TEXT NOT NULL, langs TEXT NOT NULL DEFAULT '',
-                UNIQUE (source, path, ordinal));
+                channels TEXT NOT NULL DEFAULT '', UNIQUE (source, path, ordinal));
             CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(title, body, tokenize='unicode61');
             """
         )
@@ -74,17 +75,25 @@ class SqliteSearchIndex:
 
     def _migrate(self) -> None:
         """Schema 1 -> 2: add each chunk's languages, computed from its stored text (no re-embedding).
+        2 -> 3: add who may see each chunk and file; migrated rows get '' (nobody) until the next index
+        run resolves them from the configured sources, so an upgrade never shows a restricted chunk.
 
         Only an old file takes the write lock: opening a current index (every `docbot status`, every
         serving process) must not wait behind an indexer's transaction.
         """
         schema = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         columns = {r[1] for r in self._db.execute("PRAGMA table_info(chunks)")}
-        if "langs" in columns and (schema is None or schema[0] == SCHEMA_VERSION):
+        file_columns = {r[1] for r in self._db.execute("PRAGMA table_info(files)")}
+        if {"langs", "channels"} <= columns and "channels" in file_columns and \
+                (schema is None or schema[0] == SCHEMA_VERSION):
             return
         with self._transaction():
             if "langs" not in columns:
                 self._db.execute("ALTER TABLE chunks ADD COLUMN langs TEXT NOT NULL DEFAULT ''")
+            if "channels" not in columns:
+                self._db.execute("ALTER TABLE chunks ADD COLUMN channels TEXT NOT NULL DEFAULT ''")
+            if "channels" not in file_columns:
+                self._db.execute("ALTER TABLE files ADD COLUMN channels TEXT NOT NULL DEFAULT ''")
             rows = self._db.execute("SELECT id, path, ordinal, title, heading, text FROM chunks WHERE langs=''").fetchall()
             self._db.executemany("UPDATE chunks SET langs=? WHERE id=?",
                                  [(" ".join(languages(Chunk(*r[1:]).embedding_text())), r[0]) for r in rows])
@@ -124,8 +133,8 @@ class SqliteSearchIndex:
     def files(self, source: str) -> dict[str, FileRecord]:
         """Indexed files of one source root."""
         with self._lock:
-            rows = self._db.execute("SELECT path, hash, title, chunks FROM files WHERE source=?", (source,))
-            return {r[0]: FileRecord(r[0], r[1], r[2], r[3]) for r in rows.fetchall()}
+            rows = self._db.execute("SELECT path, hash, title, chunks, channels FROM files WHERE source=?", (source,))
+            return {r[0]: FileRecord(r[0], r[1], r[2], r[3], _decode(r[4])) for r in rows.fetchall()}
 
     def indexed_sources(self) -> dict[str, int]:
         """Source keys with their indexed file counts."""
@@ -140,14 +149,16 @@ class SqliteSearchIndex:
             raise SearchIndexError(f"{record.path}: {len(chunks)} chunks but {len(vectors)} vectors")
         heads = self.analyzer.terms_many(f"{c.title} {c.heading}" for c in chunks)
         bodies = self.analyzer.terms_many(c.text for c in chunks)
+        channels = _encode(record.visibility)
         with self._lock, self._transaction():
             self._matrix = None  # this connection's own commits do not move its data_version
             self._delete_chunks(source, record.path)
             for chunk, vector, head, body in zip(chunks, vectors, heads, bodies):
                 cur = self._db.execute(
-                    "INSERT INTO chunks (source, path, ordinal, title, heading, text, langs) VALUES (?,?,?,?,?,?,?)",
+                    "INSERT INTO chunks (source, path, ordinal, title, heading, text, langs, channels) "
+                    "VALUES (?,?,?,?,?,?,?,?)",
                     (source, chunk.path, chunk.ordinal, chunk.title, chunk.heading, chunk.text,
-                     " ".join(languages(chunk.embedding_text()))),
+                     " ".join(languages(chunk.embedding_text())), channels),
                 )
                 rowid = cur.lastrowid
                 self._db.execute("INSERT INTO chunks_fts (rowid, title, body) VALUES (?,?,?)",
@@ -155,8 +166,9 @@ class SqliteSearchIndex:
                 self._db.execute("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)",
                                  (rowid, np.asarray(vector, np.float32).tobytes()))
             self._db.execute(
-                "INSERT OR REPLACE INTO files VALUES (?,?,?,?,?,?)",
-                (source, record.path, record.content_hash, record.title, len(chunks), time.time()),
+                "INSERT OR REPLACE INTO files (source, path, hash, title, chunks, updated_at, channels) "
+                "VALUES (?,?,?,?,?,?,?)",
+                (source, record.path, record.content_hash, record.title, len(chunks), time.time(), channels),
             )
 
     def delete_file(self, source: str, path: str) -> None:
@@ -165,6 +177,14 @@ class SqliteSearchIndex:
             self._matrix = None
             self._delete_chunks(source, path)
             self._db.execute("DELETE FROM files WHERE source=? AND path=?", (source, path))
+
+    def set_visibility(self, source: str, path: str, visibility: Visibility) -> None:
+        """Restamp a file's chunks with who may see them."""
+        channels = _encode(visibility)
+        with self._lock, self._transaction():
+            self._matrix = None
+            self._db.execute("UPDATE chunks SET channels=? WHERE source=? AND path=?", (channels, source, path))
+            self._db.execute("UPDATE files SET channels=? WHERE source=? AND path=?", (channels, source, path))
 
     def _delete_chunks(self, source: str, path: str) -> None:
         ids = [r[0] for r in self._db.execute("SELECT id FROM chunks WHERE source=? AND path=?", (source, path))]
@@ -180,7 +200,8 @@ class SqliteSearchIndex:
         return _Transaction(self._db)
 
     def candidates(self, query: SearchQuery, limit: int) -> Candidates:
-        """BM25 matches and each language's nearest chunks, every cosine from the in-memory matrix."""
+        """BM25 matches and each language's nearest chunks visible in the query's channel, every cosine
+        from the in-memory matrix (BM25 filters in SQL, kNN on the channel's row mask)."""
         if self._dim is None and not self._reload_dim():
             return Candidates()
         terms = sorted(set(self.analyzer.terms(query.text)))
@@ -189,8 +210,10 @@ class SqliteSearchIndex:
             if matrix.size == 0:
                 return Candidates()
             cosines = matrix.vectors @ np.asarray(query.vector, np.float32)
-            keyword = self._bm25(terms, limit)
-            nearest = {lang: matrix.nearest(cosines, mask, limit) for lang, mask in matrix.masks.items()}
+            keyword = self._bm25(terms, limit, query.channel)
+            visible = matrix.visible(query.channel)
+            nearest = {lang: matrix.nearest(cosines, mask & visible, limit)
+                       for lang, mask in matrix.masks.items()}
             wanted = {rowid for rowid, _ in keyword} | {i for ids in nearest.values() for i in ids}
             chunks = self._chunks(wanted, matrix, cosines)
         background = {lang: _background(cosines[mask]) for lang, mask in matrix.masks.items()}
@@ -201,19 +224,23 @@ class SqliteSearchIndex:
         """The vector matrix, re-read when any connection committed since it was built."""
         version = self._db.execute("PRAGMA data_version").fetchone()[0]
         if self._matrix is None or version != self._seen_version:
-            rows = self._db.execute(
-                "SELECT v.rowid, v.embedding, c.langs FROM chunks_vec v JOIN chunks c ON c.id = v.rowid").fetchall()
+            rows = self._db.execute("SELECT v.rowid, v.embedding, c.langs, c.channels "
+                                    "FROM chunks_vec v JOIN chunks c ON c.id = v.rowid").fetchall()
             self._matrix = _Matrix.build(rows, self._dim or 0)
             self._seen_version = version
         return self._matrix
 
-    def _bm25(self, terms: list[str], limit: int) -> list[tuple[int, float]]:
+    def _bm25(self, terms: list[str], limit: int, channel: str | None) -> list[tuple[int, float]]:
         if not terms:
             return []
         match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        # The channel filter is part of the query, so a channel always gets its `limit` best visible matches.
+        visible, params = ("(c.channels = '*' OR instr(c.channels, ?) > 0)", [f" {channel} "]) if channel \
+            else ("c.channels = '*'", [])
         rows = self._db.execute(
-            f"SELECT rowid, -bm25(chunks_fts, {TITLE_WEIGHT}, 1.0) AS score FROM chunks_fts WHERE chunks_fts MATCH ? "
-            "ORDER BY score DESC LIMIT ?", (match, limit))
+            f"SELECT chunks_fts.rowid, -bm25(chunks_fts, {TITLE_WEIGHT}, 1.0) AS score FROM chunks_fts "
+            f"JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? AND {visible} "
+            "ORDER BY score DESC LIMIT ?", (match, *params, limit))
         return [(r[0], float(r[1])) for r in rows.fetchall()]
 
     def _chunks(self, ids: set[int], matrix: "_Matrix", cosines: np.ndarray) -> dict[int, Candidate]:
@@ -276,6 +303,17 @@ class _Transaction:
         return False
 
 
+def _encode(visibility: Visibility) -> str:
+    """'*' for every channel, ' C1 C2 ' for those channels (padded for a whole-id instr match), '' for nobody."""
+    if visibility is None:
+        return "*"
+    return f" {' '.join(sorted(visibility))} " if visibility else ""
+
+
+def _decode(stored: str) -> Visibility:
+    return None if stored == "*" else frozenset(stored.split())
+
+
 def _background(cosines: np.ndarray) -> Background:
     return Background(float(cosines.mean()), float(cosines.std()), len(cosines)) if len(cosines) \
         else Background(0.0, 0.0, 0)
@@ -284,9 +322,22 @@ def _background(cosines: np.ndarray) -> Background:
 class _Matrix:
     """Every chunk vector of the index in one float32 matrix, with each language's rows marked."""
 
-    def __init__(self, ids: np.ndarray, vectors: np.ndarray, masks: dict[str, np.ndarray]):
+    def __init__(self, ids: np.ndarray, vectors: np.ndarray, masks: dict[str, np.ndarray], channels: list[str]):
         self.ids, self.vectors, self.masks = ids, vectors, masks
         self.position = {int(rowid): n for n, rowid in enumerate(ids)}
+        self._channels = channels  # each row's encoded visibility
+        self._public = np.array([c == "*" for c in channels], bool)
+        self._visible: dict[str, np.ndarray] = {}
+
+    def visible(self, channel: str | None) -> np.ndarray:
+        """The rows a channel may see (public rows for no channel); cached per channel."""
+        if channel is None:
+            return self._public
+        mask = self._visible.get(channel)
+        if mask is None:
+            needle = f" {channel} "
+            mask = self._visible[channel] = self._public | np.array([needle in c for c in self._channels], bool)
+        return mask
 
     @property
     def size(self) -> int:
@@ -298,7 +349,7 @@ class _Matrix:
         vectors = np.vstack([np.frombuffer(r[1], np.float32) for r in rows]) if rows else np.zeros((0, dim), np.float32)
         tags = [set(r[2].split()) for r in rows]
         masks = {lang: np.array([lang in t for t in tags], bool) for lang in LANGUAGES}
-        return cls(ids, vectors, {lang: mask for lang, mask in masks.items() if mask.any()})
+        return cls(ids, vectors, {lang: mask for lang, mask in masks.items() if mask.any()}, [r[3] for r in rows])
 
     def nearest(self, cosines: np.ndarray, mask: np.ndarray, limit: int) -> list[int]:
         """Row ids of the `limit` highest cosines among the masked rows, best first."""

@@ -9,7 +9,8 @@
     ├── EmbeddingError            the embedder failed
     ├── LLMError                  the chat model failed or answered unusably
     │   └── LLMTimeout            ...or took longer than its budget
-    └── StorageError              the conversation database failed
+    ├── StorageError              the conversation database failed
+    └── LeaseLost                 an index run's lease lapsed and another runner took it (the run stops)
 """
 
 
@@ -56,3 +57,7 @@ class LLMTimeout(LLMError):
 
 class StorageError(DocbotError):
     """The conversation database failed."""
+
+
+class LeaseLost(DocbotError):
+    """Our index lease lapsed and another runner took it; this run stops so two never write at once."""

@@ -25,11 +25,12 @@ from .analysis import Analyzer
 from .documents import Chunk
 from .errors import EmbeddingModelMismatch, SearchIndexError, SearchIndexUnavailable
 from .language import LANGUAGES, languages
-from .search_index import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery
+from .search_index import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery, Visibility
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2  # 2: chunks carry a `lang` keyword
+SCHEMA_VERSION = 3  # 2: chunks carry a `lang` keyword; 3: and a `channels` keyword (who may see them)
+EVERYONE = "*"  # the `channels` value of a chunk every channel may see
 SAMPLE_SIZE = 1000  # chunk vectors per language behind the background statistics
 SAMPLE_TTL = 300.0  # seconds before another process's writes are sampled again
 
@@ -66,7 +67,7 @@ def mapping(model: str, dim: int, *, nori: bool, index_options: str = "int8_hnsw
             "_meta": {"model": model, "dim": dim, "schema": SCHEMA_VERSION, "korean": "nori" if nori else "kiwi"},
             "properties": {
                 "kind": {"type": "keyword"}, "source": {"type": "keyword"}, "path": {"type": "keyword"},
-                "lang": {"type": "keyword"},
+                "lang": {"type": "keyword"}, "channels": {"type": "keyword"},
                 "ordinal": {"type": "integer"}, "hash": {"type": "keyword"}, "chunks": {"type": "integer"},
                 "updated_at": {"type": "date", "format": "epoch_second"},
                 "title": {"type": "text", "analyzer": "english"},
@@ -171,11 +172,12 @@ class ElasticsearchIndex:
         from elasticsearch.helpers import async_scan
 
         query = {"query": {"bool": {"filter": [{"term": {"kind": "file"}}, {"term": {"source": source}}]}},
-                 "_source": ["path", "hash", "title", "chunks"]}
+                 "_source": ["path", "hash", "title", "chunks", "channels"]}
         records = {}
         async for doc in async_scan(self.client, index=self._target, query=query):
             s = doc["_source"]
-            records[s["path"]] = FileRecord(s["path"], s["hash"], s.get("title", ""), s.get("chunks", 0))
+            records[s["path"]] = FileRecord(s["path"], s["hash"], s.get("title", ""), s.get("chunks", 0),
+                                            _visibility(s.get("channels")))
         return records
 
     def indexed_sources(self) -> dict[str, int]:
@@ -199,12 +201,13 @@ class ElasticsearchIndex:
         bodies = self.analyzer.terms_many(c.text for c in chunks)
         nori = (self._meta or {}).get("korean") == "nori"
         now = int(time.time())
+        channels = _channels(record.visibility)
         actions = []
         for chunk, vector, head, body in zip(chunks, vectors, heads, bodies):
             actions.append({"_op_type": "index", "_index": self._target, "_id": _doc_id(source, chunk.path, chunk.ordinal),
                             "_source": {"kind": "chunk", "source": source, "path": chunk.path, "ordinal": chunk.ordinal,
                                         "hash": record.content_hash, "updated_at": now, "title": chunk.title,
-                                        "lang": list(languages(chunk.embedding_text())),
+                                        "lang": list(languages(chunk.embedding_text())), "channels": channels,
                                         "title_ko": chunk.title if nori else " ".join(head), "heading": chunk.heading,
                                         "body_en": chunk.text, "body_ko": chunk.text if nori else " ".join(body),
                                         "text": chunk.text, "vector": np.asarray(vector, np.float32).tolist()}})
@@ -220,7 +223,8 @@ class ElasticsearchIndex:
         await self._bulk([{"_op_type": "index", "_index": self._target, "_id": _doc_id(source, record.path, "file"),
                            "_source": {"kind": "file", "source": source, "path": record.path,
                                        "hash": record.content_hash, "title": record.title, "chunks": record.chunks,
-                                       "updated_at": int(time.time())}}], record.path)
+                                       "channels": _channels(record.visibility), "updated_at": int(time.time())}}],
+                         record.path)
 
     async def _files_one(self, source: str, path: str) -> FileRecord | None:
         from elasticsearch import NotFoundError
@@ -230,7 +234,7 @@ class ElasticsearchIndex:
         except NotFoundError:
             return None
         s = doc["_source"]
-        return FileRecord(s["path"], s["hash"], s.get("title", ""), s.get("chunks", 0))
+        return FileRecord(s["path"], s["hash"], s.get("title", ""), s.get("chunks", 0), _visibility(s.get("channels")))
 
     async def _bulk(self, actions: list[dict], path: str) -> None:
         """Bulk write; 429 items are retried with backoff, other failed items name the file."""
@@ -254,8 +258,17 @@ class ElasticsearchIndex:
         await self.client.delete_by_query(index=self._target, refresh=True, conflicts="proceed", query={
             "bool": {"filter": [{"term": {"source": source}}, {"term": {"path": path}}]}})
 
+    def set_visibility(self, source: str, path: str, visibility: Visibility) -> None:
+        """Restamp a file's chunks and record in place (`_update_by_query`, no re-embedding)."""
+        self._run(self.client.update_by_query(
+            index=self._target, refresh=True, conflicts="proceed",
+            query={"bool": {"filter": [{"term": {"source": source}}, {"term": {"path": path}}]}},
+            script={"source": "ctx._source.channels = params.channels", "lang": "painless",
+                    "params": {"channels": _channels(visibility)}}))
+
     def candidates(self, query: SearchQuery, limit: int) -> Candidates:
-        """BM25 matches and each language's nearest chunks from one `_msearch`, with background statistics."""
+        """BM25 matches and each language's nearest chunks visible in the query's channel, from one
+        `_msearch`, with background statistics."""
         if self._meta is None:  # a serving process never bound a model: read what the indexer recorded
             self._meta = self._run(self._current_meta())
             if self._meta is None:
@@ -269,18 +282,20 @@ class ElasticsearchIndex:
         nori = (self._meta or {}).get("korean") == "nori"
         ko = query.text if nori else terms
         chunk = {"term": {"kind": "chunk"}}
+        audience = {"terms": {"channels": [EVERYONE, query.channel] if query.channel else [EVERYONE]}}
         bm25 = {"size": limit, "_source": {"excludes": ["vector"]},
-                "query": {"bool": {"filter": [chunk], "should": [
+                "query": {"bool": {"filter": [chunk, audience], "should": [
                     {"match": {"title": {"query": query.text, "boost": 3}}},
                     {"match": {"title_ko": {"query": ko, "boost": 3}}},
                     {"match": {"heading": {"query": query.text, "boost": 2}}},
                     {"match": {"body_en": query.text}}, {"match": {"body_ko": ko}}],
                     "minimum_should_match": 1}}}
         vector = np.asarray(query.vector, np.float32).tolist()
-        # The filters sit inside kNN: a pre-filter keeps k results per language, a post-filter would not.
+        # The filters sit inside kNN: a pre-filter keeps k results per language (and per channel), a
+        # post-filter would not.
         knn = {lang: {"size": limit, "_source": {"excludes": ["vector"]},
                       "knn": {"field": "vector", "query_vector": vector, "k": limit, "num_candidates": limit * 4,
-                              "filter": [chunk, {"term": {"lang": lang}}]}}
+                              "filter": [chunk, audience, {"term": {"lang": lang}}]}}
                for lang in LANGUAGES}
         return bm25, knn
 
@@ -406,6 +421,15 @@ def _check_schema(index: str, meta: dict) -> None:
     if int(meta.get("schema", 1)) < SCHEMA_VERSION:
         raise SearchIndexError(f"the Elasticsearch index {index} predates per-language search (schema "
                                f"{meta.get('schema', 1)}, need {SCHEMA_VERSION}); run `docbot index --rebuild`")
+
+
+def _channels(visibility: Visibility) -> list[str]:
+    """The `channels` keyword values: EVERYONE, the allowed ids, or none (nobody matches)."""
+    return [EVERYONE] if visibility is None else sorted(visibility)
+
+
+def _visibility(channels: list[str] | None) -> Visibility:
+    return None if channels == [EVERYONE] else frozenset(channels or ())
 
 
 def _candidate(doc: dict, cosine: float) -> Candidate:

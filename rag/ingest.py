@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -9,10 +10,12 @@ from typing import Callable
 
 from .chunking import Chunker
 from .embeddings import Embedder
-from .errors import DocumentError, SearchIndexError, SearchIndexUnavailable
+from .errors import DocumentError, LeaseLost, SearchIndexError, SearchIndexUnavailable
 from .loaders import load
-from .search_index import FileRecord, SearchIndex
-from .sources import FolderSource, Source, SourceFile
+from .search_index import FileRecord, SearchIndex, Visibility
+from .sources import FolderSource, Source, SourceFile, narrowed
+
+log = logging.getLogger(__name__)
 
 @dataclass
 class IndexReport:
@@ -40,13 +43,8 @@ def content_hash(raw: bytes, chunker_signature: str) -> str:
 
 
 def folder_source(root: Path) -> FolderSource:
-    """A folder as a source; a single file as its folder narrowed to that file."""
-    root = Path(root).resolve()
-    if root.is_file():
-        return FolderSource(root.parent, include=[root.name], exclude=[], complete=False)
-    if not root.exists():
-        raise DocumentError(str(root), "no such file or folder")
-    return FolderSource(root)
+    """A folder as a source; a single file as its folder narrowed to that file (visible everywhere)."""
+    return narrowed(root, [])
 
 
 class Indexer:
@@ -75,8 +73,10 @@ class Indexer:
         files = source.files()
         if on_source:
             on_source(source.name, len(files))
+        visibility = getattr(source, "visibility", None)
         for item in files:
-            self._index_file(source.key, item, None if full else known.get(item.path), known.get(item.path), report)
+            self._index_file(source.key, item, visibility, None if full else known.get(item.path),
+                             known.get(item.path), report)
             if on_file:
                 on_file(item.path)
         if source.complete:
@@ -86,13 +86,16 @@ class Indexer:
         report.seconds = time.perf_counter() - started
         return report
 
-    def _index_file(self, key: str, item: SourceFile, compare: FileRecord | None, known: FileRecord | None,
-                    report: IndexReport) -> None:
+    def _index_file(self, key: str, item: SourceFile, visibility: Visibility, compare: FileRecord | None,
+                    known: FileRecord | None, report: IndexReport) -> None:
+        """One file; any failure of this file is reported against it and the run goes on."""
         rel = item.path
         try:
             raw = item.read()
             digest = content_hash(raw, self.signature)
             if compare and compare.content_hash == digest:
+                if compare.visibility != visibility:  # the source's channels changed: restamp, no re-embedding
+                    self.index.set_visibility(key, rel, visibility)
                 report.unchanged += 1
                 return
             doc = load(rel, raw)
@@ -100,17 +103,21 @@ class Indexer:
             if not chunks:
                 raise DocumentError(rel, "no text to index")
             vectors = self.embedder.embed_passages([c.embedding_text() for c in chunks])
-            self.index.replace_file(key, FileRecord(rel, digest, doc.title, len(chunks)), chunks, vectors)
+            self.index.replace_file(key, FileRecord(rel, digest, doc.title, len(chunks), visibility), chunks, vectors)
         except DocumentError as exc:
             report.errors.append((rel, exc.reason))
             return
-        except SearchIndexUnavailable:
+        except (SearchIndexUnavailable, LeaseLost):  # nothing else can be written either: stop the run
             raise
         except SearchIndexError as exc:  # this file's write failed; the others go on, it is retried next run
             report.errors.append((rel, str(exc)))
             return
         except OSError as exc:
             report.errors.append((rel, f"cannot read: {exc.strerror or exc}"))
+            return
+        except Exception as exc:  # a parser, the embedder or an odd name: this file only, never the run
+            log.exception("indexing %s failed", rel)
+            report.errors.append((rel, f"failed: {exc.__class__.__name__}: {exc}"[:300]))
             return
         report.chunks += len(chunks)
         report.embedded += len(chunks)

@@ -14,13 +14,25 @@ import numpy as np
 from .documents import Chunk
 
 
+Visibility = frozenset[str] | None
+"""Who may see a chunk: None every channel; a set only those channel ids (the empty set: nobody, e.g.
+a chunk migrated from an index that predates visibility, until the next index run resolves it)."""
+
+
+def visible_to(visibility: Visibility, channel: str | None) -> bool:
+    """Whether a chunk with this visibility may be shown in this channel (None: no channel, public only)."""
+    return visibility is None or (channel is not None and channel in visibility)
+
+
 @dataclass(frozen=True)
 class SearchQuery:
-    """A hybrid query: text for BM25, a vector for kNN, and how many hits the caller wants."""
+    """A hybrid query: text for BM25, a vector for kNN, how many hits the caller wants, and the channel
+    asking: backends return only chunks visible there (the filter runs inside the search)."""
 
     text: str
     vector: np.ndarray
     k: int = 5
+    channel: str | None = None
 
 
 @dataclass(frozen=True)
@@ -31,6 +43,7 @@ class FileRecord:
     content_hash: str
     title: str
     chunks: int
+    visibility: Visibility = None
 
 
 @dataclass(frozen=True)
@@ -90,12 +103,17 @@ class SearchIndex(Protocol):
         """Remove a file and all its chunks."""
         ...
 
+    def set_visibility(self, source: str, path: str, visibility: Visibility) -> None:
+        """Change who may see a file's chunks without re-embedding them (a source's channels changed)."""
+        ...
+
     def indexed_sources(self) -> dict[str, int]:
         """Every source key with indexed files, and how many (configured or not)."""
         ...
 
     def candidates(self, query: SearchQuery, limit: int) -> Candidates:
-        """Up to `limit` BM25 matches and `limit` nearest chunks per language, with cosines and background."""
+        """Up to `limit` BM25 matches and `limit` nearest chunks per language among the chunks visible in
+        `query.channel`, with cosines and each language's background (over every chunk: statistics only)."""
         ...
 
     def stats(self) -> dict:

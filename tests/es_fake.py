@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlsplit
@@ -50,6 +51,11 @@ def _matches(doc: dict, query: dict | None) -> bool:
     """term / bool.filter / bool.must evaluation, enough for docbot's filters."""
     if not query:
         return True
+    if "terms" in query:  # docs: query-dsl-terms-query (any of the values; arrays match on any element)
+        (name, values), = query["terms"].items()
+        field_value = doc.get(name)
+        present = field_value if isinstance(field_value, list) else [field_value]
+        return any(v in present for v in values)
     if "term" in query:
         (name, value), = query["term"].items()
         wanted = value["value"] if isinstance(value, dict) else value
@@ -61,7 +67,10 @@ def _matches(doc: dict, query: dict | None) -> bool:
     if "bool" in query:
         b = query["bool"]
         return all(_matches(doc, q) for q in b.get("filter", []) + b.get("must", []))
-    return True
+    if "match_all" in query:
+        return True
+    # A query type this fake does not evaluate must not silently match everything.
+    raise ValueError(f"es_fake cannot evaluate the query {json.dumps(query)[:200]}")
 
 
 def _words(text) -> set[str]:
@@ -285,12 +294,32 @@ def handle(method: str, target: str, body: bytes | None):
         return 200, {"docs": out}
     if action == "_count":
         return 200, {"count": sum(1 for d in docs.values() if _matches(d, parsed.get("query"))), "_shards": {}}
+    if action == "_update_by_query":
+        return _update_by_query(docs, parsed)
     if action == "_delete_by_query":
         gone = [i for i, d in docs.items() if _matches(d, parsed.get("query"))]
         for i in gone:
             del docs[i]
         return 200, {"deleted": len(gone), "failures": []}
     return 400, {"error": f"fake node does not know {method} {path}"}
+
+
+_ASSIGNMENT = re.compile(r"ctx\._source\.(\w+) = params\.(\w+)")
+
+
+def _update_by_query(docs: dict, body: dict):
+    """docs: docs-update-by-query. The fake runs only the painless form docbot sends,
+    `ctx._source.<field> = params.<name>`; any other script is a 400 here (a cluster would compile it)."""
+    script = body.get("script") or {}
+    found = _ASSIGNMENT.fullmatch(script.get("source", "").strip().rstrip(";"))
+    if not found or found.group(2) not in script.get("params", {}):
+        return 400, {"error": {"type": "script_exception", "reason": "fake cannot run this script"}, "status": 400}
+    updated = 0
+    for doc in docs.values():
+        if _matches(doc, body.get("query")):
+            doc[found.group(1)] = script["params"][found.group(2)]
+            updated += 1
+    return 200, {"updated": updated, "failures": []}
 
 
 class FakeNode(BaseAsyncNode):

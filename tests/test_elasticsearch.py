@@ -54,10 +54,11 @@ def test_one_msearch_with_bm25_and_a_filtered_knn_per_language(es, embedder):
     msearch = C.of("_msearch")
     assert len(msearch) == 1
     _, bm25, _, knn_ko, _, knn_en = msearch[0][2]
-    assert {"term": {"kind": "chunk"}} in bm25["query"]["bool"]["filter"]
+    public = {"terms": {"channels": ["*"]}}  # no channel asked: public chunks only, inside the query
+    assert bm25["query"]["bool"]["filter"] == [{"term": {"kind": "chunk"}}, public]
     # One kNN per language, each filtered inside kNN (a pre-filter keeps k results per language).
-    assert knn_ko["knn"]["filter"] == [{"term": {"kind": "chunk"}}, {"term": {"lang": "ko"}}]
-    assert knn_en["knn"]["filter"] == [{"term": {"kind": "chunk"}}, {"term": {"lang": "en"}}]
+    assert knn_ko["knn"]["filter"] == [{"term": {"kind": "chunk"}}, public, {"term": {"lang": "ko"}}]
+    assert knn_en["knn"]["filter"] == [{"term": {"kind": "chunk"}}, public, {"term": {"lang": "en"}}]
     assert knn_ko["knn"]["num_candidates"] == 4 * knn_ko["knn"]["k"] and "retriever" not in knn_ko
     docs = next(iter(C.indices.values()))["docs"].values()
     assert {tuple(d["lang"]) for d in docs if d["kind"] == "chunk"} == {("en",), ("ko",)}

@@ -78,17 +78,38 @@ def test_two_runners_never_index_at_once(tmp_path, docs, db_url, analyzer, embed
     assert other.run("scheduler").unchanged == 4  # free again once replica-1 finished
 
 
+class Killed(BaseException):
+    """The process being killed mid-file (not an error a run could report and go on from)."""
+
+
+class DyingEmbedder(FlakyEmbedder):
+    def embed_passages(self, texts):
+        if self.calls + 1 == self.fail_on:
+            self.calls += 1
+            raise Killed()
+        return super().embed_passages(texts)
+
+
 def test_a_crash_midway_leaves_the_index_consistent_and_the_next_run_finishes(tmp_path, docs, db_url, analyzer, embedder):
-    flaky = job_for(tmp_path, docs, db_url, analyzer, FlakyEmbedder(embedder, fail_on=3))
-    with pytest.raises(RuntimeError):
+    flaky = job_for(tmp_path, docs, db_url, analyzer, DyingEmbedder(embedder, fail_on=3))
+    with pytest.raises(Killed):
         flaky.run("cli")
     crashed = flaky.store.runs(1)[0]
-    assert crashed.status == "failed" and "embedding worker died" in crashed.errors[0][1]
+    assert crashed.status == "failed" and "Killed" in crashed.errors[0][1]
     assert flaky.store.lease("index") is None
     assert len(flaky.indexer.index.files(FolderSource(docs).key)) == 2 and consistent(flaky.indexer.index, docs)
     healthy = IndexJob(flaky.store, make_indexer(tmp_path / "index.sqlite3", analyzer, embedder), flaky.sources)
     rerun = healthy.run("cli")
     assert (rerun.added, rerun.unchanged) == (2, 2) and consistent(healthy.indexer.index, docs)
+
+
+def test_a_file_whose_embedding_fails_is_reported_and_the_run_goes_on(tmp_path, docs, db_url, analyzer, embedder):
+    flaky = job_for(tmp_path, docs, db_url, analyzer, FlakyEmbedder(embedder, fail_on=3))
+    run = flaky.run("cli")
+    assert run.status == "done" and run.added == 3
+    assert len(run.errors) == 1 and "embedding worker died" in run.errors[0][1]
+    assert consistent(flaky.indexer.index, docs)
+    assert flaky.run("cli").added == 1  # retried on the next run
 
 
 def test_a_killed_runner_is_taken_over_and_its_run_marked_abandoned(tmp_path, docs, db_url, analyzer, embedder):

@@ -163,3 +163,37 @@ def test_documents_the_previous_answer_cited_are_favoured(handbook, embedder):
     plain = [h.chunk.path for h in search(handbook, embedder, text, k=10)]
     favoured = [h.chunk.path for h in search(handbook, embedder, text, k=10, prior=("club-support.md",))]
     assert favoured.index("club-support.md") < plain.index("club-support.md")
+
+
+def _visible(index, embedder, text, channel, limit=3):
+    found = index.candidates(SearchQuery(text, embedder.embed_query(text), 5, channel=channel), limit)
+    return {c.chunk.path for c in found.chunks.values()}
+
+
+def test_visibility_is_enforced_inside_the_candidate_search(index, embedder):
+    """Restricted chunks crowd the top for this query, yet a channel that may not see them still gets
+    the public one: the filter runs inside the search, not on a short list afterwards."""
+    secret = [f"Executive hotel allowance rule {n}: the hotel allowance for executives is {900 + n} USD."
+              for n in range(6)]
+    for n, text in enumerate(secret):
+        put(index, embedder, f"secret-{n}.md", [text], "Executive travel", source="/finance")
+        index.set_visibility("/finance", f"secret-{n}.md", frozenset({"C-FINANCE"}))
+    put(index, embedder, "travel.md", ["Travel policy: book hotels through the portal; allowance varies."],
+        "Travel policy", source="/public")
+    question = "What is the hotel allowance for executives?"
+    general = _visible(index, embedder, question, "C-GENERAL")
+    assert general == {"travel.md"}
+    assert _visible(index, embedder, question, None) == {"travel.md"}  # no channel: public chunks only
+    finance = _visible(index, embedder, question, "C-FINANCE", limit=10)
+    assert {f"secret-{n}.md" for n in range(6)} <= finance
+    assert index.files("/finance")["secret-0.md"].visibility == frozenset({"C-FINANCE"})
+    assert index.files("/public")["travel.md"].visibility is None
+
+
+def test_visibility_change_needs_no_rewrite_and_empty_means_nobody(index, embedder):
+    put(index, embedder, "a.md", ["Beacon is the staging dashboard."], "Beacon")
+    assert _visible(index, embedder, "What is Beacon?", "C1") == {"a.md"}
+    index.set_visibility("/src", "a.md", frozenset())
+    assert _visible(index, embedder, "What is Beacon?", "C1") == set()
+    index.set_visibility("/src", "a.md", None)
+    assert _visible(index, embedder, "What is Beacon?", "C1") == {"a.md"}
