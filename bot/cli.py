@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from rag.errors import DocbotError, DocumentError
-from rag.ingest import IndexReport, folder_source
+from rag.ingest import IndexReport
 
 from .indexing import IndexJob
 
@@ -78,7 +78,7 @@ def run_index(runtime: Runtime, paths: list[Path] | None = None, *, full: bool =
         missing = [str(p) for p in paths if not p.exists()]
         if missing:
             raise DocumentError(", ".join(missing), "no such file or folder")
-        job = IndexJob(runtime.store, runtime.indexer, [folder_source(p) for p in paths],
+        job = IndexJob(runtime.store, runtime.indexer, [runtime.source_for(p) for p in paths],
                        lease_ttl=runtime.settings.index_lease_seconds, lease=runtime.lease_name)
     with Progress(TextColumn("[bold]indexing {task.fields[source]}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), TextColumn("{task.description}"), console=err,

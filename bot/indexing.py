@@ -8,12 +8,13 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import threading
 import time
 import uuid
 from datetime import datetime, timezone
 from typing import Callable
 
-from rag.errors import DocbotError, LeaseLost
+from rag.errors import DocbotError, LeaseLost, SourceMissing
 from rag.ingest import Indexer, IndexReport
 from rag.sources import Source
 
@@ -34,22 +35,30 @@ class IndexJob:
     """Runs the indexer over every configured source while holding the lease."""
 
     def __init__(self, store: Store, indexer: Indexer, sources: list[Source], *, lease_ttl: float = 120.0,
-                 holder: str | None = None, lease: str = LEASE, metrics: Metrics | None = None):
+                 holder: str | None = None, lease: str = LEASE, metrics: Metrics | None = None,
+                 configured: bool = False, missing_grace: float = 86400.0):
+        """`configured`: these are all the configured sources, so an indexed source not among them was
+        removed from the settings and is purged; `missing_grace`: seconds a configured folder may be
+        missing before its documents are withdrawn (a remount or a rename should not empty the index)."""
         self.store, self.indexer, self.sources, self.metrics = store, indexer, sources, metrics
         self.lease_ttl, self.holder, self.lease = lease_ttl, holder or runner_id(), lease
+        self.configured, self.missing_grace = configured, missing_grace
 
     def remove_source(self, key: str) -> int | None:
         """Withdraw every indexed file of one source key, holding the lease; None when another runner holds it."""
         if not self.store.acquire_lease(self.lease, self.holder, self.lease_ttl):
             return None
         try:
-            paths = list(self.indexer.index.files(key))
-            for path in paths:
-                self.indexer.index.delete_file(key, path)
-            log.info("removed source %s from the index (%d files)", key, len(paths))
-            return len(paths)
+            return self._withdraw(key)
         finally:
             self.store.release_lease(self.lease, self.holder)
+
+    def _withdraw(self, key: str) -> int:
+        paths = list(self.indexer.index.files(key))
+        for path in paths:
+            self.indexer.index.delete_file(key, path)
+        log.info("removed source %s from the index (%d files)", key, len(paths))
+        return len(paths)
 
     def run(self, trigger: str = "cli", *, full: bool = False, rebuild: bool = False, only: list[str] | None = None,
             on_file: Callable[[str], None] | None = None,
@@ -97,35 +106,72 @@ class IndexJob:
 
     def _sync_all(self, full: bool, only: list[str] | None, on_file, on_source) -> IndexReport:
         total = IndexReport()
-        heartbeat = _Heartbeat(self.store, self.lease, self.holder, self.lease_ttl)
-
-        def each_file(path: str) -> None:
-            heartbeat.beat()
-            if on_file:
-                on_file(path)
-
-        for source in self.sources:
-            if only and source.name not in only and source.key not in only:
-                continue
-            try:
-                total.merge(self.indexer.sync(source, each_file, full=full, on_source=on_source))
-            except LeaseLost:
-                raise
-            except DocbotError as exc:  # one unavailable source must not stop the others
-                total.errors.append((source.name, str(exc)))
+        with _Heartbeat(self.store, self.lease, self.holder, self.lease_ttl) as heartbeat:
+            for source in self.sources:
+                if only and source.name not in only and source.key not in only:
+                    continue
+                try:
+                    total.merge(self.indexer.sync(source, on_file, full=full, on_source=on_source,
+                                                  check=heartbeat.check))
+                    self.store.source_found(source.key)
+                except LeaseLost:
+                    raise
+                except SourceMissing as exc:
+                    total.errors.append((source.name, self._missing(source, exc, total)))
+                except DocbotError as exc:  # one unavailable source must not stop the others
+                    total.errors.append((source.name, str(exc)))
+            if self.configured and not only:
+                self._purge_unconfigured(total, heartbeat)
         return total
+
+    def _missing(self, source: Source, exc: SourceMissing, report: IndexReport) -> str:
+        """A configured folder is gone: an error now, its documents withdrawn once the grace has passed."""
+        since = self.store.missing_since(source.key)
+        if time.time() - since < self.missing_grace:
+            hours = (since + self.missing_grace - time.time()) / 3600
+            return f"{exc} (its documents stay searchable for {hours:.1f} more hours unless it returns)"
+        report.deleted += self._withdraw(source.key)
+        return f"{exc} (missing for longer than the grace period: its documents were withdrawn)"
+
+    def _purge_unconfigured(self, report: IndexReport, heartbeat: "_Heartbeat") -> None:
+        """Indexed sources no longer in the settings are withdrawn: a removed source is never served."""
+        configured = {s.key for s in self.sources}
+        for key in sorted(set(self.indexer.index.indexed_sources()) - configured):
+            heartbeat.check()
+            report.deleted += self._withdraw(key)
+            log.warning("source %s is no longer configured: withdrawn from the index", key)
 
 
 class _Heartbeat:
-    """Renews the lease every third of its lifetime while files are being indexed."""
+    """Renews the lease every third of its lifetime on its own thread, so one long file (embedding for
+    minutes) never outlives it; `check()` before each write stops the run if the lease was lost."""
 
     def __init__(self, store: Store, lease: str, holder: str, ttl: float):
         self.store, self.lease, self.holder, self.ttl = store, lease, holder, ttl
-        self.last = time.monotonic()
+        self.lost = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._renew, name="docbot-lease", daemon=True)
 
-    def beat(self) -> None:
-        if time.monotonic() - self.last < self.ttl / 3:
-            return
-        if not self.store.renew_lease(self.lease, self.holder, self.ttl):
+    def __enter__(self) -> "_Heartbeat":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _renew(self) -> None:
+        while not self._stop.wait(self.ttl / 3):
+            try:
+                renewed = self.store.renew_lease(self.lease, self.holder, self.ttl)
+            except DocbotError:  # the database blinked: the lease is still ours until it lapses; try again
+                log.warning("could not renew the index lease; retrying")
+                continue
+            if not renewed:
+                self.lost = True
+                return
+
+    def check(self) -> None:
+        """Raise LeaseLost if another runner took the lease."""
+        if self.lost:
             raise LeaseLost("the index lease lapsed and was taken by another runner")
-        self.last = time.monotonic()

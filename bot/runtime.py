@@ -1,6 +1,7 @@
 """Assembly: turn Settings into the running parts. The only place that knows every concrete class."""
 from __future__ import annotations
 
+import logging
 import socket
 from dataclasses import dataclass
 from functools import cached_property
@@ -15,7 +16,7 @@ from rag.ingest import Indexer
 from rag.intent import ClassifierRouter, IntentClassifier
 from rag.llm import OpenAIChat
 from rag.lookups import HttpJsonLookup, LookupRegistry
-from rag.pipeline import Pipeline, SourceAccess
+from rag.pipeline import Pipeline
 from rag.resilience import RetryPolicy
 from rag.ranking import Ranker
 from rag.retrieval import Retriever
@@ -23,7 +24,7 @@ from rag.rewrite import LLMRewriter, OfflineRewriter, Rewriter
 from rag.errors import ConfigurationError
 from rag.routing import Router
 from rag.search_index import SearchIndex
-from rag.sources import FolderSource, Source
+from rag.sources import FolderSource, narrowed, overlaps, with_owners
 
 from .actions import ActionService, ReindexAction, WebhookAction
 from .conversation import ConversationService
@@ -32,6 +33,8 @@ from .observability import Metrics
 from .ratelimit import RateLimiter
 from .settings import Settings
 from .storage import Store
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -109,19 +112,38 @@ class Runtime:
         return Indexer(self.index, self.embedder, self.chunker, self.settings.chunker_signature())
 
     @cached_property
-    def sources(self) -> list[Source]:
-        """Configured sources: DOCBOT_SOURCES, else one folder source per DOCBOT_DOCS entry."""
+    def sources(self) -> list[FolderSource]:
+        """Configured sources: DOCBOT_SOURCES, else one folder source per DOCBOT_DOCS entry.
+
+        A source with `channels` is visible only there; a folder inside another configured folder
+        belongs to the inner source alone (its visibility wins), and the overlap is logged.
+        """
         s = self.settings
         if s.sources:
-            return [FolderSource(Path(spec["path"]), spec.get("name", ""),
-                                 **{k: spec[k] for k in ("include", "exclude") if k in spec}) for spec in s.sources]
-        return [FolderSource(path) for path in s.docs]
+            sources = [FolderSource(Path(spec["path"]), spec.get("name", ""),
+                                    **{k: spec[k] for k in ("include", "exclude") if k in spec},
+                                    visibility=frozenset(spec["channels"]) if spec.get("channels") else None)
+                       for spec in s.sources]
+        else:
+            sources = [FolderSource(path) for path in s.docs]
+        for outer, inner in overlaps(sources):
+            log.warning("source %s lies inside source %s: its files are indexed once, under %s, visible %s",
+                        inner.name, outer.name, inner.name,
+                        "everywhere" if inner.visibility is None else f"only in {sorted(inner.visibility)}")
+        return with_owners(sources)
+
+    def source_for(self, path: Path) -> FolderSource:
+        """The source an ad hoc `docbot index <path>` runs: the configured source it lies in, narrowed
+        (same key and visibility), else the folder itself."""
+        return narrowed(path, self.sources)
 
     @cached_property
     def index_job(self) -> IndexJob:
         """The one indexing job: CLI, scheduler and the re-index action all run it."""
-        return IndexJob(self.store, self.indexer, self.sources, lease_ttl=self.settings.index_lease_seconds,
-                        lease=self.lease_name, metrics=self.metrics)
+        s = self.settings
+        return IndexJob(self.store, self.indexer, self.sources, lease_ttl=s.index_lease_seconds,
+                        lease=self.lease_name, metrics=self.metrics, configured=True,
+                        missing_grace=s.source_missing_grace_hours * 3600)
 
     @property
     def lease_name(self) -> str:
@@ -181,14 +203,7 @@ class Runtime:
         s = self.settings
         return Pipeline(self.rewriter, self.router, self.retriever, self.answerer, analyzer=self.analyzer,
                         lookups=self.lookups, threshold=s.intent_threshold, chain=s.chain,
-                        max_steps=s.chain_max_steps, access=self.access)
-
-    @cached_property
-    def access(self) -> SourceAccess:
-        """Sources restricted to the channels their spec lists."""
-        restricted = {FolderSource(Path(spec["path"])).key: set(spec["channels"])
-                      for spec in self.settings.sources if spec.get("channels")}
-        return SourceAccess(restricted)
+                        max_steps=s.chain_max_steps)
 
     @cached_property
     def actions(self) -> ActionService:

@@ -25,6 +25,8 @@ class Settings(BaseSettings):
     index_full_schedule: str | None = Field(None, description="periodic full re-embed, e.g. '0 3 * * 0'")
     index_on_start: bool = Field(True, description="`docbot serve` runs an incremental index once at start-up")
     index_lease_seconds: float = 120.0
+    source_missing_grace_hours: float = Field(
+        24.0, description="A configured folder missing this long has its documents withdrawn from the index")
     port: int = 3000
     host: str = "0.0.0.0"
 

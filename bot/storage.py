@@ -131,6 +131,13 @@ class Lease(SQLModel, table=True):
     expires_at: float  # epoch seconds: compares the same way in every database
 
 
+class MissingSource(SQLModel, table=True):
+    """A configured source found missing, and since when: withdrawn from the index after a grace period."""
+
+    key: str = Field(primary_key=True)
+    since: float  # epoch seconds
+
+
 class IndexRun(SQLModel, table=True):
     """One indexing run: who, why, when, what it did."""
 
@@ -349,6 +356,26 @@ class Store:
         """The lease row, if any."""
         with self._guard(), self._session() as session:
             return session.get(Lease, name)
+
+    def missing_since(self, key: str) -> float:
+        """When a source was first found missing (recorded now if this is the first time)."""
+        with self._guard(), self._session() as session:
+            row = session.get(MissingSource, key)
+            if row is None:
+                row = MissingSource(key=key, since=time.time())
+                session.add(row)
+                try:
+                    session.commit()
+                except IntegrityError:  # another runner recorded it first
+                    session.rollback()
+                    row = session.get(MissingSource, key)
+            return row.since
+
+    def source_found(self, key: str) -> None:
+        """A source is present (again): forget that it was missing."""
+        with self._guard(), self._session() as session:
+            session.execute(delete(MissingSource).where(MissingSource.key == key))
+            session.commit()
 
     def abandon_runs(self) -> int:
         """Mark runs left `running` by a crashed runner as abandoned (call while holding the lease)."""

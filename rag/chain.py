@@ -15,7 +15,7 @@ from .documents import Hit
 
 _COMPARE = re.compile(r"\b(compare|comparison|versus|vs\.?|difference|differ|both|each)\b|(비교|차이|달라|다른가|다르|둘 다|각각|모두)",
                       re.IGNORECASE)
-_SPLIT_EN = re.compile(r"\s*(?:,\s*and\s+|\band\b|\bvs\.?\b|\bversus\b|\bwith\b|,)\s*", re.IGNORECASE)
+_SPLIT_EN = re.compile(r"(?<!\s)\s*+(?:,\s*and\s+|\band\b|\bvs\.?\b|\bversus\b|\bwith\b|,)\s*", re.IGNORECASE)
 _LEADING_EN = re.compile(r"^(compare|tell me|what about|what are|what is|what's)\s+(the\s+)?", re.IGNORECASE)
 _REFERS_BACK = re.compile(r"\b(their|its|it|they|them|that team|those)\b|(그 팀|거기|그곳|그쪽)", re.IGNORECASE)
 

@@ -3,6 +3,7 @@
     DocbotError
     ├── ConfigurationError        settings that cannot work together
     ├── DocumentError             a file that cannot be read, parsed or is empty (skipped, reported)
+    │   └── SourceMissing           a configured source folder is gone (its documents withdrawn after a grace)
     ├── SearchIndexError          the search backend failed (one file's write: reported, run goes on)
     │   ├── SearchIndexUnavailable  unreachable or credentials refused (the run stops, retried later)
     │   └── EmbeddingModelMismatch  the index was built by another embedding model
@@ -29,6 +30,10 @@ class DocumentError(DocbotError):
         super().__init__(f"{path}: {reason}")
         self.path = path
         self.reason = reason
+
+
+class SourceMissing(DocumentError):
+    """A configured source that does not exist (now); its documents are withdrawn after a grace period."""
 
 
 class SearchIndexError(DocbotError):

@@ -59,13 +59,16 @@ class Indexer:
         return self.sync(folder_source(root), on_file, full=full)
 
     def sync(self, source: Source, on_file: Callable[[str], None] | None = None, *, full: bool = False,
-             on_source: Callable[[str, int], None] | None = None) -> IndexReport:
+             on_source: Callable[[str, int], None] | None = None,
+             check: Callable[[], None] | None = None) -> IndexReport:
         """Bring the index in step with a source: new and changed files embedded, gone files removed.
 
         Each file is replaced in its own transaction, so a run killed midway leaves every file
         either at its old or its new version, and the next run finishes the rest. `full`
         re-embeds unchanged files too (a periodic rebuild) without emptying the index first.
+        `check` runs before every write and may raise LeaseLost to stop the run.
         """
+        check = check or (lambda: None)
         started = time.perf_counter()
         self.index.bind_model(self.embedder.name, self.embedder.dim)
         known = self.index.files(source.key)
@@ -76,18 +79,19 @@ class Indexer:
         visibility = getattr(source, "visibility", None)
         for item in files:
             self._index_file(source.key, item, visibility, None if full else known.get(item.path),
-                             known.get(item.path), report)
+                             known.get(item.path), report, check)
             if on_file:
                 on_file(item.path)
         if source.complete:
             for gone in sorted(set(known) - {f.path for f in files}):
+                check()
                 self.index.delete_file(source.key, gone)
                 report.deleted += 1
         report.seconds = time.perf_counter() - started
         return report
 
     def _index_file(self, key: str, item: SourceFile, visibility: Visibility, compare: FileRecord | None,
-                    known: FileRecord | None, report: IndexReport) -> None:
+                    known: FileRecord | None, report: IndexReport, check: Callable[[], None]) -> None:
         """One file; any failure of this file is reported against it and the run goes on."""
         rel = item.path
         try:
@@ -95,6 +99,7 @@ class Indexer:
             digest = content_hash(raw, self.signature)
             if compare and compare.content_hash == digest:
                 if compare.visibility != visibility:  # the source's channels changed: restamp, no re-embedding
+                    check()
                     self.index.set_visibility(key, rel, visibility)
                 report.unchanged += 1
                 return
@@ -103,6 +108,7 @@ class Indexer:
             if not chunks:
                 raise DocumentError(rel, "no text to index")
             vectors = self.embedder.embed_passages([c.embedding_text() for c in chunks])
+            check()  # embedding may take minutes: write only if the lease is still ours
             self.index.replace_file(key, FileRecord(rel, digest, doc.title, len(chunks), visibility), chunks, vectors)
         except DocumentError as exc:
             report.errors.append((rel, exc.reason))

@@ -72,29 +72,15 @@ def canned(kind: str, question: str) -> str:
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class SourceAccess:
-    """Sources restricted to listed channels (or teams); a restricted source is never cited elsewhere."""
-
-    restricted: dict[str, set[str]] = field(default_factory=dict)  # source key -> allowed channel ids
-
-    def allows(self, source: str, channel: str | None) -> bool:
-        """Whether a hit from this source may be shown in this channel."""
-        allowed = self.restricted.get(source)
-        return allowed is None or (channel is not None and channel in allowed)
-
-
 class Pipeline:
     """Rewrite -> route -> retrieve (plain or chained) or look up -> answer, with stage timings."""
 
     def __init__(self, rewriter: Rewriter, router: Router, retriever: Retriever, answerer: Answerer,
                  *, analyzer: Analyzer, lookups: LookupRegistry | None = None, threshold: float = 0.65,
-                 chain: str = "auto", max_steps: int = 3, access: SourceAccess | None = None,
-                 evidence: EvidenceRule | None = None):
+                 chain: str = "auto", max_steps: int = 3, evidence: EvidenceRule | None = None):
         self.rewriter, self.router, self.retriever, self.answerer = rewriter, router, retriever, answerer
         self.analyzer, self.lookups = analyzer, lookups or LookupRegistry()
         self.threshold, self.chain, self.max_steps = threshold, chain, max_steps
-        self.access = access or SourceAccess()
         self.evidence = evidence or EvidenceRule()
 
     def retrieve(self, query: str, k: int | None = None, channel: str | None = None,
@@ -104,25 +90,18 @@ class Pipeline:
         `prior`: documents the previous answer cited, favoured when the follow-up points back at them.
         """
         k = k or self.retriever.k
-        if not self.access.restricted:
-            return self._retrieve(query, k, prior)
-        # Ask for more, then drop what this channel may not see, so k allowed hits usually remain.
-        hits, steps = self._retrieve(query, k * 3, prior)
-        return [h for h in hits if self.access.allows(h.source, channel)][:k], steps
-
-    def _retrieve(self, query: str, k: int, prior: tuple[str, ...]) -> tuple[list[Hit], list[str]]:
         steps = decompose(query, self.analyzer, self.max_steps) if self.chain != "off" else [query]
         if len(steps) < 2:
-            return self.retriever.search(query, k, prior), []
+            return self.retriever.search(query, k, prior, channel), []
         per_step: list[list[Hit]] = []
         for step in steps:
             earlier = per_step[-1] if per_step else []
             refined = refine(step, earlier, self.analyzer)
-            per_step.append(self.retriever.search(refined, k))
+            per_step.append(self.retriever.search(refined, k, channel=channel))
             if refined != step:  # the borrowed title can outweigh the step's own subject: search both
-                per_step.append(self.retriever.search(step, k))
+                per_step.append(self.retriever.search(step, k, channel=channel))
         # The whole question still runs: it finds passages that answer both parts at once.
-        per_step.append(self.retriever.search(query, k, prior))
+        per_step.append(self.retriever.search(query, k, prior, channel))
         return merge(per_step, k * 2), steps
 
     async def prepare(self, question: str, history: list[HistoryTurn], channel: str | None = None) -> Prepared:

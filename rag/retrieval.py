@@ -20,11 +20,13 @@ class Retriever:
         self.index, self.embedder, self.k = index, embedder, k
         self.ranker, self.candidates = ranker or Ranker(), candidates
 
-    def search(self, text: str, k: int | None = None, prior: Iterable[str] = ()) -> list[Hit]:
-        """Top hits for a query text (documents in `prior` favoured); empty for an empty query."""
+    def search(self, text: str, k: int | None = None, prior: Iterable[str] = (),
+               channel: str | None = None) -> list[Hit]:
+        """Top hits visible in `channel` for a query text (documents in `prior` favoured); empty for an
+        empty query. Visibility is filtered by the backend inside the search, never here afterwards."""
         text = text.strip()[:MAX_QUERY_CHARS]
         if not text:
             return []
         k = k or self.k
-        query = SearchQuery(text, self.embedder.embed_query(text), k)
+        query = SearchQuery(text, self.embedder.embed_query(text), k, channel)
         return self.ranker.rank(self.index.candidates(query, max(self.candidates, k)), k, prior)

@@ -60,11 +60,11 @@ def _rx(*parts: str) -> re.Pattern:
 
 
 _CHITCHAT = _rx(
-    r"^\s*((ok(ay)?|cool|great|nice|awesome|got it)[\s,!.]*)?(hi|hello|hey|yo|thanks?|thank you|thx|ty|cheers|bye|"
+    r"^\s*+((ok(ay)?|cool|great|nice|awesome|got it)[\s,!.]*+)?(hi|hello|hey|yo|thanks?|thank you|thx|ty|cheers|bye|"
     r"good (morning|night|evening)|ok(ay)?|cool|great|nice|awesome|got it|lol|haha|how are you|who are you|"
-    r"what can you do)\b[\s!.?~]*$",
-    r"^\s*(ㅎㅎ|ㅋㅋ|ㅠㅠ)*\s*(안녕|반가|고마워|고맙|감사(합니다|해요|해|드려요)?\s*[!.~]*\s*$|ㅎㅎ|ㅋㅋ|ㅠ|잘 ?자|수고|좋아|알겠|오케이|넵|"
-    r"네\s*$|응\s*$|굿|너는 누구|뭐 할 수 있)",
+    r"what can you do)\b[\s!.?~]*+$",
+    r"^\s*+(ㅎㅎ|ㅋㅋ|ㅠㅠ)*+\s*+(안녕|반가|고마워|고맙|감사(합니다|해요|해|드려요)?\s*+[!.~]*+\s*+$|ㅎㅎ|ㅋㅋ|ㅠ|잘 ?자|수고|좋아|알겠|"
+    r"오케이|넵|네\s*+$|응\s*+$|굿|너는 누구|뭐 할 수 있)",
 )
 # Mutation verbs as requests addressed to docbot ("...해줘", "please delete", "can you restart").
 # Questions about doing something are document questions: "how do I delete", "롤백해야 해?"
@@ -73,8 +73,8 @@ _CHITCHAT = _rx(
 _ACTION = _rx(
     r"(삭제|복구|생성|재시작|재색인|색인|재인덱스|인덱싱|배포|추가|변경|수정|등록|취소|승인|발송|실행|초기화|롤백|신청|예약|만들|지우|바꾸|보내|올리|"
     r"잡아|켜|꺼|열어|잠가)"
-    r"(?!\w*야)\w*\s*(해\s*줘|해\s*주세요|해\s*줄래|해\s*주실래요|해\s*주시겠어요|하자|해라|해(?!\s*\?)|줘|주세요|줄래)"
-    r"\s*[.!?]*\s*$",
+    r"(?!\w{0,12}야)\w{0,12}\s{0,3}(해\s*줘|해\s*주세요|해\s*줄래|해\s*주실래요|해\s*주시겠어요|하자|해라|해(?!\s*\?)|줘|"
+    r"주세요|줄래)\s*+[.!?]*+\s*+$",
     r"^\s*(please\s+|can you\s+|could you\s+|would you\s+|go ahead and\s+)?"
     r"(delete|remove|restore|create|restart|reboot|deploy|re-?index|add|update|change|send|approve|revoke|"
     r"cancel|run|trigger|reset|rollback|roll back|open|close|grant|disable|enable|schedule|book|turn (on|off))\b",
@@ -108,7 +108,7 @@ _REALTIME = _rx(
 
 # Asking to be told something is a document question, however imperative it sounds ("요약해줘").
 _INFO_REQUEST = _rx(
-    r"(요약|설명|정리|알려|가르쳐|보여|찾아|비교)\w*\s*(해\s*줘|해\s*주세요|해\s*줄래|줘|주세요|줄래|봐)",
+    r"(요약|설명|정리|알려|가르쳐|보여|찾아|비교)\w{0,12}\s{0,3}(해\s*줘|해\s*주세요|해\s*줄래|줘|주세요|줄래|봐)",
     r"^\s*(please\s+|can you\s+|could you\s+)?(summari[sz]e|explain|tell me|show me|describe|compare|find|look up)\b",
 )
 

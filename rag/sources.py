@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Protocol
 
-from .errors import DocumentError
+from .errors import DocumentError, SourceMissing
 from .loaders import supported
 
 DEFAULT_EXCLUDES = (".*", "*/.*", "_*", "*/_*", "node_modules/*")
@@ -76,7 +76,7 @@ class FolderSource:
         a link must never pull `/etc/passwd` or `../secrets.env` into the index.
         """
         if not self.root.is_dir():
-            raise DocumentError(str(self.root), "no such folder")
+            raise SourceMissing(str(self.root), "no such folder")
         found = []
         for folder, dirs, names in os.walk(self.root):  # followlinks=False: linked folders are not entered
             dirs.sort()

@@ -138,28 +138,3 @@ async def test_rate_limits_answer_politely_and_store_the_message(handbook_indexe
     assert len(service.store.history(conv_id(service), 10)) == 6  # every message stored, answered or not
 
 
-async def test_a_restricted_source_is_never_cited_elsewhere(tmp_path, analyzer, embedder, classifier):
-    import shutil
-
-    from conftest import HANDBOOK, make_indexer
-    from rag.pipeline import SourceAccess
-    from rag.sources import FolderSource
-
-    public, secret = tmp_path / "public", tmp_path / "finance"
-    public.mkdir()
-    secret.mkdir()
-    shutil.copy(HANDBOOK / "travel-policy.md", public)
-    (secret / "salary-bands.md").write_text("# Salary bands\n\nThe hotel allowance for executives is 900 USD.\n")
-    indexer = make_indexer(tmp_path / "i.sqlite3", analyzer, embedder)
-    indexer.run(public)
-    indexer.run(secret)
-    service = build_service(indexer, analyzer, classifier, f"sqlite:///{tmp_path / 'a.sqlite3'}")
-    service.pipeline.access = SourceAccess({FolderSource(secret).key: {"C-FINANCE"}})
-    question = "What is the hotel allowance for executives?"
-    elsewhere = await service.ask(SessionKey("slack", "T", "C-GENERAL", "1"), question, "u")
-    await elsewhere.collect()
-    finance = await service.ask(SessionKey("slack", "T", "C-FINANCE", "1"), question, "u")
-    await finance.collect()
-    assert all(s["path"] != "salary-bands.md" for s in elsewhere.sources)
-    assert "900 USD" not in elsewhere.text
-    assert finance.sources[0]["path"] == "salary-bands.md"
