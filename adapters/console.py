@@ -43,6 +43,8 @@ class ConsoleChat:
     async def run(self, lines: TextIO | None = None) -> None:
         """Loop until EOF or /quit (stdin is looked up now, not at import: tests and embedders swap it)."""
         lines = lines or sys.stdin
+        if hasattr(lines, "reconfigure"):  # bytes that are not UTF-8 become U+FFFD instead of ending the chat
+            lines.reconfigure(errors="replace")
         interactive = lines.isatty()
         if interactive:
             _enable_line_editing()
@@ -110,7 +112,7 @@ class ConsoleChat:
         if verb == "/confirm":
             outcome = await self.service.actions.confirm(action_id, self.user)
         else:
-            outcome = self.service.actions.cancel(action_id, self.user)
+            outcome = await asyncio.to_thread(self.service.actions.cancel, action_id, self.user)
         self.out.print(_escape(outcome.message))
 
     async def render(self, turn: Turn) -> None:

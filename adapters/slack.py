@@ -6,10 +6,12 @@ small above the answer, sources under it, and buttons. Everything else lives in 
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
 import time
+from contextlib import aclosing
 from typing import Any
 
 from aiohttp import web
@@ -249,8 +251,7 @@ class SlackAdapter:
         if event.get("channel_type") != "im" and mention and mention in event.get("text", ""):
             return  # the app_mention event answers this one
         key = self._key(body, event)
-        if event.get("channel_type") == "im" or (event.get("thread_ts") and self.service.store.has_conversation(
-                key.platform, key.tenant, key.channel, key.thread)):
+        if event.get("channel_type") == "im" or (event.get("thread_ts") and await self.service.takes_part(key)):
             await self._answer(event, body)
 
     def _key(self, body: dict, event: dict) -> SessionKey:
@@ -259,7 +260,7 @@ class SlackAdapter:
 
     async def _answer(self, event: dict, body: dict) -> None:
         """One event, one answer: redeliveries of the same event id are dropped."""
-        if not self.service.store.first_sighting(f"slack:{body.get('event_id') or event.get('ts')}"):
+        if not await self.service.first_delivery(f"slack:{body.get('event_id') or event.get('ts')}"):
             return
         key = self._key(body, event)
         text = _MENTION.sub("", event.get("text", "")).strip()
@@ -275,11 +276,21 @@ class SlackAdapter:
             pass
 
     async def render(self, turn: Turn, key: SessionKey, user: str) -> None:
-        """Stream the turn into the thread; the stored answer is final whatever Slack does."""
-        writer = await self._open(turn, key, user)
+        """Stream the turn into the thread; the stored answer is final whatever Slack does.
+
+        If Slack refuses to open the answer message (503s after retries), the turn still ends: it is
+        stored as failed with Slack's error, and the thread is free for the next question at once.
+        """
         try:
-            async for piece in turn.stream():
-                await writer.append(piece)
+            writer = await self._open(turn, key, user)
+        except Exception as exc:  # SlackApiError, a timeout, a dropped connection: the turn must still end
+            log.error("could not open the answer message in %s: %s", key.channel, exc)
+            await turn.fail(f"slack: {exc}")
+            return
+        try:
+            async with aclosing(turn.stream()) as pieces:  # closed (and stored) even if Slack fails midway
+                async for piece in pieces:
+                    await writer.append(piece)
         finally:
             await writer.finish(turn, key)
 
@@ -312,12 +323,12 @@ class SlackAdapter:
     async def _on_stop(self, ack, body: dict) -> None:
         await ack()
         v = self._value(body)
-        self.service.stop(SessionKey("slack", v["team"], v["channel"], v["thread"]), v["run"])
+        await self.service.stop(SessionKey("slack", v["team"], v["channel"], v["thread"]), v["run"])
 
     async def _on_regenerate(self, ack, body: dict) -> None:
         await ack()
         action_ts = body["actions"][0].get("action_ts", "")
-        if not self.service.store.first_sighting(f"slack:regen:{body['container'].get('message_ts')}:{action_ts}"):
+        if not await self.service.first_delivery(f"slack:regen:{body['container'].get('message_ts')}:{action_ts}"):
             return
         v = self._value(body)
         key = SessionKey("slack", v["team"], v["channel"], v["thread"])
@@ -329,7 +340,8 @@ class SlackAdapter:
     async def _on_feedback(self, ack, body: dict) -> None:
         await ack()
         helpful = body["actions"][0]["action_id"] == HELPFUL
-        self.service.store.set_feedback(self._value(body)["message"], body["user"]["id"], helpful)
+        await asyncio.to_thread(self.service.store.set_feedback, self._value(body)["message"], body["user"]["id"],
+                                helpful)
         await self.client.chat_postEphemeral(channel=body["container"]["channel_id"], user=body["user"]["id"],
                                              thread_ts=body["container"].get("thread_ts"),
                                              text="Thanks for the feedback!")
@@ -341,7 +353,7 @@ class SlackAdapter:
         if body["actions"][0]["action_id"] == CONFIRM:
             outcome = await actions.confirm(action_id, user)
         else:
-            outcome = actions.cancel(action_id, user)
+            outcome = await asyncio.to_thread(actions.cancel, action_id, user)
         container = body["container"]
         if outcome.status == "denied":
             await self.client.chat_postEphemeral(channel=container["channel_id"], user=user, text=outcome.message,

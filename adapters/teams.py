@@ -9,6 +9,7 @@ answer, sources, buttons) and Teams citation entities.
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import Any, Awaitable, Callable
@@ -155,7 +156,7 @@ class DocbotAgent(ActivityHandler):
             # Teams' own Stop button surfaces only as this flag on the SDK's stream (set when the
             # client refuses further chunks); it has no public accessor in 1.9.
             if getattr(stream, "_user_cancelled", False):
-                self.service.stop(self.key(ctx.activity), turn.run_id)
+                await self.service.stop(self.key(ctx.activity), turn.run_id)
         stream.set_citations(citations(turn, self.source_url_base))
         stream.set_generated_by_ai_label(True)  # also what attaches the citation entities to the final message
         stream.set_attachments([Attachment(content_type=CARD, content=card(turn, turn.text, running=False))])
@@ -181,18 +182,19 @@ class DocbotAgent(ActivityHandler):
     async def _on_card(self, ctx: TurnContext, data: dict) -> None:
         kind, user, key = data.get("docbot"), self.user(ctx.activity), self.key(ctx.activity)
         if kind == "stop":
-            self.service.stop(key, data.get("run"))
+            await self.service.stop(key, data.get("run"))
         elif kind == "regenerate":
             turn = await self.service.regenerate(key, user)
             if turn is not None:
                 await self.render(ctx, turn)
         elif kind == "feedback":
-            self.service.store.set_feedback(int(data["message"]), user, bool(data.get("helpful")))
+            await asyncio.to_thread(self.service.store.set_feedback, int(data["message"]), user,
+                                    bool(data.get("helpful")))
             await with_retries(self.policy, lambda: ctx.send_activity("Thanks for the feedback!"))
         elif kind in ("confirm", "cancel") and self.service.actions is not None:
             actions = self.service.actions
             outcome = (await actions.confirm(int(data["action"]), user) if kind == "confirm"
-                       else actions.cancel(int(data["action"]), user))
+                       else await asyncio.to_thread(actions.cancel, int(data["action"]), user))
             if outcome.status != "denied" and ctx.activity.reply_to_id:
                 done = Activity(type="message", id=ctx.activity.reply_to_id, text=outcome.message)
                 await with_retries(self.policy, lambda: ctx.update_activity(done))

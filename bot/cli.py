@@ -133,7 +133,8 @@ def serve() -> None:
     settings = runtime.settings
     err.print(f"docbot serving on http://{settings.host}:{settings.port} (GET /healthz)")
     try:
-        web.run_app(make_app(runtime), host=settings.host, port=settings.port, print=None)
+        # Running answers are stopped and stored on SIGTERM (bot.server._drain); a few seconds is enough.
+        web.run_app(make_app(runtime), host=settings.host, port=settings.port, print=None, shutdown_timeout=5)
     finally:
         runtime.close()
 

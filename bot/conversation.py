@@ -25,6 +25,14 @@ from .storage import Message, PendingAction, Store, TurnTrace
 log = logging.getLogger(__name__)
 
 STOP_POLL_SECONDS = 0.5  # how often a streaming answer looks for a Stop clicked on another replica
+PERSIST_SECONDS = 1.0  # how often a streaming answer's text is saved: a killed process loses at most this much
+STALE_STREAM_SECONDS = 600.0  # an answer still `streaming` after this long was left by a dead process
+
+
+def clean_text(text: str) -> str:
+    """Text any database and platform accepts: lone surrogates and NULs become U+FFFD (nothing is dropped)."""
+    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text.replace("\x00", "\ufffd")
 
 
 @dataclass(frozen=True)
@@ -40,8 +48,9 @@ class SessionKey:
 class Turn:
     """One answer in progress: what was decided up front, and the reply as it streams.
 
-    `stream()` always stores what was said, even when the consumer stops early (status
-    `cancelled`) or the answer fails midway (status `partial`).
+    `stream()` saves the text every PERSIST_SECONDS while it streams (status `streaming`) and always
+    stores what was said when it ends: `complete`, `cancelled` (Stop), `partial` (the answer failed
+    midway), `interrupted` (the server shut down) or `failed` (the platform could not show it).
     """
 
     def __init__(self, service: "ConversationService", key: SessionKey, run_id: str,
@@ -55,6 +64,8 @@ class Turn:
         self.action: PendingAction | None = None  # set when the turn proposes a change
         self.conversation_id = 0
         self.done = asyncio.Event()  # set once the answer is stored, however the turn ended
+        self.interrupted = False  # the server is shutting down
+        self.error = ""  # why the turn failed outside the answer itself (e.g. the platform refused it)
 
     @property
     def rewritten(self) -> str:
@@ -74,9 +85,9 @@ class Turn:
         return [s for s in self.numbered_sources if s["n"] in cited]
 
     async def stream(self) -> AsyncIterator[str]:
-        """Answer pieces; the stored answer is updated when the stream ends, however it ends."""
+        """Answer pieces; the stored answer is saved as it streams and updated when the stream ends."""
         started = time.perf_counter()
-        checked = time.monotonic()
+        checked = saved = time.monotonic()
         try:
             async for piece in self.service.pipeline.answer(self.prepared, self.history):
                 if time.monotonic() - checked >= STOP_POLL_SECONDS:  # a Stop clicked on another replica
@@ -88,17 +99,31 @@ class Turn:
                     break
                 self.text += piece
                 yield piece
+                if time.monotonic() - saved >= PERSIST_SECONDS:
+                    saved = time.monotonic()
+                    await self.service.persist(self)
             else:
                 self.status = "complete"
-        except DocbotError as exc:
+        except DocbotError as exc:  # the answer broke off (e.g. the model stream was cut): say so, count it
             log.warning("answer failed in run %s: %s", self.run_id, exc)
+            self.service.metrics.errors.labels(_component(exc)).inc()
             piece = ("\n\n" if self.text else "") + canned("error", self.prepared.question)
             self.text += piece
             yield piece
         finally:
             if self.status == "partial" and self.cancelled.is_set():
                 self.status = "cancelled"
-            self.service.finish(self, (time.perf_counter() - started) * 1000)
+            if self.interrupted and self.status in ("cancelled", "partial"):
+                self.status = "interrupted"
+            await self.service.finish(self, (time.perf_counter() - started) * 1000)
+
+    async def fail(self, error: str) -> None:
+        """End a turn whose answer could not be shown (the platform refused it): stored as `failed` with
+        the error, the thread's run released. The answer is not generated."""
+        if self.done.is_set():
+            return
+        self.status, self.error = "failed", error[:500]
+        await self.service.finish(self, 0.0)
 
     async def collect(self) -> str:
         """The whole answer as one string."""
@@ -143,7 +168,50 @@ class ConversationService:
         and waits until it is stored, then reads the history before storing itself."""
         async with self._lock(key):
             await self._supersede(key)
-            return await self._start(key, text, user_id)
+            return await self._start(key, clean_text(text), user_id)
+
+    async def first_delivery(self, delivery_id: str) -> bool:
+        """True the first time a platform delivery id is seen (any replica). When the database cannot
+        say, True: a possible duplicate answer beats silence."""
+        try:
+            return await asyncio.to_thread(self.store.first_sighting, delivery_id)
+        except DocbotError as exc:
+            log.error("duplicate-delivery check unavailable; answering anyway: %s", exc)
+            self.metrics.errors.labels("storage").inc()
+            return True
+
+    async def takes_part(self, key: SessionKey) -> bool:
+        """Whether docbot already has a conversation in this thread (False when the database cannot say)."""
+        try:
+            return await asyncio.to_thread(self.store.has_conversation, key.platform, key.tenant, key.channel,
+                                           key.thread)
+        except DocbotError as exc:
+            log.error("cannot tell whether docbot is in thread %s: %s", key.thread, exc)
+            return False
+
+    async def persist(self, turn: Turn) -> None:
+        """Save a streaming answer's text so far (a failed save is logged; the final store still runs)."""
+        try:
+            await asyncio.to_thread(self.store.update, turn.answer_id, text=turn.text)
+        except DocbotError as exc:
+            log.warning("could not save the streaming answer of run %s: %s", turn.run_id, exc)
+
+    async def shutdown(self, timeout: float = 3.0) -> int:
+        """Stop every running answer (stored as `interrupted` with what was said); waits up to `timeout`."""
+        turns = list(self._active.values())
+        for turn in turns:
+            turn.interrupted = True
+            turn.cancelled.set()
+        if turns:
+            await asyncio.wait([asyncio.create_task(t.done.wait()) for t in turns], timeout=timeout)
+        return len(turns)
+
+    def interrupt_stale(self, older_than: float = STALE_STREAM_SECONDS) -> int:
+        """Mark answers left `streaming` by a dead process as `interrupted` (run at start-up and each minute)."""
+        count = self.store.interrupt_stale(older_than)
+        if count:
+            log.warning("marked %d answer(s) left streaming by a stopped process as interrupted", count)
+        return count
 
     def _lock(self, key: SessionKey) -> asyncio.Lock:
         """The thread's lock; it lives only while someone holds or waits for it."""
@@ -165,7 +233,7 @@ class ConversationService:
 
     async def _start(self, key: SessionKey, text: str, user_id: str) -> Turn:
         try:
-            return await self._start_stored(key, text.replace("\x00", "\ufffd"), user_id)
+            return await self._start_stored(key, text, user_id)
         except StorageError as exc:  # the database is down: still answer, with an apology, and say so in the log
             log.error("conversation database unavailable; answering without storing: %s", exc)
             self.metrics.errors.labels("storage").inc()
@@ -175,15 +243,32 @@ class ConversationService:
             self.metrics.active_turns.inc()
             return turn
 
+    def _open(self, key: SessionKey, text: str, user_id: str, run_id: str) -> tuple[int, list[Message], int]:
+        """The conversation, its recent history, and the stored question (one trip to a worker thread)."""
+        conv = self.store.conversation(key.platform, key.tenant, key.channel, key.thread)
+        history = self.store.history(conv.id, self.history_turns)
+        question = self.store.add(Message(conversation_id=conv.id, role="user", text=text,
+                                          user_id=user_id, run_id=run_id))
+        return conv.id, history, question.id
+
+    def _record(self, question_id: int, prepared: Prepared, conversation_id: int, run_id: str, user_id: str,
+                text: str) -> tuple[PendingAction | None, int]:
+        """The question's rewrite and route, a proposed action, and the (empty, streaming) answer row."""
+        self.store.update(question_id, rewritten=prepared.rewrite.text, rewrite_method=prepared.rewrite.method,
+                          intent=prepared.route.intent, confidence=prepared.route.confidence)
+        action = self._propose(prepared, conversation_id, run_id, user_id, text)
+        answer = self.store.add(Message(conversation_id=conversation_id, role="assistant", text="",
+                                        status="streaming", run_id=run_id))
+        return action, answer.id
+
     async def _start_stored(self, key: SessionKey, text: str, user_id: str) -> Turn:
         started = time.perf_counter()
         run_id = uuid.uuid4().hex[:12]
         SESSION_ID.set(f"{key.platform}:{key.channel}:{key.thread}")
         RUN_ID.set(run_id)
-        conv = self.store.conversation(key.platform, key.tenant, key.channel, key.thread)
-        history = to_history(self.store.history(conv.id, self.history_turns))
-        question = self.store.add(Message(conversation_id=conv.id, role="user", text=text,
-                                          user_id=user_id, run_id=run_id))
+        # Storage is blocking I/O: it runs on a worker thread so one slow database never stalls other turns.
+        conversation_id, messages, question_id = await asyncio.to_thread(self._open, key, text, user_id, run_id)
+        history = to_history(messages)
         try:
             if self.limiter and not self.limiter.allow(user_id or key.channel, f"{key.platform}:{key.channel}"):
                 prepared = Prepared(text, Rewrite(text, "none"), Route("rate_limited", 1.0, reason="rate limit"),
@@ -194,13 +279,10 @@ class ConversationService:
             log.warning("prepare failed in run %s: %s", run_id, exc)
             self.metrics.errors.labels(_component(exc)).inc()
             prepared = Prepared(text, Rewrite(text, "none"), Route("error", 0.0, reason=str(exc)))
-        self.store.update(question.id, rewritten=prepared.rewrite.text, rewrite_method=prepared.rewrite.method,
-                          intent=prepared.route.intent, confidence=prepared.route.confidence)
-        action = self._propose(prepared, conv.id, run_id, user_id, text)
-        answer = self.store.add(Message(conversation_id=conv.id, role="assistant", text="", status="partial",
-                                        run_id=run_id))
-        turn = Turn(self, key, run_id, prepared, history, answer.id, started)
-        turn.action, turn.conversation_id = action, conv.id
+        action, answer_id = await asyncio.to_thread(self._record, question_id, prepared, conversation_id, run_id,
+                                                    user_id, text)
+        turn = Turn(self, key, run_id, prepared, history, answer_id, started)
+        turn.action, turn.conversation_id = action, conversation_id
         self._active[key] = turn
         self.metrics.active_turns.inc()
         return turn
@@ -214,18 +296,26 @@ class ConversationService:
         prepared.reply = self.actions.describe(action, text)
         return action
 
-    def finish(self, turn: Turn, answer_ms: float) -> None:
+    async def finish(self, turn: Turn, answer_ms: float) -> None:
         """Store the answer as it ended and release the thread's active run."""
+        if turn.done.is_set():
+            return
         timings = dict(turn.prepared.timings)
         timings["answer_ms"] = round(answer_ms, 2)
         timings["total_ms"] = round((time.perf_counter() - turn._started) * 1000, 2)
+        if turn.error:
+            timings["error"] = turn.error
         hits = [h.citation() for h in turn.prepared.hits]
         try:
-            self.store.update(turn.answer_id, text=turn.text, status=turn.status, sources=hits, timings=timings)
-            self.store.add(self._trace(turn, hits, timings))
+            if turn.answer_id:
+                await asyncio.to_thread(self._store_answer, turn, hits, timings)
         except DocbotError as exc:
             log.exception("could not store the answer of run %s", turn.run_id)
             self.metrics.errors.labels(_component(exc)).inc()
+        except asyncio.CancelledError:  # the task was cancelled mid-store: still release the run below
+            log.warning("storing the answer of run %s was cancelled", turn.run_id)
+        if turn.status == "failed":
+            self.metrics.errors.labels("platform").inc()
         if self._active.get(turn.key) is turn:
             del self._active[turn.key]
         self.metrics.active_turns.dec()
@@ -233,6 +323,10 @@ class ConversationService:
         if turn.prepared.rewrite.method == "fallback":
             self.metrics.errors.labels("llm_rewrite").inc()
         turn.done.set()
+
+    def _store_answer(self, turn: Turn, hits: list[dict], timings: dict) -> None:
+        self.store.update(turn.answer_id, text=turn.text, status=turn.status, sources=hits, timings=timings)
+        self.store.add(self._trace(turn, hits, timings))
 
     @staticmethod
     def _trace(turn: Turn, hits: list[dict], timings: dict) -> TurnTrace:
@@ -246,7 +340,7 @@ class ConversationService:
                                                         "cosine": h["cosine"], "keyword": h["keyword"]} for h in hits],
             timings=timings, status=turn.status)
 
-    def stop(self, key: SessionKey, run_id: str | None = None) -> bool:
+    async def stop(self, key: SessionKey, run_id: str | None = None) -> bool:
         """Stop the running answer of a thread (only that run, if given); what was said is kept.
 
         A run this process does not hold may be streaming on another replica: the request goes
@@ -258,7 +352,7 @@ class ConversationService:
             return True
         if run_id is None:
             return False
-        self.store.request_stop(run_id)
+        await asyncio.to_thread(self.store.request_stop, run_id)
         return True
 
     def stop_requested_elsewhere(self, run_id: str) -> bool:
@@ -275,8 +369,11 @@ class ConversationService:
         """
         async with self._lock(key):
             await self._supersede(key)
-            conv = self.store.conversation(key.platform, key.tenant, key.channel, key.thread)
-            question = self.store.drop_last_exchange(conv.id)
+            question = await asyncio.to_thread(self._drop_last, key)
             if question is None:
                 return None
             return await self._start(key, question.text, user_id or question.user_id)
+
+    def _drop_last(self, key: SessionKey) -> Message | None:
+        conv = self.store.conversation(key.platform, key.tenant, key.channel, key.thread)
+        return self.store.drop_last_exchange(conv.id)

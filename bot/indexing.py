@@ -14,7 +14,7 @@ import uuid
 from datetime import datetime, timezone
 from typing import Callable
 
-from rag.errors import DocbotError, LeaseLost, SourceMissing
+from rag.errors import DocbotError, IndexRunStopped, LeaseLost, SourceMissing
 from rag.ingest import Indexer, IndexReport
 from rag.sources import Source
 
@@ -43,6 +43,11 @@ class IndexJob:
         self.store, self.indexer, self.sources, self.metrics = store, indexer, sources, metrics
         self.lease_ttl, self.holder, self.lease = lease_ttl, holder or runner_id(), lease
         self.configured, self.missing_grace = configured, missing_grace
+        self._stopping = threading.Event()
+
+    def stop(self) -> None:
+        """Ask a running run to stop before its next write (the server is shutting down); it resumes next run."""
+        self._stopping.set()
 
     def remove_source(self, key: str) -> int | None:
         """Withdraw every indexed file of one source key, holding the lease; None when another runner holds it."""
@@ -68,6 +73,7 @@ class IndexJob:
             log.info("index run skipped: another runner holds the lease")
             return None
         run = None
+        self._stopping.clear()
         try:
             abandoned = self.store.abandon_runs()
             if abandoned:
@@ -79,7 +85,8 @@ class IndexJob:
             if self.metrics:
                 self.metrics.index_runs.labels("failed").inc()
             if run is not None:
-                self.store.update_run(run.id, status="failed", finished_at=datetime.now(timezone.utc),
+                status = "stopped" if isinstance(exc, IndexRunStopped) else "failed"
+                self.store.update_run(run.id, status=status, finished_at=datetime.now(timezone.utc),
                                       errors=[["(run)", f"{exc.__class__.__name__}: {exc}"]])
             raise
         finally:
@@ -106,7 +113,7 @@ class IndexJob:
 
     def _sync_all(self, full: bool, only: list[str] | None, on_file, on_source) -> IndexReport:
         total = IndexReport()
-        with _Heartbeat(self.store, self.lease, self.holder, self.lease_ttl) as heartbeat:
+        with _Heartbeat(self.store, self.lease, self.holder, self.lease_ttl, self._stopping) as heartbeat:
             for source in self.sources:
                 if only and source.name not in only and source.key not in only:
                     continue
@@ -114,7 +121,7 @@ class IndexJob:
                     total.merge(self.indexer.sync(source, on_file, full=full, on_source=on_source,
                                                   check=heartbeat.check))
                     self.store.source_found(source.key)
-                except LeaseLost:
+                except (LeaseLost, IndexRunStopped):
                     raise
                 except SourceMissing as exc:
                     total.errors.append((source.name, self._missing(source, exc, total)))
@@ -146,8 +153,8 @@ class _Heartbeat:
     """Renews the lease every third of its lifetime on its own thread, so one long file (embedding for
     minutes) never outlives it; `check()` before each write stops the run if the lease was lost."""
 
-    def __init__(self, store: Store, lease: str, holder: str, ttl: float):
-        self.store, self.lease, self.holder, self.ttl = store, lease, holder, ttl
+    def __init__(self, store: Store, lease: str, holder: str, ttl: float, stopping: threading.Event):
+        self.store, self.lease, self.holder, self.ttl, self.stopping = store, lease, holder, ttl, stopping
         self.lost = False
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._renew, name="docbot-lease", daemon=True)
@@ -172,6 +179,8 @@ class _Heartbeat:
                 return
 
     def check(self) -> None:
-        """Raise LeaseLost if another runner took the lease."""
+        """Raise LeaseLost if another runner took the lease, IndexRunStopped if the job was asked to stop."""
         if self.lost:
             raise LeaseLost("the index lease lapsed and was taken by another runner")
+        if self.stopping.is_set():
+            raise IndexRunStopped("stopped: the process is shutting down (the next run resumes)")

@@ -1,6 +1,10 @@
 """The HTTP server of `docbot serve`: health endpoints now, chat adapters mount here."""
 from __future__ import annotations
 
+import asyncio
+import hmac
+import logging
+
 from aiohttp import web
 
 from rag.errors import ConfigurationError
@@ -10,6 +14,9 @@ from .observability import CONTENT_TYPE_LATEST
 from .runtime import Runtime
 
 RUNTIME = web.AppKey("runtime", Runtime)
+METRICS_TOKEN = web.AppKey("metrics_token", str)
+
+log = logging.getLogger(__name__)
 
 
 async def healthz(request: web.Request) -> web.Response:
@@ -18,23 +25,32 @@ async def healthz(request: web.Request) -> web.Response:
 
 
 async def readyz(request: web.Request) -> web.Response:
-    """Readiness: the conversation database and the search backend answer (503 naming what does not)."""
-    import asyncio
+    """Readiness: the conversation database and the search backend answer (503 naming which part does not).
 
+    The body says only which part is unavailable: exception texts carry hosts, ports and database
+    names, so they go to the log, not to whoever can reach the port.
+    """
     runtime = request.app[RUNTIME]
     checks: dict[str, str] = {}
-    for name, probe in (("database", runtime.store.ping), ("search", runtime.index.stats)):
+    for name, probe in (("database", lambda: runtime.store.ping()), ("search", lambda: runtime.index.stats())):
         try:
             await asyncio.wait_for(asyncio.to_thread(probe), 5)
             checks[name] = "ok"
-        except Exception as exc:  # any failure means not ready; say which part and why
-            checks[name] = f"{exc.__class__.__name__}: {exc}"[:300]
+        except Exception as exc:  # any failure means not ready (building the store included)
+            log.warning("readiness: %s unavailable: %s: %s", name, exc.__class__.__name__, exc)
+            checks[name] = "unavailable"
     ready = all(v == "ok" for v in checks.values())
     return web.json_response({"status": "ready" if ready else "not ready", **checks}, status=200 if ready else 503)
 
 
 async def metrics(request: web.Request) -> web.Response:
-    """Prometheus metrics."""
+    """Prometheus metrics; behind a bearer token when DOCBOT_METRICS_TOKEN is set."""
+    token = request.app[METRICS_TOKEN]
+    if token:
+        given = request.headers.get("Authorization", "")
+        if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+            return web.json_response({"error": "unauthorized"}, status=401,
+                                     headers={"WWW-Authenticate": 'Bearer realm="metrics"'})
     body = request.app[RUNTIME].metrics.render()
     return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
@@ -49,8 +65,33 @@ async def _scheduler(app: web.Application):
                                 on_start=s.index_on_start) \
         if (s.index_schedule or s.index_full_schedule or s.index_on_start) else None
     yield
+    runtime.index_job.stop()  # a run in progress stops before its next file instead of holding shutdown up
     if scheduler is not None:
         scheduler.shutdown(wait=False)
+
+
+async def _turns(app: web.Application):
+    """Answers left `streaming` by a killed process are marked interrupted (now and each minute); on
+    shutdown every running answer is stopped and stored within a few seconds, not left to time out."""
+    service = app[RUNTIME].conversations
+
+    async def sweep() -> None:
+        while True:
+            try:
+                await asyncio.to_thread(service.interrupt_stale)
+            except Exception as exc:  # the database may be down; the next sweep tries again
+                log.warning("could not sweep interrupted answers: %s", exc)
+            await asyncio.sleep(60)
+
+    sweeper = asyncio.create_task(sweep())
+    yield
+    sweeper.cancel()
+
+
+async def _drain(app: web.Application) -> None:
+    stopped = await app[RUNTIME].conversations.shutdown(timeout=3.0)
+    if stopped:
+        log.info("shutdown: stopped and stored %d running answer(s)", stopped)
 
 
 def _mount_slack(app: web.Application, runtime: Runtime) -> None:
@@ -93,6 +134,8 @@ def make_app(runtime: Runtime, *, schedule: bool = True) -> web.Application:
     """The aiohttp application: health, the chat adapters that are configured, the index scheduler."""
     app = web.Application(client_max_size=2 * 1024 * 1024)
     app[RUNTIME] = runtime
+    token = runtime.settings.metrics_token
+    app[METRICS_TOKEN] = token.get_secret_value() if token else ""
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
     app.router.add_get("/metrics", metrics)
@@ -102,4 +145,7 @@ def make_app(runtime: Runtime, *, schedule: bool = True) -> web.Application:
         _mount_teams(app, runtime)
     if schedule:
         app.cleanup_ctx.append(_scheduler)
+    if runtime.settings.chat_platform_configured:
+        app.cleanup_ctx.append(_turns)
+        app.on_shutdown.append(_drain)
     return app

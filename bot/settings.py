@@ -28,7 +28,8 @@ class Settings(BaseSettings):
     source_missing_grace_hours: float = Field(
         24.0, description="A configured folder missing this long has its documents withdrawn from the index")
     port: int = 3000
-    host: str = "0.0.0.0"
+    host: str = Field("127.0.0.1", description="Interface `docbot serve` binds; 0.0.0.0 to expose it (behind TLS)")
+    metrics_token: SecretStr | None = Field(None, description="Bearer token /metrics requires, when set")
 
     # Search backend: the embedded SQLite index, or Elasticsearch
     index: Literal["sqlite", "elasticsearch"] = "sqlite"

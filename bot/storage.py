@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from sqlalchemy import JSON, Column, UniqueConstraint, delete, event, or_, text, update
@@ -43,7 +43,7 @@ class Message(SQLModel, table=True):
     rewrite_method: str | None = None
     intent: str | None = None
     confidence: float | None = None
-    status: str = "complete"  # complete | partial | cancelled
+    status: str = "complete"  # streaming | complete | partial | cancelled | interrupted | failed
     sources: list[dict] = Field(default_factory=list, sa_column=Column(JSON))
     timings: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
     created_at: datetime = Field(default_factory=_now)
@@ -145,7 +145,7 @@ class IndexRun(SQLModel, table=True):
     trigger: str  # cli | scheduler | action
     holder: str
     full: bool = False
-    status: str = "running"  # running | done | failed | abandoned
+    status: str = "running"  # running | done | failed | stopped | abandoned
     started_at: datetime = Field(default_factory=_now)
     finished_at: datetime | None = None
     seconds: float = 0.0
@@ -237,6 +237,16 @@ class Store:
                 setattr(message, name, value)
             session.add(message)
             session.commit()
+
+    def interrupt_stale(self, older_than: float) -> int:
+        """Answers still `streaming` that started more than `older_than` seconds ago become `interrupted`."""
+        cutoff = _now() - timedelta(seconds=older_than)
+        with self._guard(), self._session() as session:
+            result = session.execute(update(Message).where(Message.status == "streaming",
+                                                           Message.created_at < cutoff)
+                                     .values(status="interrupted"))
+            session.commit()
+            return result.rowcount
 
     def transition(self, action_id: int, from_status: str, **fields: Any) -> bool:
         """Compare-and-set on an action's status: True for exactly one caller, however many race."""

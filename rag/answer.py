@@ -1,6 +1,8 @@
 """Answer generation: an LLM that must cite, or an extractive answer from the best passages."""
 from __future__ import annotations
 
+import asyncio
+
 import re
 from dataclasses import dataclass
 from typing import AsyncIterator, Protocol
@@ -80,7 +82,7 @@ class ExtractiveAnswerer:
         if not sources:
             yield NOT_FOUND[korean]
             return
-        picked = self._best(query, question, sources)
+        picked = await asyncio.to_thread(self._best, query, question, sources)  # embeds sentences: off the loop
         yield self._header(korean, sources[0])
         for number, sentence in picked:
             yield f"• {sentence} [{number}]\n"
@@ -236,8 +238,7 @@ class LLMAnswerer:
                 said = True
                 yield piece
         except LLMError:
-            if said:
-                yield "\n\n(answer cut short: the language model stopped responding)"
-                return
+            if said:  # cut off mid-answer: the caller stores it as partial, counts it and apologises
+                raise
             async for piece in self.fallback.answer(question, query, hits, history):
                 yield piece

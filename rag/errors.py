@@ -11,7 +11,8 @@
     ├── LLMError                  the chat model failed or answered unusably
     │   └── LLMTimeout            ...or took longer than its budget
     ├── StorageError              the conversation database failed
-    └── LeaseLost                 an index run's lease lapsed and another runner took it (the run stops)
+    ├── LeaseLost                 an index run's lease lapsed and another runner took it (the run stops)
+    └── IndexRunStopped           an index run was asked to stop (the server is shutting down)
 """
 
 
@@ -66,3 +67,7 @@ class StorageError(DocbotError):
 
 class LeaseLost(DocbotError):
     """Our index lease lapsed and another runner took it; this run stops so two never write at once."""
+
+
+class IndexRunStopped(DocbotError):
+    """An index run was stopped between files because the process is shutting down; the next run resumes."""

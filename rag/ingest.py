@@ -10,7 +10,7 @@ from typing import Callable
 
 from .chunking import Chunker
 from .embeddings import Embedder
-from .errors import DocumentError, LeaseLost, SearchIndexError, SearchIndexUnavailable
+from .errors import DocumentError, IndexRunStopped, LeaseLost, SearchIndexError, SearchIndexUnavailable
 from .loaders import load
 from .search_index import FileRecord, SearchIndex, Visibility
 from .sources import FolderSource, Source, SourceFile, narrowed
@@ -113,7 +113,7 @@ class Indexer:
         except DocumentError as exc:
             report.errors.append((rel, exc.reason))
             return
-        except (SearchIndexUnavailable, LeaseLost):  # nothing else can be written either: stop the run
+        except (SearchIndexUnavailable, LeaseLost, IndexRunStopped):  # nothing more can be written: stop the run
             raise
         except SearchIndexError as exc:  # this file's write failed; the others go on, it is retried next run
             report.errors.append((rel, str(exc)))

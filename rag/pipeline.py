@@ -119,7 +119,9 @@ class Pipeline:
         rewrite = await self.rewriter.rewrite(clipped, history)
         timings["rewrite_ms"] = _ms(started)
         started = time.perf_counter()
-        route = when_unsure(rewrite.route or self.router.route(clipped, rewrite.text), self.threshold)
+        # The classifier embeds the message: CPU work, kept off the event loop like the search below.
+        route = when_unsure(rewrite.route or await asyncio.to_thread(self.router.route, clipped, rewrite.text),
+                            self.threshold)
         timings["route_ms"] = _ms(started)
         prepared = Prepared(question, rewrite, route, timings=timings, notice=notice)
         started = time.perf_counter()

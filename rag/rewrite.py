@@ -7,6 +7,8 @@ question contains.
 """
 from __future__ import annotations
 
+import asyncio
+
 import json
 import re
 from dataclasses import dataclass, field
@@ -186,9 +188,13 @@ class OfflineRewriter:
         self.max_context_chars = max_context_chars
 
     async def rewrite(self, question: str, history: list[HistoryTurn]) -> Rewrite:
-        """The question plus borrowed context, or the question unchanged."""
+        """The question plus borrowed context, or the question unchanged (Kiwi runs off the event loop)."""
         if not history:
             return Rewrite(question, "none")
+        return await asyncio.to_thread(self.rewrite_now, question, history)
+
+    def rewrite_now(self, question: str, history: list[HistoryTurn]) -> Rewrite:
+        """The rewrite, computed in the calling thread."""
         own = self.analyzer.topic_words(question)
         pointing = self.analyzer.anaphoric(question)
         if len(own) >= self.own_topic_words and not pointing:

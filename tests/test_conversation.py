@@ -36,7 +36,7 @@ async def test_stop_keeps_the_partial_answer(service):
     async for piece in turn.stream():
         pieces.append(piece)
         if len(pieces) == 2:
-            assert service.stop(KEY)
+            assert await service.stop(KEY)
     answer = service.store.history(conv_id(service), 1)[0]
     assert answer.status == "cancelled" and answer.text == "".join(pieces) and len(pieces) == 2
 

@@ -67,7 +67,7 @@ async def test_stop_clicked_on_another_replica_stops_the_stream(make, db_url, mo
     turn = await replica_a.ask(KEY, "Tell me everything about on-call", "u1")
     consuming = asyncio.create_task(turn.collect())
     await asyncio.sleep(0.4)
-    assert replica_b.stop(KEY, turn.run_id)  # replica B has no such run locally: goes through the database
+    assert await replica_b.stop(KEY, turn.run_id)  # replica B has no such run locally: goes through the database
     await consuming
     conv = replica_a.store.conversation(*KEY.__dict__.values()).id
     answer = replica_a.store.history(conv, 1)[0]

@@ -75,11 +75,16 @@ async def test_answer_falls_back_to_extractive_when_the_model_stalls(llm, analyz
     assert "승인자를 2명으로 변경했습니다. [1]" in text
 
 
-async def test_answer_cut_midway_keeps_what_was_said(llm, analyzer, embedder):
+async def test_answer_cut_midway_keeps_what_was_said_and_raises(llm, analyzer, embedder):
+    from rag.errors import LLMError
+
     llm.script = [Reply(pieces=["Part one. ", "never"], stall_after=1)]
     answerer = LLMAnswerer(chat(llm), ExtractiveAnswerer(analyzer, embedder), timeout=0.5)
-    text = "".join([p async for p in answerer.answer("when?", "deploy change", HITS, [])])
-    assert text.startswith("Part one. ") and "cut short" in text
+    said = []
+    with pytest.raises(LLMError):
+        async for piece in answerer.answer("when?", "deploy change", HITS, []):
+            said.append(piece)
+    assert said == ["Part one. "]  # no extractive answer glued onto half a model answer
 
 
 async def test_openai_embedder_orders_and_normalizes_vectors(llm):

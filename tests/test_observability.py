@@ -29,28 +29,37 @@ async def test_readyz_and_metrics(tmp_path):
         await client.close()
 
 
-async def test_readyz_names_the_part_that_is_down(tmp_path):
+async def test_readyz_names_the_part_that_is_down_but_no_host_or_database(tmp_path, caplog):
+    """The real store against a database that is not there (not a stub): a 503 naming the part, with
+    no host, port or database name for whoever can reach the port; the detail goes to the log."""
     settings = Settings(_env_file=None, data_dir=tmp_path,
-                        database_url="postgresql://nobody@127.0.0.1:9/none?connect_timeout=1")
-    runtime = Runtime(settings)
-    runtime.__dict__["store"] = _DownStore()
-    client = TestClient(TestServer(make_app(runtime, schedule=False), host="127.0.0.1"))
-    await client.start_server()
+                        database_url="postgresql://nobody@127.0.0.1:9/secretdb?connect_timeout=1")
+    client = await _client(settings)
     try:
         response = await client.get("/readyz")
         body = await response.json()
-        assert response.status == 503 and body["search"] == "ok" and "StorageError" in body["database"]
+        assert response.status == 503 and body["search"] == "ok" and body["database"] == "unavailable"
+        assert "127.0.0.1" not in await response.text() and "secretdb" not in await response.text()
+        assert "secretdb" in caplog.text or "127.0.0.1" in caplog.text  # the operator still learns why
     finally:
         await client.close()
 
 
-class _DownStore:
-    """A store whose database does not answer, as ping() reports it."""
+async def test_metrics_can_require_a_bearer_token(tmp_path):
+    client = await _client(Settings(_env_file=None, data_dir=tmp_path, metrics_token="s3cret"))
+    try:
+        assert (await client.get("/metrics")).status == 401
+        assert (await client.get("/metrics", headers={"Authorization": "Bearer wrong"})).status == 401
+        ok = await client.get("/metrics", headers={"Authorization": "Bearer s3cret"})
+        assert ok.status == 200 and "docbot_active_turns" in await ok.text()
+        assert (await client.get("/healthz")).status == 200  # liveness stays open for the orchestrator
+    finally:
+        await client.close()
 
-    def ping(self):
-        from rag.errors import StorageError
 
-        raise StorageError("conversation database error: connection refused")
+def test_serve_binds_loopback_unless_told_otherwise(monkeypatch):
+    monkeypatch.delenv("DOCBOT_HOST", raising=False)
+    assert Settings(_env_file=None).host == "127.0.0.1"
 
 
 def test_json_logs_carry_session_and_run_ids():
