@@ -27,6 +27,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.conversation import ConversationService, SessionKey, Turn
 
+from .markup import slack_escape, slack_markdown, url_path
+
 log = logging.getLogger(__name__)
 
 STOP, REGENERATE, HELPFUL, NOT_HELPFUL = "docbot_stop", "docbot_regenerate", "docbot_helpful", "docbot_not_helpful"
@@ -73,7 +75,7 @@ class SlackRenderer:
         if not turn.prepared.searched:
             return None
         steps = f"  ·  steps: {' | '.join(turn.prepared.steps)}" if turn.prepared.steps else ""
-        return _context(f":mag: _{turn.rewritten}_{steps}")
+        return _context(f":mag: _{slack_escape(turn.rewritten)}_{slack_escape(steps)}")
 
     def sources(self, turn: Turn) -> dict | None:
         """Numbered source links under the answer."""
@@ -82,7 +84,9 @@ class SlackRenderer:
         links = []
         for s in turn.sources:
             label = s["title"] + (f" — {s['heading']}" if s["heading"] and s["heading"] != s["title"] else "")
-            target = f"<{self.source_url_base}{s['path']}|{label}>" if self.source_url_base else f"{label} (`{s['path']}`)"
+            label = slack_escape(label).replace("|", "¦")  # '|' would end the link's label early
+            target = f"<{self.source_url_base}{url_path(s['path'])}|{label}>" if self.source_url_base \
+                else f"{label} (`{slack_escape(s['path'])}`)"
             links.append(f"[{s['n']}] {target}")
         return _context("\n".join(links))
 
@@ -103,7 +107,8 @@ class SlackRenderer:
     def message(self, turn: Turn, key: SessionKey, text: str, running: bool) -> list[list[dict]]:
         """The answer as one or more messages' blocks, within Slack's section and block limits."""
         head = [b for b in (self.query_line(turn),) if b]
-        sections = [{"type": "section", "text": {"type": "mrkdwn", "text": piece}} for piece in split_text(text or "…")]
+        sections = [{"type": "section", "text": {"type": "mrkdwn", "text": piece}}
+                    for piece in split_text(slack_markdown(text) or "…")]
         tail = [b for b in (None if running else self.sources(turn), self.buttons(turn, key, running)) if b]
         room = BLOCK_LIMIT - len(head) - len(tail)
         messages = [head + sections[:room] + tail]
@@ -139,6 +144,7 @@ class NativeStream(_Writer):
     async def _flush(self) -> None:
         while self.buffer and not self.closed:
             piece, self.buffer = self.buffer[:APPEND_LIMIT], self.buffer[APPEND_LIMIT:]
+            piece = slack_markdown(piece)  # escaped per flush: entities never split across appends
             try:
                 await self.client.chat_appendStream(channel=self.channel, ts=self.ts, markdown_text=piece)
             except SlackApiError as exc:
@@ -159,7 +165,8 @@ class NativeStream(_Writer):
                 raise
         if self.control_ts:
             head = self.renderer.query_line(turn)
-            await self.client.chat_update(channel=self.channel, ts=self.control_ts, text=turn.rewritten or " ",
+            await self.client.chat_update(channel=self.channel, ts=self.control_ts,
+                                          text=slack_escape(turn.rewritten) or " ",
                                           blocks=[head] if head else [])
 
 
@@ -180,7 +187,7 @@ class UpdateStream(_Writer):
     async def _update(self, running: bool) -> None:
         messages = self.renderer.message(self.turn, self.key, self.text, running)
         try:
-            await self.client.chat_update(channel=self.channel, ts=self.ts, text=self.text[:3000] or "…",
+            await self.client.chat_update(channel=self.channel, ts=self.ts, text=slack_markdown(self.text[:3000]) or "…",
                                           blocks=messages[0])
         except SlackApiError as exc:
             if exc.response.get("error") not in _CLOSED:
@@ -225,7 +232,7 @@ class SlackAdapter:
         """Bolt verifies the signature (401 if wrong) and acknowledges before the answer is written."""
         try:
             bolt_request = await to_bolt_request(request)
-        except ValueError:  # a body that is not the JSON or form it claims to be
+        except (ValueError, RecursionError):  # not the JSON or form it claims to be, or nested beyond parsing
             return web.json_response({"error": "malformed request body"}, status=400)
         return await to_aiohttp_response(await self.app.async_dispatch(bolt_request))
 
@@ -356,11 +363,13 @@ class SlackAdapter:
             outcome = await asyncio.to_thread(actions.cancel, action_id, user)
         container = body["container"]
         if outcome.status == "denied":
-            await self.client.chat_postEphemeral(channel=container["channel_id"], user=user, text=outcome.message,
+            await self.client.chat_postEphemeral(channel=container["channel_id"], user=user,
+                                                 text=slack_escape(outcome.message),
                                                  thread_ts=container.get("thread_ts"))
             return
+        message = slack_escape(outcome.message)
         await self.client.chat_update(channel=container["channel_id"], ts=container["message_ts"],
-                                      text=outcome.message, blocks=[_context(f"<@{user}>: {outcome.message}")])
+                                      text=message, blocks=[_context(f"<@{user}>: {message}")])
 
     async def _on_command(self, ack, command: dict) -> None:
         """`/docbot question`: post the question in the channel and answer in its thread."""
@@ -371,7 +380,7 @@ class SlackAdapter:
                                                  text="Usage: /docbot your question")
             return
         root = await self.client.chat_postMessage(channel=command["channel_id"],
-                                                  text=f"<@{command['user_id']}> asked: {text}")
+                                                  text=f"<@{command['user_id']}> asked: {slack_escape(text)}")
         key = SessionKey("slack", command.get("team_id", ""), command["channel_id"], root["ts"])
         turn = await self.service.ask(key, text, command["user_id"])
         await self.render(turn, key, command["user_id"])

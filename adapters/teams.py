@@ -22,6 +22,8 @@ from microsoft_agents.hosting.core.app.streaming import Citation, StreamingRespo
 from microsoft_agents.hosting.core.authorization import AgentAuthConfiguration
 from microsoft_agents.hosting.core.authorization.anonymous_token_provider import AnonymousTokenProvider
 from bot.conversation import ConversationService, SessionKey, Turn
+
+from .markup import explicit_links, html_escape, url_path
 from rag.resilience import RetryPolicy, transient_http
 
 log = logging.getLogger(__name__)
@@ -42,9 +44,10 @@ def card(turn: Turn, text: str, running: bool) -> dict:
     """The answer card: rewritten query (small), answer, sources, and the buttons that fit its state."""
     body: list[dict] = []
     if turn.prepared.searched:
-        body.append({"type": "TextBlock", "text": f"🔎 {turn.rewritten}", "size": "Small", "isSubtle": True,
-                     "wrap": True})
-    body.append({"type": "TextBlock", "text": text or "…", "wrap": True})
+        body.append({"type": "TextBlock", "text": f"🔎 {explicit_links(turn.rewritten)}", "size": "Small",
+                     "isSubtle": True, "wrap": True})
+    # TextBlocks render Markdown links (not HTML): a document's link shows its target.
+    body.append({"type": "TextBlock", "text": explicit_links(text) or "…", "wrap": True})
     if turn.sources and not running:
         lines = [f"[{s['n']}] {s['title']}" + (f" — {s['heading']}" if s["heading"] and s["heading"] != s["title"]
                                                  else "") + f" ({s['path']})" for s in turn.sources]
@@ -77,7 +80,7 @@ def citations(turn: Turn, url_base: str | None = None) -> list[Citation]:
     out = []
     for s in turn.numbered_sources:  # positions must match the [n] numbers, cited or not
         hit = next((h for h in turn.prepared.hits if h.chunk.path == s["path"]), None)
-        url = f"{url_base.rstrip('/')}/{s['path']}" if url_base else None
+        url = f"{url_base.rstrip('/')}/{url_path(s['path'])}" if url_base else None
         out.append(Citation(content=(hit.chunk.text if hit else s["title"])[:500], title=s["title"],
                             url=url, filepath=s["path"]))
     return out
@@ -152,7 +155,7 @@ class DocbotAgent(ActivityHandler):
         stream = StreamingResponse(ctx)
         stream.queue_informative_update("문서를 찾고 있습니다…" if _korean(turn) else "Searching the documents…")
         async for piece in pieces:
-            stream.queue_text_chunk(piece)
+            stream.queue_text_chunk(html_escape(explicit_links(piece)))
             # Teams' own Stop button surfaces only as this flag on the SDK's stream (set when the
             # client refuses further chunks); it has no public accessor in 1.9.
             if getattr(stream, "_user_cancelled", False):
@@ -175,7 +178,7 @@ class DocbotAgent(ActivityHandler):
         await self._update(ctx, sent.id, turn, text, running=False)
 
     async def _update(self, ctx: TurnContext, activity_id: str, turn: Turn, text: str, running: bool) -> None:
-        update = Activity(type="message", id=activity_id, text=text[:28000],
+        update = Activity(type="message", id=activity_id, text=html_escape(explicit_links(text[:28000])),
                           attachments=[Attachment(content_type=CARD, content=card(turn, text, running))])
         await with_retries(self.policy, lambda: ctx.update_activity(update))
 
@@ -196,9 +199,9 @@ class DocbotAgent(ActivityHandler):
             outcome = (await actions.confirm(int(data["action"]), user) if kind == "confirm"
                        else await asyncio.to_thread(actions.cancel, int(data["action"]), user))
             if outcome.status != "denied" and ctx.activity.reply_to_id:
-                done = Activity(type="message", id=ctx.activity.reply_to_id, text=outcome.message)
+                done = Activity(type="message", id=ctx.activity.reply_to_id, text=html_escape(outcome.message))
                 await with_retries(self.policy, lambda: ctx.update_activity(done))
-            await with_retries(self.policy, lambda: ctx.send_activity(outcome.message))
+            await with_retries(self.policy, lambda: ctx.send_activity(html_escape(outcome.message)))
 
 
 def _korean(turn: Turn) -> bool:
@@ -235,7 +238,13 @@ class TeamsAdapter:
         web_app.add_subapp(prefix, sub)
 
     async def handle(self, request: web.Request) -> web.Response:
-        """Hand the activity to the SDK with docbot's agent."""
+        """Hand the activity to the SDK with docbot's agent; a body that is not one JSON object is a 400."""
+        try:
+            body = await request.json()
+        except (ValueError, RecursionError):
+            body = None
+        if not isinstance(body, dict):
+            return web.json_response({"error": "the body must be one activity (a JSON object)"}, status=400)
         return await self.adapter.process(request, self.agent)
 
 

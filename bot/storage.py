@@ -1,15 +1,19 @@
 """Conversation storage with SQLModel: SQLite by default, PostgreSQL by URL."""
 from __future__ import annotations
 
+import functools
+import logging
 import time
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from sqlalchemy import JSON, Column, UniqueConstraint, delete, event, or_, text, update
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 from sqlmodel import Field, Session, SQLModel, create_engine, select
 
 from rag.errors import StorageError
+
+log = logging.getLogger(__name__)
 
 
 def _now() -> datetime:
@@ -171,6 +175,28 @@ def make_engine(url: str):
     return create_engine(url, pool_pre_ping=True)
 
 
+def _retry_once(method):
+    """Run a storage call again, once, when its database connection died under it (a failover, a restart,
+    `pg_terminate_backend`): the pool drops the dead connection and the retry takes a fresh one.
+
+    Only for calls that are safe to repeat: reads, updates by key, get-or-create and upserts. An insert
+    is safe too when the connection died before its COMMIT reached the server (the case seen: the
+    statement itself fails); the window where a COMMIT lands and its acknowledgement is lost remains.
+    """
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except StorageError as exc:
+            cause = exc.__cause__
+            if not (isinstance(cause, DBAPIError) and cause.connection_invalidated):
+                raise
+            log.warning("database connection lost during %s; retrying once on a fresh connection", method.__name__)
+            return method(self, *args, **kwargs)
+
+    return wrapper
+
+
 class Store:
     """Conversations and messages; every method is one short transaction."""
 
@@ -189,11 +215,13 @@ class Store:
     def _session(self) -> Session:
         return Session(self.engine, expire_on_commit=False)
 
+    @_retry_once
     def ping(self) -> None:
         """Raise StorageError unless the database answers."""
         with self._guard(), self.engine.connect() as conn:
             conn.execute(text("SELECT 1"))
 
+    @_retry_once
     def conversation(self, platform: str, tenant: str, channel: str, thread: str) -> Conversation:
         """Get or create the conversation for a session key."""
         query = select(Conversation).where(
@@ -208,11 +236,12 @@ class Store:
             session.add(conv)
             try:
                 session.commit()
-            except SQLAlchemyError:  # another replica created it first
+            except IntegrityError:  # another replica created it first
                 session.rollback()
                 return session.exec(query).one()
             return conv
 
+    @_retry_once
     def history(self, conversation_id: int, limit: int) -> list[Message]:
         """The last `limit` messages, oldest first."""
         query = (select(Message).where(Message.conversation_id == conversation_id)
@@ -220,6 +249,7 @@ class Store:
         with self._guard(), self._session() as session:
             return list(reversed(session.exec(query).all()))
 
+    @_retry_once
     def add(self, message: Message) -> Message:
         """Insert a message and return it with its id."""
         with self._guard(), self._session() as session:
@@ -227,6 +257,7 @@ class Store:
             session.commit()
             return message
 
+    @_retry_once
     def update(self, message_id: int, **fields: Any) -> None:
         """Change fields of a stored message."""
         with self._guard(), self._session() as session:
@@ -238,6 +269,7 @@ class Store:
             session.add(message)
             session.commit()
 
+    @_retry_once
     def interrupt_stale(self, older_than: float) -> int:
         """Answers still `streaming` that started more than `older_than` seconds ago become `interrupted`."""
         cutoff = _now() - timedelta(seconds=older_than)
@@ -258,11 +290,13 @@ class Store:
             session.commit()
             return result.rowcount == 1
 
+    @_retry_once
     def get_action(self, action_id: int) -> PendingAction | None:
         """One pending action by id."""
         with self._guard(), self._session() as session:
             return session.get(PendingAction, action_id)
 
+    @_retry_once
     def count_actions(self, statuses: set[str]) -> int:
         """How many actions are in any of the given statuses."""
         with self._guard(), self._session() as session:
@@ -272,12 +306,14 @@ class Store:
         """Append to the audit log."""
         self.add(AuditEntry(action_id=action_id, actor=actor, event=event, detail=detail[:2000]))
 
+    @_retry_once
     def audit_log(self, action_id: int) -> list[AuditEntry]:
         """An action's audit entries, oldest first."""
         with self._guard(), self._session() as session:
             return list(session.exec(select(AuditEntry).where(AuditEntry.action_id == action_id)
                                      .order_by(AuditEntry.id)).all())
 
+    @_retry_once
     def traces(self, conversation_id: int) -> list[TurnTrace]:
         """A conversation's turn traces, oldest first."""
         with self._guard(), self._session() as session:
@@ -295,6 +331,7 @@ class Store:
                 session.rollback()
                 return False
 
+    @_retry_once
     def request_stop(self, run_id: str) -> None:
         """Ask whichever process runs `run_id` to stop it."""
         with self._guard(), self._session() as session:
@@ -305,11 +342,13 @@ class Store:
                 except IntegrityError:  # clicked twice at once
                     session.rollback()
 
+    @_retry_once
     def stop_requested(self, run_id: str) -> bool:
         """Whether a Stop was clicked for this run on any process."""
         with self._guard(), self._session() as session:
             return session.get(StopRequest, run_id) is not None
 
+    @_retry_once
     def set_feedback(self, message_id: int, user_id: str, helpful: bool) -> None:
         """Record or change a user's feedback on an answer."""
         with self._guard(), self._session() as session:
@@ -320,11 +359,13 @@ class Store:
             session.add(row)
             session.commit()
 
+    @_retry_once
     def feedback(self, message_id: int) -> list[Feedback]:
         """Feedback rows of one answer."""
         with self._guard(), self._session() as session:
             return list(session.exec(select(Feedback).where(Feedback.message_id == message_id)).all())
 
+    @_retry_once
     def has_conversation(self, platform: str, tenant: str, channel: str, thread: str) -> bool:
         """Whether docbot already takes part in this thread."""
         with self._guard(), self._session() as session:
@@ -348,6 +389,7 @@ class Store:
             session.commit()
             return taken.rowcount == 1
 
+    @_retry_once
     def renew_lease(self, name: str, holder: str, ttl: float) -> bool:
         """Extend our lease; False if it lapsed and someone else took it."""
         with self._guard(), self._session() as session:
@@ -356,17 +398,20 @@ class Store:
             session.commit()
             return renewed.rowcount == 1
 
+    @_retry_once
     def release_lease(self, name: str, holder: str) -> None:
         """Give the lease up (only if we hold it)."""
         with self._guard(), self._session() as session:
             session.execute(delete(Lease).where(Lease.name == name, Lease.holder == holder))
             session.commit()
 
+    @_retry_once
     def lease(self, name: str) -> Lease | None:
         """The lease row, if any."""
         with self._guard(), self._session() as session:
             return session.get(Lease, name)
 
+    @_retry_once
     def missing_since(self, key: str) -> float:
         """When a source was first found missing (recorded now if this is the first time)."""
         with self._guard(), self._session() as session:
@@ -381,6 +426,7 @@ class Store:
                     row = session.get(MissingSource, key)
             return row.since
 
+    @_retry_once
     def source_found(self, key: str) -> None:
         """A source is present (again): forget that it was missing."""
         with self._guard(), self._session() as session:
@@ -395,16 +441,19 @@ class Store:
             session.commit()
             return result.rowcount
 
+    @_retry_once
     def runs(self, limit: int = 10) -> list[IndexRun]:
         """The latest index runs, newest first."""
         with self._guard(), self._session() as session:
             return list(session.exec(select(IndexRun).order_by(IndexRun.id.desc()).limit(limit)).all())
 
+    @_retry_once
     def get_run(self, run_id: int) -> IndexRun | None:
         """One index run."""
         with self._guard(), self._session() as session:
             return session.get(IndexRun, run_id)
 
+    @_retry_once
     def update_run(self, run_id: int, **fields: Any) -> None:
         """Change fields of an index run."""
         with self._guard(), self._session() as session:

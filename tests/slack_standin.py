@@ -22,6 +22,7 @@ class SlackStandIn:
     calls: list[tuple[str, dict]] = field(default_factory=list)
     streaming: bool = True
     rate_limit_once: set[str] = field(default_factory=set)
+    unavailable: set[str] = field(default_factory=set)  # methods answered 503 (Slack is having an incident)
     server: TestServer | None = None
     socket_envelopes: list[dict] = field(default_factory=list)  # pushed to a Socket Mode client on connect
     socket_acks: list[dict] = field(default_factory=list)
@@ -56,6 +57,8 @@ class SlackStandIn:
         else:
             body = dict(parse_qsl(raw))
         self.calls.append((method, body))
+        if method in self.unavailable:
+            return web.json_response({"ok": False, "error": "service_unavailable"}, status=503)
         if method in self.rate_limit_once:
             self.rate_limit_once.discard(method)
             return web.json_response({"ok": False, "error": "ratelimited"}, status=429, headers={"Retry-After": "1"})

@@ -1,6 +1,7 @@
 """Faults and bad input: every turn still gets a reply, and what can be stored is stored."""
 import asyncio
 import json
+import time
 
 import pytest
 
@@ -97,6 +98,14 @@ async def test_malformed_platform_payloads_are_refused_cleanly(tmp_path, make):
         assert slack_resp.status in (400, 404)
         teams_resp = await client.post("/api/messages", data=garbage, headers={"Content-Type": "application/json"})
         assert teams_resp.status == 400
+        for not_an_activity in ("[]", '[{"type": "message"}]', "[" * 50_000 + "]" * 50_000, "42"):
+            response = await client.post("/api/messages", data=not_an_activity,
+                                         headers={"Content-Type": "application/json"})
+            assert response.status == 400, not_an_activity[:20]
+        nested = "[" * 100_000 + "]" * 100_000
+        slack_nested = await client.post("/slack/events", data=nested,
+                                         headers={"Content-Type": "application/json", **signed("secret", nested)})
+        assert slack_nested.status == 400
         no_conversation = await client.post("/api/messages", json={"type": "message", "text": "hi"})
         assert no_conversation.status == 400
         assert json.loads(await no_conversation.text())  # a JSON error body, not a stack trace
@@ -205,3 +214,199 @@ def test_an_enormous_file_is_reported_not_loaded():
 
     with pytest.raises(DocumentError, match="limit"):
         load("dump.txt", b"a" * (MAX_FILE_BYTES + 1))
+
+
+async def _max_stall(task_factory, *, tick: float = 0.01) -> tuple[float, object]:
+    """Run a coroutine while a ticker measures the longest the event loop went without running it."""
+    worst, running = 0.0, True
+
+    async def ticker():
+        nonlocal worst
+        last = time.perf_counter()
+        while running:
+            await asyncio.sleep(tick)
+            now = time.perf_counter()
+            worst = max(worst, now - last - tick)
+            last = now
+
+    watcher = asyncio.create_task(ticker())
+    try:
+        result = await task_factory()
+    finally:
+        running = False
+        await watcher
+    return worst, result
+
+
+async def test_a_locked_database_never_stalls_the_event_loop(make, tmp_path):
+    """Another process holds the SQLite write lock for 2 s: the turn waits for it off the loop, and every
+    other coroutine (the /healthz handler, other threads' streams) keeps running."""
+    import sqlite3
+    import threading
+
+    path = tmp_path / "locked.sqlite3"
+    service = make(f"sqlite:///{path}")
+    await (await service.ask(KEY, "What is Beacon?", "u1")).collect()  # warm: tables, model, classifier
+    holder = sqlite3.connect(path, check_same_thread=False)
+    holder.execute("BEGIN EXCLUSIVE")
+    release = threading.Timer(2.0, lambda: (holder.rollback(), holder.close()))
+    release.start()
+
+    async def turn():
+        return await (await service.ask(KEY, "What is Beacon?", "u1")).collect()
+
+    started = time.perf_counter()
+    stall, reply = await _max_stall(turn)
+    assert time.perf_counter() - started >= 1.5  # it really waited for the lock
+    assert "Beacon" in reply
+    assert stall < 0.3, f"the event loop stalled for {stall:.2f}s"
+
+
+async def test_a_streaming_answer_is_saved_as_it_streams_and_interrupted_on_shutdown(make, db_url, monkeypatch):
+    service = make(db_url)
+
+    async def slow_answer(self, prepared, history):
+        for n in range(100):
+            await asyncio.sleep(0.05)
+            yield f"part {n}. "
+
+    monkeypatch.setattr(Pipeline, "answer", slow_answer)
+    turn = await service.ask(KEY, "Tell me everything about on-call", "u1")
+    consuming = asyncio.create_task(turn.collect())
+    await asyncio.sleep(1.6)
+    conv = service.store.conversation(*KEY.__dict__.values()).id
+    saved = service.store.history(conv, 1)[0]
+    assert saved.status == "streaming" and saved.text.startswith("part 0.")  # a kill -9 now loses < 1 s
+    assert await service.shutdown(timeout=3.0) == 1  # SIGTERM: stop and store, do not wait for the end
+    await asyncio.wait_for(consuming, 3)
+    final = service.store.history(conv, 1)[0]
+    assert final.status == "interrupted" and final.text == turn.text and "part 99." not in final.text
+
+
+async def test_answers_left_streaming_by_a_dead_process_are_marked_interrupted(make, db_url):
+    from datetime import datetime, timedelta, timezone
+
+    from bot.storage import Message
+
+    service = make(db_url)
+    conv = service.store.conversation(*KEY.__dict__.values()).id
+    old = service.store.add(Message(conversation_id=conv, role="assistant", text="half an ans", status="streaming",
+                                    created_at=datetime.now(timezone.utc) - timedelta(hours=1)))
+    live = service.store.add(Message(conversation_id=conv, role="assistant", text="still going", status="streaming"))
+    assert service.interrupt_stale() == 1
+    statuses = {m.id: m.status for m in service.store.history(conv, 5)}
+    assert statuses[old.id] == "interrupted" and statuses[live.id] == "streaming"
+
+
+@pytest.mark.postgres
+async def test_a_postgres_connection_killed_mid_write_is_retried_once(make, db_url):
+    if not db_url.startswith("postgresql"):
+        pytest.skip("kills a PostgreSQL backend")
+    import psycopg
+    from sqlalchemy import event
+
+    service = make(db_url)
+    store = service.store
+    store.ping()
+    killed = []
+
+    @event.listens_for(store.engine, "before_cursor_execute")
+    def kill_once(conn, cursor, statement, parameters, context, executemany):
+        if not killed and statement.lstrip().upper().startswith(("INSERT", "UPDATE")):
+            pid = conn.connection.dbapi_connection.info.backend_pid
+            with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True) as admin:
+                admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+            killed.append(pid)
+
+    turn = await service.ask(KEY, "What is Beacon?", "u1")
+    reply = await turn.collect()
+    assert killed and "Beacon" in reply
+    conv = store.conversation(*KEY.__dict__.values()).id
+    assert [m.role for m in store.history(conv, 5)] == ["user", "assistant"]  # nothing lost, nothing doubled
+    assert store.history(conv, 1)[0].text == reply
+
+
+async def test_an_llm_answer_cut_mid_stream_is_stored_partial_and_counted(handbook_indexer, analyzer, classifier,
+                                                                         tmp_path):
+    from openai_standin import OpenAIStandIn, Reply
+    from rag.answer import ExtractiveAnswerer, LLMAnswerer
+    from rag.llm import OpenAIChat
+
+    llm = await OpenAIStandIn().start()
+    try:
+        service = build_service(handbook_indexer, analyzer, classifier, f"sqlite:///{tmp_path / 'l.sqlite3'}")
+        service.pipeline.answerer = LLMAnswerer(OpenAIChat("m", "sk-test", llm.base_url, max_retries=0),
+                                                ExtractiveAnswerer(analyzer, handbook_indexer.embedder), timeout=0.5)
+        llm.script = [Reply(pieces=["Beacon is the ", "never"], stall_after=1)]
+        turn = await service.ask(KEY, "What is Beacon?", "u1")
+        reply = await turn.collect()
+        conv = service.store.conversation(*KEY.__dict__.values()).id
+        stored = service.store.history(conv, 1)[0]
+        assert reply.startswith("Beacon is the ") and "Sorry" in reply
+        assert stored.status == "partial" and stored.text == reply
+        assert service.metrics.errors.labels("llm")._value.get() == 1
+    finally:
+        await llm.close()
+
+
+async def test_console_input_that_is_not_utf8_is_read_not_fatal(make, tmp_path):
+    import io
+
+    from adapters.console import ConsoleAdapter
+
+    service = make(f"sqlite:///{tmp_path / 'c.sqlite3'}")
+    lines = io.TextIOWrapper(io.BytesIO(b"What is \xff\xfe Beacon?\n/quit\n"), encoding="utf-8")
+    out = io.StringIO()
+    from rich.console import Console
+
+    await ConsoleAdapter(service, out=Console(file=out, width=120)).run(lines)
+    assert "Beacon" in out.getvalue()
+
+
+def test_sigterm_drains_within_seconds_even_mid_index(tmp_path):
+    """`docbot serve` indexing the handbook at start-up (tens of seconds of embedding) is told to stop:
+    it exits within a few seconds, and the index run is recorded as stopped, to resume next time."""
+    import os
+    import shutil
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+
+    from bot.storage import Store
+    from conftest import HANDBOOK
+
+    docs = tmp_path / "docs"
+    shutil.copytree(HANDBOOK, docs)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "DOCBOT_DATA_DIR": str(tmp_path / "data"), "DOCBOT_DOCS": json.dumps([str(docs)]),
+           "DOCBOT_PORT": str(port), "DOCBOT_INDEX_ON_START": "true", "DOCBOT_INDEX_SCHEDULE": ""}
+    server = subprocess.Popen([sys.executable, "-c", "from bot.cli import main; main()", "serve"], env=env,
+                              cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        store = None
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # until the start-up index run is under way
+            time.sleep(0.5)
+            assert server.poll() is None, server.stderr.read().decode()[-2000:]
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
+                store = store or Store(f"sqlite:///{tmp_path / 'data' / 'docbot.sqlite3'}")
+                if store.runs(1) and store.runs(1)[0].status == "running":
+                    break
+            except OSError:
+                continue
+        time.sleep(2.0)
+        started = time.monotonic()
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+        took = time.monotonic() - started
+    finally:
+        if server.poll() is None:
+            server.kill()
+    assert took < 8, f"shutdown took {took:.1f}s"
+    run = store.runs(1)[0]
+    assert run.status == "stopped" and "shutting down" in run.errors[0][1]

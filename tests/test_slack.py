@@ -290,3 +290,97 @@ async def test_socket_mode_receives_events_and_acknowledges(slack, handbook_inde
         assert slack.named("chat.startStream")[0]["thread_ts"] == "1700000020.000100"
     finally:
         await handler.close_async()
+
+
+async def _bot_over(slack, service):
+    adapter = SlackAdapter(service, "xoxb-test", SECRET, api_base_url=slack.base_url, update_every=0.0)
+    app = web.Application()
+    adapter.mount(app)
+    client = TestClient(TestServer(app, host="127.0.0.1"))
+    await client.start_server()
+
+    async def post(body: str):
+        return await client.post("/slack/events", data=body.encode(),
+                                 headers={"Content-Type": "application/json", **signed(SECRET, body)})
+
+    client.post_signed = post
+    return client
+
+
+async def test_document_markup_reaches_slack_as_inert_text(slack, analyzer, embedder, classifier, tmp_path):
+    """A document that says <!channel>, mentions a user and disguises links: quoted, never live."""
+    from conftest import make_indexer
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "escalation.md").write_text(
+        "# Escalation policy\n\n- For a sev-1 outage, page <!channel> and <@U0ADMIN> at once.\n"
+        "- The escalation form is <https://evil.example/steal|the official handbook> "
+        "and [the runbook](https://evil.example/runbook) & the pager rota.\n")
+    indexer = make_indexer(tmp_path / "i.sqlite3", analyzer, embedder)
+    indexer.run(docs)
+    service = build_service(indexer, analyzer, classifier, f"sqlite:///{tmp_path / 'x.sqlite3'}")
+    for streaming in (True, False):
+        slack.calls.clear()
+        slack.streaming = streaming
+        client = await _bot_over(slack, service)
+        try:
+            await client.post_signed(event_body(f"<@{BOT_USER}> What is the escalation policy for a sev-1 outage?",
+                                                event_id=f"EvEsc{streaming}", ts=f"170000900{int(streaming)}.000100"))
+            await until(lambda: slack.named("chat.stopStream") or
+                        any("blocks" in b and "Regenerate" in json.dumps(b) for b in slack.named("chat.update")))
+        finally:
+            await client.close()
+        sent = json.dumps([body for _, body in slack.calls], ensure_ascii=False)
+        for live in ("<!channel>", "<@U0ADMIN>", "<https://evil.example/steal|", "](https://evil.example"):
+            assert live not in sent, (streaming, live)
+        assert "&lt;!channel&gt;" in sent and "&lt;@U0ADMIN&gt;" in sent and "&amp;" in sent
+        assert "the runbook (https://evil.example/runbook)" in sent  # the target is shown, not hidden
+
+
+async def test_database_down_still_gets_a_reply(bot, slack, monkeypatch):
+    from rag.errors import StorageError
+
+    def down(*args, **kwargs):
+        raise StorageError("conversation database error: connection refused")
+
+    for name in ("first_sighting", "conversation", "has_conversation", "add", "update"):
+        monkeypatch.setattr(bot.service.store, name, down)
+    await bot.post_signed(event_body(f"<@{BOT_USER}> What is Beacon?", event_id="EvDown", ts="1700000300.000100"))
+    await until(lambda: slack.named("chat.stopStream"))
+    said = "".join(b.get("markdown_text", "") for b in slack.named("chat.appendStream"))
+    assert "Sorry" in said  # an apology rather than silence
+
+
+async def test_lone_surrogates_are_answered_and_stored(bot, slack):
+    body = event_body(f"<@{BOT_USER}> What is Beacon? \\ud800 broken", event_id="EvSur", ts="1700000400.000100")
+    assert "\\\\ud800" in body  # the JSON escape Slack would send for a lone surrogate
+    await bot.post_signed(body.replace("\\\\ud800", "\\ud800"))
+    await until(lambda: slack.named("chat.stopStream"))
+    conv = bot.service.store.conversation("slack", "T1", "C1", "1700000400.000100")
+    question, answer = bot.service.store.history(conv.id, 2)
+    assert "\ufffd" in question.text and answer.status == "complete" and "Beacon" in answer.text
+
+
+async def test_slack_down_when_the_answer_opens_still_ends_the_turn(bot, slack):
+    slack.unavailable = {"chat.postMessage", "chat.startStream"}
+    bot.adapter.client.retry_handlers.clear()  # Slack stays down through every retry; do not wait for them
+    await bot.post_signed(event_body(f"<@{BOT_USER}> What is Beacon?", event_id="Ev503", ts="1700000500.000100"))
+    store = bot.service.store
+    await until(lambda: store.has_conversation("slack", "T1", "C1", "1700000500.000100") and
+                store.history(store.conversation("slack", "T1", "C1", "1700000500.000100").id, 1)[0].status == "failed")
+    answer = store.history(store.conversation("slack", "T1", "C1", "1700000500.000100").id, 1)[0]
+    assert "service_unavailable" in answer.timings["error"]
+    assert bot.service.metrics.active_turns._value.get() == 0 and not bot.service._active
+    slack.unavailable = set()
+    started = time.monotonic()
+    await bot.post_signed(event_body(f"<@{BOT_USER}> What is Beacon?", event_id="Ev503b", ts="1700000501.000100",
+                                     thread_ts="1700000500.000100"))
+    await until(lambda: slack.named("chat.stopStream"))
+    assert time.monotonic() - started < 8  # the thread was free: no 10 s wait behind a dead run
+
+
+async def test_deeply_nested_json_is_a_400_not_a_500(bot):
+    body = "[" * 100_000 + "]" * 100_000
+    response = await bot.post_signed(body)
+    assert response.status == 400

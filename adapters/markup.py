@@ -1,0 +1,41 @@
+"""Text from documents, the model and users made inert for chat: it can never ping a channel,
+mention someone, or hide a link's target behind other words.
+
+Escaping belongs to the adapters (each platform has its own control characters); these are
+the shared pieces. Every pattern here is linear-time (bounded runs, no nested quantifiers).
+"""
+from __future__ import annotations
+
+import re
+from urllib.parse import quote
+
+# A Markdown link [label](url): the label is kept and the target shown, so "[docs](https://evil)" cannot
+# pass for a link to the docs. Bounded label and target keep the scan linear.
+_MARKDOWN_LINK = re.compile(r"\[([^\[\]\n]{0,300})\]\(([^()\s]{1,2000})\)")
+
+
+def explicit_links(text: str) -> str:
+    """Markdown links written out as `label (target)`."""
+    return _MARKDOWN_LINK.sub(lambda m: f"{m.group(1)} ({m.group(2)})" if m.group(1) != m.group(2)
+                              else m.group(2), text)
+
+
+def slack_escape(text: str) -> str:
+    """Slack's three control characters as entities (api.slack.com/reference/surfaces/formatting#escaping):
+    `<!channel>`, `<@U123>` and `<https://evil|docs>` from a document arrive as plain text."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def slack_markdown(text: str) -> str:
+    """Text for Slack's Markdown surfaces (streams, markdown blocks): escaped, and links made explicit."""
+    return slack_escape(explicit_links(text))
+
+
+def html_escape(text: str) -> str:
+    """Teams message text renders a subset of HTML (`<a>`, `<at>`): escaped, nothing becomes markup."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def url_path(path: str) -> str:
+    """A document path as a URL path: spaces, Hangul and '|' or '>' percent-encoded, slashes kept."""
+    return quote(path, safe="/")
