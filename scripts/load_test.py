@@ -1,6 +1,7 @@
 """Load test: N users in M threads each against a real `docbot serve` process on loopback.
 
     python scripts/load_test.py [--users 10] [--threads 5] [--turns 3]
+    python scripts/load_test.py --burst 300     # 300 messages into one thread at once
 
 Starts, on 127.0.0.1 only: a Slack Web API stand-in and an OpenAI-compatible stand-in
 (streamed answers, JSON rewrites) in this process, and `docbot serve` as a subprocess with a
@@ -123,20 +124,56 @@ async def run(args) -> dict:
                         errors.append(f"no answer in {channel}/{root} turn {turn + 1}")
                         return
 
-            await asyncio.gather(*[thread(u, n) for u in range(args.users) for n in range(args.threads)])
+            if args.burst:
+                await burst(session, slack, port, args, latencies, errors)
+            else:
+                await asyncio.gather(*[thread(u, n) for u in range(args.users) for n in range(args.threads)])
         elapsed = time.perf_counter() - started
     finally:
         server.terminate()
         server.wait(timeout=30)
         await slack.close()
         await llm.close()
-    lost = lost_messages(tmp, args.users * args.threads * args.turns)
+    expected = args.burst or args.users * args.threads * args.turns
+    lost = lost_messages(tmp, expected)
+    if args.burst:
+        return {"burst_messages": args.burst, "seconds": round(elapsed, 1), "replies_finished": len(latencies),
+                "latency_ms": _percentiles(latencies), "errors": len(errors), "error_samples": errors[:5], **lost}
     return {"users": args.users, "threads_per_user": args.threads, "threads": args.users * args.threads,
             "turns": len(latencies), "seconds": round(elapsed, 1),
             "throughput_turns_per_s": round(len(latencies) / elapsed, 2),
             "latency_ms": {"p50": round(float(np.percentile(latencies, 50)), 1) if latencies else None,
                            "p95": round(float(np.percentile(latencies, 95)), 1) if latencies else None},
             "errors": len(errors), "error_samples": errors[:5], **lost}
+
+
+def _percentiles(latencies: list[float]) -> dict:
+    return {"p50": round(float(np.percentile(latencies, 50)), 1) if latencies else None,
+            "p95": round(float(np.percentile(latencies, 95)), 1) if latencies else None}
+
+
+async def burst(session, slack: SlackStandIn, port: int, args, latencies: list, errors: list) -> None:
+    """`args.burst` messages posted at once into one DM thread: each new one supersedes the answer
+    before it, so every message must be stored and every reply stream closed (answered or stopped)."""
+    root, channel = "1700009000.000100", "D1"
+
+    async def one(n: int) -> None:
+        body = event_body(f"What is Beacon? ({n})", event_id=f"EvBurst{n}", ts=f"17000090{n:02d}.{n:06d}",
+                          channel=channel, thread_ts=root, kind="message", channel_type="im", user="UBURST")
+        async with session.post(f"http://127.0.0.1:{port}/slack/events", data=body.encode(),
+                                headers={"Content-Type": "application/json", **signed(SECRET, body)}) as response:
+            if response.status != 200:
+                errors.append(f"HTTP {response.status}")
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*[one(n) for n in range(args.burst)])
+    try:
+        await until_answered(slack, channel, root, args.burst, args.timeout)
+    except TimeoutError:
+        errors.append("not every reply stream was closed in time")
+    starts = {b["_reply_ts"] for b in slack.named("chat.startStream") if b.get("thread_ts") == root}
+    closed = [b for b in slack.named("chat.stopStream") if b["ts"] in starts]
+    latencies.extend([(time.perf_counter() - t0) * 1000] * len(closed))
 
 
 async def until_answered(slack: SlackStandIn, channel: str, root: str, count: int, timeout: float) -> None:
@@ -159,8 +196,12 @@ def lost_messages(data_dir: str, expected: int) -> dict:
 
     db = sqlite3.connect(Path(data_dir) / "docbot.sqlite3")
     users = db.execute("SELECT count(*) FROM message WHERE role='user'").fetchone()[0]
-    complete = db.execute("SELECT count(*) FROM message WHERE role='assistant' AND status='complete'").fetchone()[0]
-    return {"user_messages_stored": users, "answers_complete": complete, "lost_messages": expected - users}
+    statuses = dict(db.execute("SELECT status, count(*) FROM message WHERE role='assistant' GROUP BY status"))
+    empty = db.execute("SELECT count(*) FROM message WHERE role='assistant' AND status='complete' "
+                       "AND text=''").fetchone()[0]
+    return {"user_messages_stored": users, "answers_by_status": statuses,
+            "answers_complete": statuses.get("complete", 0), "empty_complete_answers": empty,
+            "lost_messages": expected - users, "questions_without_reply": users - sum(statuses.values())}
 
 
 def main() -> None:
@@ -169,6 +210,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=5)
     parser.add_argument("--turns", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds one answer may take")
+    parser.add_argument("--burst", type=int, default=0, help="post this many messages into one thread at once")
     parser.add_argument("--startup-timeout", type=float, default=900.0,
                         help="give up if docbot serve is not ready (GET /readyz) after this many seconds")
     print(json.dumps(asyncio.run(run(parser.parse_args())), indent=2, ensure_ascii=False))

@@ -352,14 +352,14 @@ async def test_an_llm_answer_cut_mid_stream_is_stored_partial_and_counted(handbo
 async def test_console_input_that_is_not_utf8_is_read_not_fatal(make, tmp_path):
     import io
 
-    from adapters.console import ConsoleAdapter
+    from adapters.console import ConsoleChat
 
     service = make(f"sqlite:///{tmp_path / 'c.sqlite3'}")
     lines = io.TextIOWrapper(io.BytesIO(b"What is \xff\xfe Beacon?\n/quit\n"), encoding="utf-8")
     out = io.StringIO()
     from rich.console import Console
 
-    await ConsoleAdapter(service, out=Console(file=out, width=120)).run(lines)
+    await ConsoleChat(service, out=Console(file=out, width=120)).run(lines)
     assert "Beacon" in out.getvalue()
 
 
