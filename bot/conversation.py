@@ -104,8 +104,11 @@ class Turn:
                     await self.service.persist(self)
             else:
                 self.status = "complete"
-        except DocbotError as exc:  # the answer broke off (e.g. the model stream was cut): say so, count it
-            log.warning("answer failed in run %s: %s", self.run_id, exc)
+        except Exception as exc:  # the answer broke off (a model stream cut, or a bug): say so, count it
+            if isinstance(exc, DocbotError):
+                log.warning("answer failed in run %s: %s", self.run_id, exc)
+            else:
+                log.exception("answer crashed in run %s", self.run_id)
             self.service.metrics.errors.labels(_component(exc)).inc()
             piece = ("\n\n" if self.text else "") + canned("error", self.prepared.question)
             self.text += piece
@@ -275,10 +278,13 @@ class ConversationService:
                                     reply=canned("rate_limited", text))
             else:
                 prepared = await self.pipeline.prepare(text, history, channel=key.channel)
-        except DocbotError as exc:
-            log.warning("prepare failed in run %s: %s", run_id, exc)
+        except Exception as exc:  # expected failures and bugs alike: the question stays stored and gets an apology
+            if isinstance(exc, DocbotError):
+                log.warning("prepare failed in run %s: %s", run_id, exc)
+            else:
+                log.exception("prepare crashed in run %s", run_id)
             self.metrics.errors.labels(_component(exc)).inc()
-            prepared = Prepared(text, Rewrite(text, "none"), Route("error", 0.0, reason=str(exc)))
+            prepared = Prepared(text, Rewrite(text, "none"), Route("error", 0.0, reason=str(exc)[:300]))
         action, answer_id = await asyncio.to_thread(self._record, question_id, prepared, conversation_id, run_id,
                                                     user_id, text)
         turn = Turn(self, key, run_id, prepared, history, answer_id, started)

@@ -54,8 +54,14 @@ class Analyzer:
 
     def __init__(self) -> None:
         self._kiwi = _kiwi()
-        self._stem = snowballstemmer.stemmer("english").stemWord
+        self._stemmers = threading.local()  # a snowball stemmer keeps state per call: one per thread
         self._lock = threading.Lock()
+
+    def _stem(self, word: str) -> str:
+        stemmer = getattr(self._stemmers, "english", None)
+        if stemmer is None:
+            stemmer = self._stemmers.english = snowballstemmer.stemmer("english")
+        return stemmer.stemWord(word)
 
     def _tokens(self, texts: list[str]):
         clipped = [t[:MAX_ANALYSED_CHARS] for t in texts]

@@ -130,7 +130,7 @@ class Pipeline:
             prepared.hits, prepared.steps = await asyncio.to_thread(self.retrieve, rewrite.text, None, channel,
                                                                     rewrite.prior)
             prepared.searched = True
-            if not self.evidence.answers(rewrite.text, prepared.hits, self.analyzer):
+            if not await asyncio.to_thread(self.evidence.answers, rewrite.text, prepared.hits, self.analyzer):
                 # Nothing answers it: say so plainly, and offer the closest documents as "maybe related".
                 prepared.related, prepared.hits = prepared.hits, []
                 prepared.reply = not_found_reply(clipped, prepared.related)

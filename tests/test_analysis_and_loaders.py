@@ -76,3 +76,29 @@ def test_language_of_a_chunk():
     assert languages("배포 전에 스테이징에서 smoke test를 실행하고 canary 배포로 traffic을 옮깁니다") == ("ko", "en")
     assert main_language("what about 재택근무?") == "ko" and main_language("PostgreSQL 백업 주기는?") == "ko"
     assert main_language("How long are logs kept?") == "en"
+
+
+def test_the_analyzer_is_safe_to_share_between_threads(analyzer):
+    """Retrieval, the rewrite and the evidence check analyse text on several threads at once; the English
+    stemmer keeps state per call, and sharing one raised IndexError under load (seen in the load test)."""
+    import threading
+
+    texts = ["The hotel allowances for executives are running higher than expected during conferences",
+             "Deployment procedures require approvals and canary releases with monitoring dashboards"] * 5
+    expected = analyzer.terms_many(texts)
+    errors, wrong = [], []
+
+    def work():
+        try:
+            for _ in range(100):
+                if analyzer.terms_many(texts) != expected:
+                    wrong.append(1)
+        except Exception as exc:  # noqa: BLE001 - any failure is the finding
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and not wrong

@@ -33,7 +33,8 @@ async def test_database_down_still_answers_and_recovers(make, tmp_path, monkeypa
     assert "Beacon" in await turn.collect() and turn.status == "complete"
 
 
-@pytest.mark.parametrize("error", [SearchIndexError("cluster unreachable"), EmbeddingError("embedding endpoint down")])
+@pytest.mark.parametrize("error", [SearchIndexError("cluster unreachable"), EmbeddingError("embedding endpoint down"),
+                                   IndexError("string index out of range")])  # a bug gets an apology too
 async def test_a_dead_dependency_gets_an_apology_and_the_message_is_kept(make, tmp_path, monkeypatch, error):
     service = make(f"sqlite:///{tmp_path / 'd.sqlite3'}")
 

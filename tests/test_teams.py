@@ -204,3 +204,34 @@ async def test_teams_stop_in_a_personal_chat_keeps_the_partial_answer(teams, con
     conv = teams.service.store.conversation("teams", "tenant-1", "a:personal-stop", "a:personal-stop").id
     answer = teams.service.store.history(conv, 1)[0]
     assert answer.status == "cancelled" and answer.text.startswith("part 0.") and "part 99." not in answer.text
+
+
+async def test_document_markup_reaches_teams_as_inert_text(connector, analyzer, embedder, classifier, tmp_path):
+    """A document with Teams mention tags, HTML links and disguised Markdown links: shown, never live."""
+    from conftest import make_indexer
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "escalation.md").write_text(
+        "# Escalation policy\n\n- For a sev-1 outage, notify <at>Everyone</at> and open "
+        '<a href="https://evil.example/steal">the official handbook</a> at once.\n'
+        "- The escalation form is [the runbook](https://evil.example/runbook) & the pager rota.\n")
+    indexer = make_indexer(tmp_path / "i.sqlite3", analyzer, embedder)
+    indexer.run(docs)
+    service = build_service(indexer, analyzer, classifier, f"sqlite:///{tmp_path / 'x.sqlite3'}")
+    client = await _client(TeamsAdapter(service, update_every=0.0))
+    try:
+        question = "What is the escalation policy for a sev-1 outage?"
+        await client.post("/api/messages", json=message(question, connector.service_url))
+        await client.post("/api/messages", json=message(question, connector.service_url, conversation="19:group-1",
+                                                        kind="groupChat", activity_id="m2"))
+    finally:
+        await client.close()
+    sent = [c["body"] for c in connector.calls if c["kind"] in ("reply", "send", "update")]
+    texts = json.dumps([b.get("text", "") for b in sent], ensure_ascii=False)
+    cards = json.dumps([a.get("content") for b in sent for a in b.get("attachments") or []], ensure_ascii=False)
+    assert "Everyone" in texts and "evil.example/runbook" in texts  # the passage was quoted
+    for live in ("<at>", "<a href", "](https://evil.example"):
+        assert live not in texts, live
+    assert "](https://evil.example" not in cards and "the runbook (https://evil.example/runbook)" in cards
+    assert "&lt;at&gt;Everyone&lt;/at&gt;" in texts
