@@ -62,6 +62,7 @@ class IndexJob:
         paths = list(self.indexer.index.files(key))
         for path in paths:
             self.indexer.index.delete_file(key, path)
+        self.indexer.index.flush()
         log.info("removed source %s from the index (%d files)", key, len(paths))
         return len(paths)
 

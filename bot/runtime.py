@@ -71,7 +71,8 @@ class Runtime:
             from rag.es_index import ElasticsearchIndex
 
             return ElasticsearchIndex(self.es_client_factory(), self.analyzer, alias=s.es_alias,
-                                      korean=s.es_korean, index_options=s.es_index_options)
+                                      korean=s.es_korean, index_options=s.es_index_options, shards=s.es_shards,
+                                      replicas=s.es_replicas)
         return SqliteSearchIndex(s.index_path, self.analyzer)
 
     def es_client_factory(self, **overrides):

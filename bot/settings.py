@@ -41,6 +41,8 @@ class Settings(BaseSettings):
     es_alias: str = "docbot-chunks"
     es_index_options: str = Field("int8_hnsw", description="dense_vector index_options type (int8_hnsw, hnsw, bbq_hnsw...)")
     es_korean: Literal["auto", "nori", "kiwi"] = "auto"
+    es_shards: int = Field(1, ge=1, le=64, description="primary shards of a new index (one holds millions of chunks)")
+    es_replicas: int | None = Field(None, ge=0, le=10, description="replicas of a new index; unset: the cluster's default")
 
     # Embeddings and search
     embedder: Literal["e5", "openai"] = "e5"
@@ -49,8 +51,10 @@ class Settings(BaseSettings):
     chunker: Literal["overlap", "semantic"] = "overlap"
     chunk_size: int = 900
     chunk_overlap: int = 150
-    top_k: int = 5
-    candidates: int = 40  # BM25 matches and nearest chunks per language handed to the ranker
+    top_k: int = Field(5, ge=1, le=50)
+    # BM25 matches and nearest chunks per language handed to the ranker. Elasticsearch asks kNN for
+    # 4x this many candidates and allows at most 10,000, hence the bound.
+    candidates: int = Field(40, ge=1, le=2500)
     keyword_weight: float = 0.25  # BM25's bonus, in within-language z-score units (rag/ranking.py)
     z_gap: float = 2.5  # relevance floor: hits within this many z-units of the best
     cosine_gap: float = 0.08  # ... and within this cosine of the best hit of their own language

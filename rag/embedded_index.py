@@ -150,6 +150,13 @@ class SqliteSearchIndex:
         heads = self.analyzer.terms_many(f"{c.title} {c.heading}" for c in chunks)
         bodies = self.analyzer.terms_many(c.text for c in chunks)
         channels = _encode(record.visibility)
+        try:
+            self._write(source, record, chunks, vectors, heads, bodies, channels)
+        except sqlean.Error as exc:  # the transaction rolled back: the file stays at its old version
+            raise SearchIndexError(f"{record.path}: the index refused the write ({exc})") from exc
+
+    def _write(self, source: str, record: FileRecord, chunks: list[Chunk], vectors: np.ndarray, heads, bodies,
+               channels: str) -> None:
         with self._lock, self._transaction():
             self._matrix = None  # this connection's own commits do not move its data_version
             self._delete_chunks(source, record.path)
@@ -185,6 +192,9 @@ class SqliteSearchIndex:
             self._matrix = None
             self._db.execute("UPDATE chunks SET channels=? WHERE source=? AND path=?", (channels, source, path))
             self._db.execute("UPDATE files SET channels=? WHERE source=? AND path=?", (channels, source, path))
+
+    def flush(self) -> None:
+        """Nothing to do: every write is searchable once its transaction commits."""
 
     def _delete_chunks(self, source: str, path: str) -> None:
         ids = [r[0] for r in self._db.execute("SELECT id FROM chunks WHERE source=? AND path=?", (source, path))]

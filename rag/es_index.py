@@ -5,8 +5,12 @@ cosines, and `rag.ranking` ranks them exactly as it ranks the embedded index's. 
 server-side `rrf` retriever is not used: it cannot normalise cosines per language, and it
 needs an Enterprise licence.) Each language's background statistics come from a random
 sample of its chunk vectors, refreshed every few minutes and after this process writes. Writes go through the async bulk
-helpers with deterministic ids (source + path + chunk number); a full rebuild fills a new
-versioned index and swaps the alias atomically, so searches never see a half-built index.
+helpers with deterministic ids (source + path + chunk number) and no per-request refresh: a
+file's stale chunks (any other content hash, from any earlier version or failed attempt) are
+removed by query, and `flush()` refreshes once per run. A full rebuild fills a new versioned
+index with refreshes off and no replicas, restores both, refreshes, and swaps the alias
+atomically, so searches never see a half-built index. Only Elasticsearch 9.x is supported
+(checked on first use).
 The port is synchronous (callers run it off the event loop), so the async client lives on a
 private event-loop thread.
 """
@@ -56,13 +60,17 @@ def _doc_id(source: str, path: str, ordinal: int | str) -> str:
     return hashlib.sha1(f"{source}\0{path}\0{ordinal}".encode()).hexdigest()
 
 
-def mapping(model: str, dim: int, *, nori: bool, index_options: str = "int8_hnsw") -> dict:
-    """Index settings and mappings. `index_options` is explicit: 9.1+ would otherwise pick bbq for 384+ dims."""
+def mapping(model: str, dim: int, *, nori: bool, index_options: str = "int8_hnsw", shards: int = 1,
+            replicas: int | None = None, loading: bool = False) -> dict:
+    """Index settings and mappings. `index_options` is explicit: 9.1+ would otherwise pick bbq for 384+ dims.
+    `loading`: a rebuild target (no refreshes, no replicas until `finish_rebuild` restores them)."""
     korean = {"type": "custom", "tokenizer": "nori_tokenizer",
               "filter": ["nori_part_of_speech", "lowercase"]} if nori else \
         {"type": "custom", "tokenizer": "whitespace", "filter": ["lowercase"]}  # Kiwi terms, as in the embedded index
     return {
-        "settings": {"number_of_shards": 1, "analysis": {"analyzer": {"docbot_ko": korean}}},
+        "settings": {"number_of_shards": shards, "analysis": {"analyzer": {"docbot_ko": korean}},
+                     **({"number_of_replicas": replicas} if replicas is not None else {}),
+                     **({"refresh_interval": "-1", "number_of_replicas": 0} if loading else {})},
         "mappings": {
             "_meta": {"model": model, "dim": dim, "schema": SCHEMA_VERSION, "korean": "nori" if nori else "kiwi"},
             "properties": {
@@ -87,11 +95,14 @@ class ElasticsearchIndex:
     """Hybrid search on an Elasticsearch alias; one instance per process, safe to share between threads."""
 
     def __init__(self, client_factory, analyzer: Analyzer, *, alias: str = "docbot-chunks",
-                 korean: str = "auto", index_options: str = "int8_hnsw"):
+                 korean: str = "auto", index_options: str = "int8_hnsw", shards: int = 1,
+                 replicas: int | None = None):
         self._loop = _LoopThread()
         self.client = self._loop.run(self._make(client_factory))
         self.analyzer, self.alias = analyzer, alias
         self.korean, self.index_options = korean, index_options
+        self.shards, self.replicas = shards, replicas
+        self._version: tuple[int, int] | None = None  # the server's, checked on first use
         self._meta: dict | None = None
         self._write_index: str | None = None  # set while a rebuild fills a new index
         self._samples: tuple[float, dict[str, _Sample]] | None = None  # (taken at, per language)
@@ -103,10 +114,24 @@ class ElasticsearchIndex:
     # --- plumbing --------------------------------------------------------------------------
 
     def _run(self, coroutine: Coroutine) -> Any:
-        from elasticsearch import ApiError, AuthenticationException, AuthorizationException, ConnectionError
+        """Run a coroutine on the client's loop, after the one-time server check; errors become ours."""
+        if self._version is None:
+            try:
+                self._version = self._call(self._check_server())
+            except BaseException:
+                coroutine.close()
+                raise
+        return self._call(coroutine)
+
+    def _call(self, coroutine: Coroutine) -> Any:
+        from elasticsearch import (ApiError, AuthenticationException, AuthorizationException, ConnectionError,
+                                   UnsupportedProductError)
 
         try:
             return self._loop.run(coroutine)
+        except UnsupportedProductError as exc:
+            raise SearchIndexError("the server is not Elasticsearch (OpenSearch and other forks are not "
+                                   "supported); docbot needs Elasticsearch 9.x") from exc
         except ConnectionError as exc:
             raise SearchIndexUnavailable(f"Elasticsearch is unreachable: {exc.message}") from exc
         except (AuthenticationException, AuthorizationException) as exc:
@@ -115,6 +140,16 @@ class ElasticsearchIndex:
                 "ELASTICSEARCH_USERNAME/PASSWORD") from exc
         except ApiError as exc:
             raise SearchIndexError(f"Elasticsearch error {exc.meta.status}: {exc.message}") from exc
+
+    async def _check_server(self) -> tuple[int, int]:
+        """The server's version; anything but 9.x is refused with a clear message (8.x answers docbot's
+        requests with bare 400s)."""
+        info = await self.client.info()
+        number = info.body["version"]["number"]
+        major, minor = (int(p) for p in number.split(".")[:2])
+        if major != 9:
+            raise SearchIndexError(f"docbot needs Elasticsearch 9.x; the server runs {number}")
+        return major, minor
 
     @property
     def _target(self) -> str:
@@ -126,16 +161,24 @@ class ElasticsearchIndex:
         aliases = await self.client.indices.get_alias(name=self.alias)
         return next(iter(aliases.body))
 
-    async def _has_nori(self) -> bool:
-        if self.korean != "auto":
-            return self.korean == "nori"
-        plugins = await self.client.cat.plugins(format="json")
-        return any(p.get("component") == "analysis-nori" for p in plugins.body)
-
-    async def _create(self, model: str, dim: int) -> str:
+    async def _create(self, model: str, dim: int, loading: bool = False) -> str:
+        """A new versioned index. With `korean="auto"` nori is tried first and a cluster without the plugin
+        refuses the tokenizer, so the Kiwi analyzer is used instead: no monitoring privilege is needed
+        to find out (the `_cat`/`_nodes` APIs need `monitor`, which a least-privilege key lacks)."""
         name = f"{self.alias}-v{int(time.time() * 1000)}"
-        nori = await self._has_nori()
-        await self.client.indices.create(index=name, **mapping(model, dim, nori=nori, index_options=self.index_options))
+        options = {"index_options": self.index_options, "shards": self.shards, "replicas": self.replicas,
+                   "loading": loading}
+        if self.korean in ("auto", "nori"):
+            from elasticsearch import BadRequestError
+
+            try:
+                await self.client.indices.create(index=name, **mapping(model, dim, nori=True, **options))
+                return name
+            except BadRequestError as exc:
+                if self.korean == "nori" or "nori_tokenizer" not in str(exc.message) + str(exc.body):
+                    raise
+                log.info("the cluster has no analysis-nori plugin; Korean is analysed by Kiwi before indexing")
+        await self.client.indices.create(index=name, **mapping(model, dim, nori=False, **options))
         return name
 
     # --- SearchIndex port ------------------------------------------------------------------
@@ -214,40 +257,51 @@ class ElasticsearchIndex:
         self._run(self._replace(source, record, actions))
 
     async def _replace(self, source: str, record: FileRecord, actions: list[dict]) -> None:
-        previous = (await self._files_one(source, record.path))
-        stale = range(len(actions), previous.chunks if previous else 0)
-        actions += [{"_op_type": "delete", "_index": self._target, "_id": _doc_id(source, record.path, n)}
-                    for n in stale]
+        """New chunks first (they overwrite their own ids), then every chunk of the file with another hash
+        is deleted by query (stale ones from earlier versions *and* from attempts that failed midway),
+        then the file record. A chunk just overwritten is a version conflict for the delete, so it stays."""
         self._samples = None
-        await self._bulk(actions, record.path)
+        await self._bulk(actions, record.path, undo_on_failure=True)
+        await self._delete_by_query(record.path, {"bool": {
+            "filter": [{"term": {"kind": "chunk"}}, {"term": {"source": source}}, {"term": {"path": record.path}}],
+            "must_not": [{"term": {"hash": record.content_hash}}]}})
         await self._bulk([{"_op_type": "index", "_index": self._target, "_id": _doc_id(source, record.path, "file"),
                            "_source": {"kind": "file", "source": source, "path": record.path,
                                        "hash": record.content_hash, "title": record.title, "chunks": record.chunks,
                                        "channels": _channels(record.visibility), "updated_at": int(time.time())}}],
                          record.path)
 
-    async def _files_one(self, source: str, path: str) -> FileRecord | None:
-        from elasticsearch import NotFoundError
+    async def _delete_by_query(self, what: str, query: dict) -> None:
+        """Delete by query on the searchable snapshot; a failure (not a version conflict) is an error."""
+        response = await self.client.delete_by_query(index=self._target, conflicts="proceed", refresh=False,
+                                                      query=query)
+        if response.body.get("failures"):
+            raise SearchIndexError(f"{what}: deleting old chunks failed ({response.body['failures'][0]})")
 
-        try:
-            doc = await self.client.get(index=self._target, id=_doc_id(source, path, "file"))
-        except NotFoundError:
-            return None
-        s = doc["_source"]
-        return FileRecord(s["path"], s["hash"], s.get("title", ""), s.get("chunks", 0), _visibility(s.get("channels")))
+    async def _bulk(self, actions: list[dict], path: str, *, undo_on_failure: bool = False) -> None:
+        """Bulk write; 429 items are retried with backoff, other failed items name the file.
 
-    async def _bulk(self, actions: list[dict], path: str) -> None:
-        """Bulk write; 429 items are retried with backoff, other failed items name the file."""
+        `undo_on_failure`: when some items fail, the ones this request did write are deleted again (by id,
+        which needs no refresh), so a half-written file leaves nothing a later rewrite could miss.
+        """
         from elasticsearch.helpers import async_bulk
 
+        # No refresh here: a refresh per request costs up to the refresh interval each (1 s; 5 s on
+        # Serverless); `flush()` refreshes once per run.
         _, errors = await async_bulk(self.client, actions, raise_on_error=False, raise_on_exception=True,
-                                     max_retries=3, initial_backoff=0.5, max_backoff=8, refresh="wait_for")
+                                     max_retries=3, initial_backoff=0.5, max_backoff=8)
         failed = [e for e in errors if not (next(iter(e.values())).get("status") == 404
                                             and next(iter(e)) == "delete")]
-        if failed:
-            first = next(iter(failed[0].values()))
-            reason = (first.get("error") or {}).get("reason") or first.get("error") or first.get("status")
-            raise SearchIndexError(f"{path}: {len(failed)} of {len(actions)} bulk items failed ({reason})")
+        if not failed:
+            return
+        if undo_on_failure:
+            refused = {next(iter(e.values())).get("_id") for e in failed}
+            undo = [{"_op_type": "delete", "_index": a["_index"], "_id": a["_id"]} for a in actions
+                    if a["_op_type"] == "index" and a["_id"] not in refused]
+            await async_bulk(self.client, undo, raise_on_error=False, raise_on_exception=False, max_retries=3)
+        first = next(iter(failed[0].values()))
+        reason = (first.get("error") or {}).get("reason") or first.get("error") or first.get("status")
+        raise SearchIndexError(f"{path}: {len(failed)} of {len(actions)} bulk items failed ({reason})")
 
     def delete_file(self, source: str, path: str) -> None:
         """Remove the file's chunks and its record."""
@@ -255,13 +309,17 @@ class ElasticsearchIndex:
 
     async def _delete(self, source: str, path: str) -> None:
         self._samples = None
-        await self.client.delete_by_query(index=self._target, refresh=True, conflicts="proceed", query={
-            "bool": {"filter": [{"term": {"source": source}}, {"term": {"path": path}}]}})
+        await self._delete_by_query(path, {"bool": {"filter": [{"term": {"source": source}},
+                                                               {"term": {"path": path}}]}})
+
+    def flush(self) -> None:
+        """Make every write so far searchable: one refresh (called once per index run, not per file)."""
+        self._run(self.client.indices.refresh(index=self._target))
 
     def set_visibility(self, source: str, path: str, visibility: Visibility) -> None:
         """Restamp a file's chunks and record in place (`_update_by_query`, no re-embedding)."""
         self._run(self.client.update_by_query(
-            index=self._target, refresh=True, conflicts="proceed",
+            index=self._target, refresh=False, conflicts="proceed",
             query={"bool": {"filter": [{"term": {"source": source}}, {"term": {"path": path}}]}},
             script={"source": "ctx._source.channels = params.channels", "lang": "painless",
                     "params": {"channels": _channels(visibility)}}))
@@ -309,6 +367,7 @@ class ElasticsearchIndex:
         for part in parts:
             if "error" in part:
                 raise SearchIndexError(f"Elasticsearch search failed: {part['error']}")
+            _check_shards(part)
         keyword_hits = parts[0]["hits"]["hits"]
         docs = {h["_id"]: h["_source"] for part in parts for h in part["hits"]["hits"]}
         # Elasticsearch's cosine similarity score is (1 + cos) / 2.
@@ -322,13 +381,16 @@ class ElasticsearchIndex:
         return Candidates(keyword, nearest, chunks, {lang: s.background(q) for lang, s in samples.items()})
 
     async def _cosines(self, ids: list[str], vector: np.ndarray) -> dict[str, float]:
-        """Cosines of hits that came without a vector score (BM25-only hits)."""
+        """Cosines of hits that came without a vector score (BM25-only hits), computed by the cluster from
+        the indexed vectors (`script_score`), so nothing depends on vectors being kept in `_source`."""
         if not ids:
             return {}
-        docs = await self.client.mget(index=self.alias, ids=ids, source_includes=["vector"])
-        q = np.asarray(vector, np.float32)
-        return {d["_id"]: float(np.asarray(d["_source"]["vector"], np.float32) @ q)
-                for d in docs.body["docs"] if d.get("found") and "vector" in d.get("_source", {})}
+        response = await self.client.search(index=self.alias, size=len(ids), source=False, query={"script_score": {
+            "query": {"bool": {"filter": [{"ids": {"values": ids}}]}},
+            "script": {"source": "cosineSimilarity(params.query_vector, 'vector') + 1.0",
+                       "params": {"query_vector": np.asarray(vector, np.float32).tolist()}}}})
+        _check_shards(response.body)
+        return {h["_id"]: float(h["_score"]) - 1.0 for h in response.body["hits"]["hits"]}
 
     async def _language_samples(self) -> dict[str, "_Sample"]:
         """Per-language (and overall) vector statistics from a random sample, cached for SAMPLE_TTL."""
@@ -339,16 +401,24 @@ class ElasticsearchIndex:
             filters: list[dict] = [{"term": {"kind": "chunk"}}]
             if lang != ALL_LANGUAGES:
                 filters.append({"term": {"lang": lang}})
-            response = await self.client.search(index=self.alias, size=SAMPLE_SIZE, source_includes=["vector"],
+            response = await self.client.search(index=self.alias, size=SAMPLE_SIZE, source=self._vector_source,
                                                 track_total_hits=True, query={"function_score": {
                                                     "query": {"bool": {"filter": filters}},
                                                     "random_score": {"seed": 7, "field": "_seq_no"}}})
+            _check_shards(response.body)
             hits = response.body["hits"]
             vectors = [h["_source"]["vector"] for h in hits["hits"] if "vector" in h.get("_source", {})]
             if vectors:
                 samples[lang] = _Sample.of(np.asarray(vectors, np.float64), hits["total"]["value"])
         self._samples = (time.monotonic(), samples)
         return samples
+
+    @property
+    def _vector_source(self) -> dict | list:
+        """Source filtering that returns the vector: from 9.2 vectors leave `_source` unless asked for."""
+        if self._version and self._version >= (9, 2):
+            return {"includes": ["vector"], "exclude_vectors": False}
+        return ["vector"]
 
     def stats(self) -> dict:
         """Counts and the bound model."""
@@ -369,19 +439,24 @@ class ElasticsearchIndex:
 
     def begin_rebuild(self, model: str, dim: int) -> None:
         """Start filling a new versioned index; searches keep using the alias until `finish_rebuild`."""
-        self._write_index = self._run(self._create(model, dim))
+        self._write_index = self._run(self._create(model, dim, loading=True))
         self._meta = {"model": model, "dim": dim, "korean": self._run(self._mapping_meta(self._write_index))}
 
     async def _mapping_meta(self, index: str) -> str:
         return (await self.client.indices.get_mapping(index=index)).body[index]["mappings"]["_meta"]["korean"]
 
     def finish_rebuild(self) -> None:
-        """Point the alias at the new index in one atomic call, then drop the old one."""
+        """Restore refreshes and replicas, refresh, point the alias at the new index in one atomic call,
+        then drop the old one."""
         new, self._write_index = self._write_index, None
         if new:
             self._run(self._swap(new))
 
     async def _swap(self, new: str) -> None:
+        restored: dict = {"refresh_interval": None}
+        restored["number_of_replicas"] = self.replicas if self.replicas is not None else 1
+        await self.client.indices.put_settings(index=new, settings={"index": restored})
+        await self.client.indices.refresh(index=new)
         old = await self._alias_index()
         actions = [{"add": {"index": new, "alias": self.alias}}]
         if old:
@@ -397,7 +472,8 @@ class ElasticsearchIndex:
             self._run(self.client.indices.delete(index=new, ignore_unavailable=True))
 
     def clear(self) -> None:
-        """A new empty index for the next bind_model (the old one stays searchable until a rebuild swaps it)."""
+        """Delete the current index and unbind the model: the next `bind_model` creates an empty one. (A
+        rebuild, unlike this, keeps the old index searchable until the new one is complete.)"""
         self._run(self._clear())
         self._meta = None
         self._samples = None
@@ -414,6 +490,15 @@ class ElasticsearchIndex:
             self._loop.run(self.client.close())
         finally:
             self._loop.stop()
+
+
+def _check_shards(response: dict) -> None:
+    """A search some shards failed answers with partial results: an error here, never a silent subset."""
+    shards = response.get("_shards") or {}
+    if shards.get("failed"):
+        reasons = [f.get("reason") for f in shards.get("failures", [])][:1]
+        raise SearchIndexError(f"Elasticsearch answered from {shards.get('successful')} of {shards.get('total')} "
+                               f"shards (failed: {reasons})")
 
 
 def _check_schema(index: str, meta: dict) -> None:

@@ -77,18 +77,28 @@ class Indexer:
         if on_source:
             on_source(source.name, len(files))
         visibility = getattr(source, "visibility", None)
-        for item in files:
-            self._index_file(source.key, item, visibility, None if full else known.get(item.path),
-                             known.get(item.path), report, check)
-            if on_file:
-                on_file(item.path)
-        if source.complete:
-            for gone in sorted(set(known) - {f.path for f in files}):
-                check()
-                self.index.delete_file(source.key, gone)
-                report.deleted += 1
+        try:
+            for item in files:
+                self._index_file(source.key, item, visibility, None if full else known.get(item.path),
+                                 known.get(item.path), report, check)
+                if on_file:
+                    on_file(item.path)
+            if source.complete:
+                for gone in sorted(set(known) - {f.path for f in files}):
+                    check()
+                    self.index.delete_file(source.key, gone)
+                    report.deleted += 1
+        finally:
+            self._flush(report)  # whatever was written becomes searchable, even when the run stops early
         report.seconds = time.perf_counter() - started
         return report
+
+    def _flush(self, report: IndexReport) -> None:
+        try:
+            self.index.flush()
+        except SearchIndexError as exc:  # the next run's refresh shows them; do not hide the run's own error
+            log.warning("could not make this run's writes searchable yet: %s", exc)
+            report.errors.append(("(refresh)", str(exc)))
 
     def _index_file(self, key: str, item: SourceFile, visibility: Visibility, compare: FileRecord | None,
                     known: FileRecord | None, report: IndexReport, check: Callable[[], None]) -> None:

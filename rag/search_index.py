@@ -107,6 +107,10 @@ class SearchIndex(Protocol):
         """Change who may see a file's chunks without re-embedding them (a source's channels changed)."""
         ...
 
+    def flush(self) -> None:
+        """Make every write so far searchable (once per index run; writes need not be visible before)."""
+        ...
+
     def indexed_sources(self) -> dict[str, int]:
         """Every source key with indexed files, and how many (configured or not)."""
         ...

@@ -1,38 +1,107 @@
-"""A fake Elasticsearch node for the real `elasticsearch` async client.
+"""A fake Elasticsearch 9.x node for the real `elasticsearch` async client.
 
-Plugged in as the transport's node class, it records every request (method, path, body)
-and answers from a small in-memory cluster: indices with mappings, an alias, documents,
-bulk NDJSON, a crude term-overlap "BM25", exact cosine kNN, _msearch, mget, count,
-delete_by_query, scroll, the licence API. Knobs script the failures the tests need.
+Plugged in as the transport's node class, it records every request (method, path, body) and
+answers from a small in-memory cluster. It is meant to be at least as strict as a real
+cluster for every request docbot sends: each rule below cites the Elasticsearch reference
+page it follows (paths under https://www.elastic.co/docs/reference/ or /docs/api/). What it
+models: indices with validated mappings and settings, aliases, documents with versions,
+near-real-time visibility (documents are searchable only after a refresh: explicit, a
+request's `refresh`, or the index's `refresh_interval`), bulk NDJSON with per-item errors,
+analysed BM25 (k1 1.2, b 0.75, per-field length normalisation; `english` = lowercase +
+stopwords + snowball stemming, `whitespace` tokenizer + lowercase for pre-analysed Korean),
+exact cosine kNN with pre-filters, `script_score` with `cosineSimilarity`, `_msearch`,
+paging with `from`/`size` and scroll, mget, count, delete/update by query on the searchable
+snapshot with version conflicts, the licence and info APIs, and security refusals for the
+monitoring APIs a least-privilege key may not call. Knobs script the failures tests need.
 """
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import itertools
 import json
+import math
 import re
 import time
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
+import snowballstemmer
 from elastic_transport import ApiResponseMeta, BaseAsyncNode, HttpHeaders
 from elastic_transport._node._base import NodeApiResponse
+
+# reference/elasticsearch/mapping-reference/dense-vector#dense-vector-index-options
+INDEX_OPTION_TYPES = {"hnsw", "int8_hnsw", "int4_hnsw", "bbq_hnsw", "flat", "int8_flat", "int4_flat", "bbq_flat",
+                      "bbq_disk"}
+INDEX_OPTION_PARAMS = {"hnsw": {"m", "ef_construction"}, "int8_hnsw": {"m", "ef_construction", "confidence_interval"},
+                       "int4_hnsw": {"m", "ef_construction", "confidence_interval"},
+                       "bbq_hnsw": {"m", "ef_construction", "rescore_vector"}, "flat": set(),
+                       "int8_flat": {"confidence_interval"}, "int4_flat": {"confidence_interval"},
+                       "bbq_flat": {"rescore_vector"}, "bbq_disk": {"rescore_vector"}}
+SIMILARITIES = {"l2_norm", "dot_product", "cosine", "max_inner_product"}
+# api/doc/elasticsearch/operation/operation-search (request body properties docbot could send)
+SEARCH_KEYS = {"query", "knn", "size", "from", "_source", "track_total_hits", "sort", "retriever", "fields",
+               "min_score", "timeout"}
+ENGLISH_STOP = {"a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no",
+                "not", "of", "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this",
+                "to", "was", "will", "with"}  # Lucene's English stop set, used by the `english` analyzer
+_WORD = re.compile(r"\w+")
+_STEM = snowballstemmer.stemmer("english")
+
+
+@dataclass
+class Index:
+    mappings: dict
+    settings: dict
+    docs: dict = field(default_factory=dict)  # id -> source (live: what GET and mget see)
+    versions: dict = field(default_factory=dict)  # id -> version of the live document
+    searchable: dict = field(default_factory=dict)  # id -> (version, source) as of the last refresh
+    last_refresh: float = field(default_factory=time.monotonic)
+
+    def __getitem__(self, key: str):  # tests read spec["docs"], spec["mappings"], spec["settings"]
+        return getattr(self, key)
+
+    def refresh(self) -> None:
+        self.searchable = {i: (self.versions[i], d) for i, d in self.docs.items()}
+        self.last_refresh = time.monotonic()
+
+    @property
+    def refresh_interval(self) -> float | None:
+        """Seconds between automatic refreshes; None for -1 (off). Default 1s
+        (reference/elasticsearch/index-settings/index-modules#index-refresh-interval-setting)."""
+        value = str(self.settings["index"].get("refresh_interval", "1s"))
+        if value == "-1":
+            return None
+        return float(value.rstrip("ms")) / (1000 if value.endswith("ms") else 1)
+
+    def tick(self) -> None:
+        """The periodic refresh a real shard does in the background."""
+        interval = self.refresh_interval
+        if interval is not None and time.monotonic() - self.last_refresh >= interval:
+            self.refresh()
 
 
 @dataclass
 class Cluster:
     """State shared by every node instance of one test."""
 
-    indices: dict = field(default_factory=dict)  # name -> {"mappings": ..., "docs": {id: source}}
+    indices: dict = field(default_factory=dict)  # name -> Index
     aliases: dict = field(default_factory=dict)  # alias -> index
     requests: list = field(default_factory=list)  # (method, path, body)
+    version: str = "9.1.0"
+    product: str = "Elasticsearch"  # anything else: the client's product check refuses the server
     licence: str = "basic"
     plugins: list = field(default_factory=list)
-    rrf_forbidden: bool = False  # the licence says enterprise, but rrf answers 403 (withdrawn)
+    least_privilege: bool = False  # an API key without `monitor`: cat and nodes APIs are 403
     throttle: list = field(default_factory=list)  # paths (prefix) answered 429 once each
     bulk_item_429_once: set = field(default_factory=set)  # doc ids whose first bulk attempt gets 429
     bulk_reject: set = field(default_factory=set)  # doc ids always rejected (mapper error)
+    shard_failure_once: bool = False  # the next search reports a failed shard (partial results)
+    by_query_failure_once: bool = False  # the next delete/update by query reports a failure
     status_override: int | None = None  # answer everything with this status (auth failures)
+    _scrolls: dict = field(default_factory=dict)
+    _ids: itertools.count = field(default_factory=itertools.count)
 
     def of(self, path_part: str) -> list:
         return [r for r in self.requests if path_part in r[1]]
@@ -41,100 +110,121 @@ class Cluster:
 CLUSTER = Cluster()
 
 
+class Refused(Exception):
+    """A request the cluster answers with an error status."""
+
+    def __init__(self, status: int, kind: str, reason: str):
+        super().__init__(reason)
+        self.status, self.body = status, {"error": {"type": kind, "reason": reason,
+                                                    "root_cause": [{"type": kind, "reason": reason}]},
+                                          "status": status}
+
+
 def _resolve(name: str) -> list[str]:
     if name in CLUSTER.aliases:
         return [CLUSTER.aliases[name]]
     return [name] if name in CLUSTER.indices else []
 
 
+def _index(name: str) -> tuple[str, Index]:
+    found = _resolve(name)
+    if not found:
+        raise Refused(404, "index_not_found_exception", f"no such index [{name}]")
+    return found[0], CLUSTER.indices[found[0]]
+
+
+# --- analysis -----------------------------------------------------------------------------
+
+def _analyzer_of(index: Index, field_name: str) -> str:
+    spec = index.mappings.get("properties", {}).get(field_name, {})
+    return spec.get("analyzer", "standard")
+
+
+def analyse(index: Index, analyzer: str, text) -> list[str]:
+    """reference/text-analysis/analysis-lang-analyzer#english-analyzer; custom analyzers by their tokenizer."""
+    text = str(text)
+    if analyzer == "english":
+        return [_STEM.stemWord(w) for w in (t.lower() for t in _WORD.findall(text)) if w not in ENGLISH_STOP]
+    custom = index.settings.get("analysis", {}).get("analyzer", {}).get(analyzer)
+    if custom and custom.get("tokenizer") == "whitespace":
+        return [t.lower() for t in text.split()]
+    return [t.lower() for t in _WORD.findall(text)]  # standard; nori approximated by word splitting
+
+
+# --- queries ------------------------------------------------------------------------------
+
 def _matches(doc: dict, query: dict | None) -> bool:
-    """term / bool.filter / bool.must evaluation, enough for docbot's filters."""
+    """reference/query-languages/query-dsl: term, terms, ids, bool (filter/must/must_not), match_all."""
     if not query:
         return True
-    if "terms" in query:  # docs: query-dsl-terms-query (any of the values; arrays match on any element)
-        (name, values), = query["terms"].items()
-        field_value = doc.get(name)
-        present = field_value if isinstance(field_value, list) else [field_value]
-        return any(v in present for v in values)
-    if "term" in query:
-        (name, value), = query["term"].items()
-        wanted = value["value"] if isinstance(value, dict) else value
-        field_value = doc.get(name)
-        # A term query on an array field matches when any element equals the term (keyword arrays).
-        return wanted in field_value if isinstance(field_value, list) else field_value == wanted
-    if "function_score" in query:
-        return _matches(doc, query["function_score"].get("query"))
-    if "bool" in query:
-        b = query["bool"]
-        return all(_matches(doc, q) for q in b.get("filter", []) + b.get("must", []))
-    if "match_all" in query:
+    (kind, spec), = query.items()
+    if kind == "match_all":
         return True
-    # A query type this fake does not evaluate must not silently match everything.
-    raise ValueError(f"es_fake cannot evaluate the query {json.dumps(query)[:200]}")
+    if kind in ("term", "terms"):
+        (name, value), = spec.items()
+        wanted = [value["value"] if isinstance(value, dict) else value] if kind == "term" else value
+        present = doc.get(name)
+        present = present if isinstance(present, list) else [present]
+        return any(v in present for v in wanted)
+    if kind == "ids":
+        return doc.get("_id") in spec["values"]
+    if kind == "function_score":
+        return _matches(doc, spec.get("query"))
+    if kind == "script_score":
+        return _matches(doc, spec.get("query"))
+    if kind == "bool":
+        unknown = set(spec) - {"filter", "must", "must_not", "should", "minimum_should_match"}
+        if unknown:
+            raise Refused(400, "parsing_exception", f"[bool] query does not support [{sorted(unknown)[0]}]")
+        clauses = lambda key: spec.get(key, []) if isinstance(spec.get(key, []), list) else [spec[key]]  # noqa: E731
+        return all(_matches(doc, q) for q in clauses("filter") + clauses("must")) and \
+            not any(_matches(doc, q) for q in clauses("must_not"))
+    if kind == "match":
+        return True  # scored by _bm25; a match clause inside must/filter is not something docbot sends
+    raise Refused(400, "parsing_exception", f"unknown query [{kind}]")
 
 
-def _words(text) -> set[str]:
-    return {w.strip(".,:;!?()[]\"'") for w in str(text).lower().split()} - {""}
-
-
-def _bm25(doc: dict, query: dict, docs: dict) -> float:
-    """Matched terms weighted by IDF and boost over the should-clauses' fields (a stand-in for BM25)."""
+def _bm25(index: Index, pool: dict, doc_id: str, query: dict) -> float:
+    """reference/elasticsearch/index-settings/similarity: BM25 (k1 1.2, b 0.75) per field, summed over the
+    bool query's should-clauses, each times its boost."""
     score = 0.0
+    doc = pool[doc_id]
     for clause in query["bool"].get("should", []):
         (name, spec), = clause["match"].items()
-        text, boost = (spec["query"], spec.get("boost", 1)) if isinstance(spec, dict) else (spec, 1)
-        for term in _words(text) & _words(doc.get(name, "")):
-            df = sum(1 for d in docs.values() if term in _words(d.get(name, "")))
-            score += boost * np.log(1 + len(docs) / df)
+        text, boost = (spec["query"], spec.get("boost", 1.0)) if isinstance(spec, dict) else (spec, 1.0)
+        analyzer = _analyzer_of(index, name)
+        terms = set(analyse(index, analyzer, text))
+        if not terms or name not in doc:
+            continue
+        lengths = {i: len(analyse(index, analyzer, d.get(name, ""))) for i, d in pool.items() if name in d}
+        avg = sum(lengths.values()) / max(len(lengths), 1)
+        words = analyse(index, analyzer, doc[name])
+        for term in terms:
+            tf = words.count(term)
+            if not tf:
+                continue
+            n = sum(1 for i, d in pool.items() if name in d and term in analyse(index, analyzer, d[name]))
+            idf = math.log(1 + (len(lengths) - n + 0.5) / (n + 0.5))
+            score += boost * idf * tf * 2.2 / (tf + 1.2 * (1 - 0.75 + 0.75 * len(words) / max(avg, 1e-9)))
     return score
 
 
-def _hits(index: str, pairs: list[tuple[str, float]], size: int, source_spec) -> dict:
-    excludes = (source_spec or {}).get("excludes", []) if isinstance(source_spec, dict) else []
-    includes = source_spec if isinstance(source_spec, list) else None
-    docs = CLUSTER.indices[index]["docs"]
-    hits = [{"_index": index, "_id": i, "_score": s,
-             **({} if source_spec is False else {"_source": {k: v for k, v in docs[i].items()
-                                                             if k not in excludes and (includes is None or k in includes)}})}
-            for i, s in pairs[:size]]
-    return {"took": 1, "timed_out": False, "_shards": {"total": 1, "successful": 1, "skipped": 0, "failed": 0},
-            "hits": {"total": {"value": len(pairs), "relation": "eq"}, "hits": hits}}
+def _vector_problem(index: Index, vector, name: str = "vector") -> str | None:
+    spec = index.mappings.get("properties", {}).get(name, {})
+    if len(vector) != spec.get("dims"):
+        return (f"The [dense_vector] field [{name}] in doc has a different number of dimensions "
+                f"[{len(vector)}] than defined in the mapping [{spec.get('dims')}]")
+    if spec.get("similarity") == "cosine" and not np.any(np.asarray(vector, np.float32)):
+        # reference/elasticsearch/mapping-reference/dense-vector (cosine: "vectors with zero magnitude" refused)
+        return "The [cosine] similarity does not support vectors with zero magnitude."
+    return None
 
 
-def _search(index_name: str, body: dict) -> dict:
-    indices = _resolve(index_name)
-    if not indices:
-        return {"error": {"type": "index_not_found_exception"}, "status": 404}
-    index = indices[0]
-    docs = CLUSTER.indices[index]["docs"]
-    size = body.get("size", 10)
-    if "retriever" in body:
-        if CLUSTER.licence not in ("enterprise", "trial") or CLUSTER.rrf_forbidden:
-            return {"error": {"type": "security_exception",
-                              "reason": "current license is non-compliant for [Reciprocal Rank Fusion (RRF)]"},
-                    "status": 403}
-        rrf = body["retriever"]["rrf"]
-        standard = _ranked(docs, {"query": rrf["retrievers"][0]["standard"]["query"]})
-        knn = _ranked(docs, {"knn": rrf["retrievers"][1]["knn"]})
-        k = rrf.get("rank_constant", 60)
-        fused: dict[str, float] = {}
-        for ranking in (standard, knn):
-            for rank, (i, _) in enumerate(ranking, 1):
-                fused[i] = fused.get(i, 0) + 1 / (k + rank)
-        return _hits(index, sorted(fused.items(), key=lambda p: -p[1]), size, body.get("_source"))
-    problem = _knn_problem(index, body.get("knn"))
-    if problem:
-        return {"error": {"type": "illegal_argument_exception", "reason": problem}, "status": 400}
-    return _hits(index, _ranked(docs, body), size, body.get("_source"))
-
-
-def _knn_problem(index: str, knn: dict | None) -> str | None:
-    """What a 9.x cluster rejects in a kNN section (docs: elasticsearch/reference/.../knn-search,
-    "k ... must be less than or equal to num_candidates", "num_candidates ... cannot exceed 10,000";
-    query_vector must have the field's dims)."""
+def _knn_problem(index: Index, knn: dict | None) -> str | None:
+    """reference/elasticsearch/rest-apis/knn-search: k <= num_candidates <= 10,000; query_vector dims."""
     if not knn:
         return None
-    props = CLUSTER.indices[index]["mappings"]["properties"]
+    props = index.mappings["properties"]
     field_spec = props.get(knn.get("field"))
     if not field_spec or field_spec.get("type") != "dense_vector":
         return f"[knn] field [{knn.get('field')}] is not a dense_vector field"
@@ -143,72 +233,250 @@ def _knn_problem(index: str, knn: dict | None) -> str | None:
         return "[num_candidates] cannot be less than [k]"
     if candidates > 10_000:
         return "[num_candidates] cannot exceed [10000]"
-    if len(knn.get("query_vector", [])) != field_spec["dims"]:
-        return (f"The query vector has a different number of dimensions [{len(knn.get('query_vector', []))}] "
-                f"than the document vectors [{field_spec['dims']}]")
+    problem = _vector_problem(index, knn.get("query_vector", []), knn["field"])
+    if problem:
+        return problem
     for clause in knn.get("filter", []):
         (kind, spec), = clause.items()
-        if kind == "term":
+        if kind in ("term", "terms"):
             (name, _), = spec.items()
-            if name not in props:  # a term on an unmapped field matches nothing: docbot must never send one
+            if name not in props:  # a filter on an unmapped field matches nothing: docbot must never send one
                 return f"[knn] filter on unmapped field [{name}]"
     return None
 
 
-def _ranked(docs: dict, body: dict) -> list[tuple[str, float]]:
+def _ranked(index: Index, body: dict) -> list[tuple[str, float]]:
+    pool = {i: {**d, "_id": i} for i, (_, d) in index.searchable.items()}
     if "knn" in body:
         knn = body["knn"]
         q = np.asarray(knn["query_vector"], np.float32)
         filters = {"bool": {"filter": knn.get("filter", [])}}
-        scored = [(i, (1 + float(np.asarray(d[knn["field"]], np.float32) @ q)) / 2)
-                  for i, d in docs.items() if knn["field"] in d and _matches(d, filters)]
+        scored = []
+        for i, d in pool.items():
+            if knn["field"] in d and _matches(d, filters):
+                v = np.asarray(d[knn["field"]], np.float32)
+                scored.append((i, (1 + float(v @ q / (np.linalg.norm(v) * np.linalg.norm(q)))) / 2))
         return sorted(scored, key=lambda p: -p[1])[: knn["k"]]
     query = body.get("query")
     if query and "function_score" in query:
         # random_score with a seed: a stable pseudo-random order of the matching documents.
         seed = str(query["function_score"].get("random_score", {}).get("seed", 0))
-        matching = [i for i, d in docs.items() if _matches(d, query)]
+        matching = [i for i, d in pool.items() if _matches(d, query)]
         return [(i, 1.0) for i in sorted(matching, key=lambda i: hashlib.sha1((seed + i).encode()).hexdigest())]
+    if query and "script_score" in query:
+        return _script_scored(pool, query["script_score"])
     if query and "bool" in query and "should" in query["bool"]:
-        scored = [(i, _bm25(d, query, docs)) for i, d in docs.items() if _matches(d, query)]
+        scored = [(i, _bm25(index, pool, i, query)) for i, d in pool.items() if _matches(d, query)]
         return sorted([p for p in scored if p[1] > 0], key=lambda p: -p[1])
-    return [(i, 1.0) for i, d in docs.items() if _matches(d, query)]
+    return [(i, 1.0) for i, d in pool.items() if _matches(d, query)]
 
 
-def _bulk(lines: list[dict]) -> dict:
+_COSINE_SCRIPT = re.compile(r"cosineSimilarity\(params\.(\w+), '(\w+)'\) \+ 1\.0")
+
+
+def _script_scored(pool: dict, spec: dict) -> list[tuple[str, float]]:
+    """reference/elasticsearch/rest-apis/query-dsl/script-score-query#vector-functions-cosine: the one
+    painless form docbot sends; any other script is a 400 here (a cluster would compile it)."""
+    script = spec.get("script", {})
+    found = _COSINE_SCRIPT.fullmatch(script.get("source", "").strip())
+    if not found:
+        raise Refused(400, "script_exception", "fake cannot run this script")
+    q = np.asarray(script["params"][found.group(1)], np.float32)
+    out = []
+    for i, d in pool.items():
+        if _matches(d, spec.get("query")) and found.group(2) in d:
+            v = np.asarray(d[found.group(2)], np.float32)
+            out.append((i, float(v @ q / (np.linalg.norm(v) * np.linalg.norm(q))) + 1.0))
+    return sorted(out, key=lambda p: -p[1])
+
+
+def _source_of(name: str, index: Index, doc: dict, spec) -> dict:
+    """Source filtering (reference/elasticsearch/rest-apis/retrieve-selected-fields); from 9.2 new indices
+    leave vectors out of `_source` unless `exclude_vectors: false` (mapping-reference/dense-vector)."""
+    drop_vectors = _version() >= (9, 2) and \
+        str(index.settings["index"].get("mapping.exclude_source_vectors", "true")) != "false"
+    if isinstance(spec, dict) and "exclude_vectors" in spec:
+        if _version() < (9, 2):  # the option arrived in 9.2; earlier servers refuse the unknown key
+            raise Refused(400, "parsing_exception", "Unknown key [exclude_vectors] in [_source]")
+        drop_vectors = bool(spec["exclude_vectors"])
+    excludes = set(spec.get("excludes", [])) if isinstance(spec, dict) else set()
+    includes = spec if isinstance(spec, list) else (spec.get("includes") if isinstance(spec, dict) else None)
+    props = index.mappings.get("properties", {})
+    return {k: v for k, v in doc.items() if k not in excludes and (includes is None or k in includes)
+            and not (drop_vectors and props.get(k, {}).get("type") == "dense_vector")}
+
+
+def _hits(name: str, index: Index, pairs: list[tuple[str, float]], body: dict) -> dict:
+    start, size = int(body.get("from", 0)), int(body.get("size", 10))
+    spec = body.get("_source")
+    hits = [{"_index": name, "_id": i, "_score": s,
+             **({} if spec is False else {"_source": _source_of(name, index, index.searchable[i][1], spec)})}
+            for i, s in pairs[start:start + size]]
+    shards = {"total": 1, "successful": 1, "skipped": 0, "failed": 0}
+    if CLUSTER.shard_failure_once:
+        CLUSTER.shard_failure_once = False
+        shards = {"total": 2, "successful": 1, "skipped": 0, "failed": 1,
+                  "failures": [{"shard": 1, "index": name, "reason": {"type": "node_disconnected_exception"}}]}
+    return {"took": 1, "timed_out": False, "_shards": shards,
+            "hits": {"total": {"value": len(pairs), "relation": "eq"}, "hits": hits}}
+
+
+def _search(index_name: str, body: dict) -> dict:
+    unknown = set(body) - SEARCH_KEYS
+    if unknown:
+        raise Refused(400, "parsing_exception", f"Unknown key for a START_OBJECT in [{sorted(unknown)[0]}].")
+    name, index = _index(index_name)
+    index.tick()
+    if "retriever" in body:
+        return _rrf(name, index, body)
+    problem = _knn_problem(index, body.get("knn"))
+    if problem:
+        raise Refused(400, "illegal_argument_exception", problem)
+    return _hits(name, index, _ranked(index, body), body)
+
+
+def _rrf(name: str, index: Index, body: dict) -> dict:
+    """reference/elasticsearch/rest-apis/retrievers#rrf-retriever: Enterprise licence (403 for the whole
+    request otherwise); rank_window_size >= size."""
+    if CLUSTER.licence not in ("enterprise", "trial"):
+        raise Refused(403, "security_exception",
+                      "current license is non-compliant for [Reciprocal Rank Fusion (RRF)]")
+    rrf = body["retriever"]["rrf"]
+    if rrf.get("rank_window_size", 10) < body.get("size", 10):
+        raise Refused(400, "illegal_argument_exception", "[rank_window_size] must be greater than or equal to [size]")
+    standard = _ranked(index, {"query": rrf["retrievers"][0]["standard"]["query"]})
+    knn = _ranked(index, {"knn": rrf["retrievers"][1]["knn"]})
+    fused: dict[str, float] = {}
+    for ranking in (standard, knn):
+        for rank, (i, _) in enumerate(ranking, 1):
+            fused[i] = fused.get(i, 0) + 1 / (rrf.get("rank_constant", 60) + rank)
+    return _hits(name, index, sorted(fused.items(), key=lambda p: -p[1]), body)
+
+
+# --- writes -------------------------------------------------------------------------------
+
+def _validate_mapping(body: dict) -> None:
+    """reference/elasticsearch/mapping-reference/dense-vector: index_options types and their parameters."""
+    for name, spec in body.get("mappings", {}).get("properties", {}).items():
+        if spec.get("type") != "dense_vector":
+            continue
+        if not 1 <= int(spec.get("dims", 0)) <= 4096:
+            raise Refused(400, "mapper_parsing_exception", f"[dims] of [{name}] must be in [1, 4096]")
+        if spec.get("similarity", "cosine") not in SIMILARITIES:
+            raise Refused(400, "mapper_parsing_exception", f"Unknown vector similarity [{spec['similarity']}]")
+        options = spec.get("index_options")
+        if options:
+            kind = options.get("type")
+            if kind not in INDEX_OPTION_TYPES:
+                raise Refused(400, "mapper_parsing_exception", f"Unknown vector index options type [{kind}]")
+            extra = set(options) - {"type"} - INDEX_OPTION_PARAMS[kind]
+            if extra:
+                raise Refused(400, "mapper_parsing_exception", f"Unknown index_options parameter {sorted(extra)}")
+    analyzers = body.get("settings", {}).get("analysis", {}).get("analyzer", {})
+    for name, spec in analyzers.items():
+        if spec.get("tokenizer") == "nori_tokenizer" and "analysis-nori" not in CLUSTER.plugins:
+            # reference/elasticsearch-plugins/analysis-nori: the tokenizer exists only with the plugin
+            raise Refused(400, "illegal_argument_exception", f"Unknown tokenizer type [nori_tokenizer] for [{name}]")
+
+
+def _bulk(lines: list[dict], touched: set) -> dict:
+    """api/doc/elasticsearch/operation/operation-bulk: per-item results; the request itself succeeds."""
     items, errors = [], False
     pairs = iter(lines)
     for header in pairs:
         (op, meta), = header.items()
         source = next(pairs) if op in ("index", "create") else None
-        index = _resolve(meta["_index"])[0]
+        name, index = _index(meta["_index"])
+        touched.add(name)
         doc_id = meta["_id"]
+        failure = None
         if doc_id in CLUSTER.bulk_item_429_once:
             CLUSTER.bulk_item_429_once.discard(doc_id)
-            items.append({op: {"_index": index, "_id": doc_id, "status": 429,
-                               "error": {"type": "es_rejected_execution_exception", "reason": "queue full"}}})
+            failure = (429, "es_rejected_execution_exception", "queue full")
+        elif doc_id in CLUSTER.bulk_reject:
+            failure = (400, "document_parsing_exception", "failed to parse field [vector]")
+        elif source is not None and "vector" in source and _vector_problem(index, source["vector"]):
+            failure = (400, "document_parsing_exception", _vector_problem(index, source["vector"]))
+        if failure:
+            items.append({op: {"_index": name, "_id": doc_id, "status": failure[0],
+                               "error": {"type": failure[1], "reason": failure[2]}}})
             errors = True
             continue
-        if doc_id in CLUSTER.bulk_reject:
-            items.append({op: {"_index": index, "_id": doc_id, "status": 400,
-                               "error": {"type": "document_parsing_exception", "reason": "failed to parse field [vector]"}}})
-            errors = True
-            continue
-        docs = CLUSTER.indices[index]["docs"]
         if op == "delete":
-            found = docs.pop(doc_id, None) is not None
-            items.append({op: {"_index": index, "_id": doc_id, "status": 200 if found else 404,
+            found = index.docs.pop(doc_id, None) is not None
+            index.versions.pop(doc_id, None)
+            items.append({op: {"_index": name, "_id": doc_id, "status": 200 if found else 404,
                                "result": "deleted" if found else "not_found"}})
         else:
-            docs[doc_id] = source
-            items.append({op: {"_index": index, "_id": doc_id, "status": 201, "result": "created"}})
+            created = doc_id not in index.docs
+            index.docs[doc_id] = source
+            index.versions[doc_id] = index.versions.get(doc_id, 0) + 1
+            items.append({op: {"_index": name, "_id": doc_id, "status": 201 if created else 200,
+                               "result": "created" if created else "updated", "_version": index.versions[doc_id]}})
     return {"took": 1, "errors": errors, "items": items}
 
 
-def handle(method: str, target: str, body: bytes | None):
+_ASSIGNMENT = re.compile(r"ctx\._source\.(\w+) = params\.(\w+)")
+
+
+def _by_query(index: Index, body: dict, params: dict, update: bool) -> dict:
+    """api/doc/elasticsearch/operation/operation-delete-by-query (and update-by-query): they act on the
+    searchable snapshot; a document changed since (a newer version) is a version conflict, skipped with
+    `conflicts=proceed` and a failure otherwise."""
+    index.tick()
+    found = None
+    if update:
+        script = body.get("script") or {}
+        found = _ASSIGNMENT.fullmatch(script.get("source", "").strip().rstrip(";"))
+        if not found or found.group(2) not in script.get("params", {}):
+            raise Refused(400, "script_exception", "fake cannot run this script")
+    done, conflicts, failures = 0, 0, []
+    for doc_id, (version, doc) in list(index.searchable.items()):
+        if not _matches({**doc, "_id": doc_id}, body.get("query")):
+            continue
+        if index.versions.get(doc_id) != version:
+            conflicts += 1
+            if params.get("conflicts", ["abort"])[0] != "proceed":
+                failures.append({"id": doc_id, "status": 409, "cause": {"type": "version_conflict_engine_exception"}})
+            continue
+        if update:
+            index.docs[doc_id] = {**index.docs[doc_id], found.group(1): body["script"]["params"][found.group(2)]}
+            index.versions[doc_id] += 1
+        else:
+            del index.docs[doc_id]
+            del index.versions[doc_id]
+        done += 1
+    if CLUSTER.by_query_failure_once:
+        CLUSTER.by_query_failure_once = False
+        failures.append({"id": "x", "status": 500, "cause": {"type": "shard_failure", "reason": "node left"}})
+    return {"took": 1, "timed_out": False, "total": done + conflicts, ("updated" if update else "deleted"): done,
+            "version_conflicts": conflicts, "failures": failures}
+
+
+async def _apply_refresh(index: Index, params: dict) -> None:
+    """The `refresh` request parameter: true refreshes now; wait_for waits for the next scheduled refresh
+    (reference/elasticsearch/rest-apis/refresh-parameter)."""
+    value = params.get("refresh", ["false"])[0]
+    if value in ("true", ""):
+        index.refresh()
+    elif value == "wait_for":
+        interval = index.refresh_interval
+        if interval is not None:
+            await asyncio.sleep(max(0.0, interval - (time.monotonic() - index.last_refresh)))
+        index.refresh()  # with refresh_interval -1 a waiting request forces one (max_refresh_listeners)
+
+
+# --- the HTTP surface ---------------------------------------------------------------------
+
+def _version() -> tuple[int, int]:
+    major, minor, *_ = CLUSTER.version.split(".")
+    return int(major), int(minor)
+
+
+async def handle(method: str, target: str, body: bytes | None):
     """(status, json) for one request."""
     url = urlsplit(target)
-    path, params = url.path, parse_qs(url.query)
+    path, params = url.path, parse_qs(url.query, keep_blank_values=True)
     text = body.decode() if body else ""
     parsed = [json.loads(line) for line in text.splitlines() if line.strip()] if "_bulk" in path or "_msearch" in path \
         else (json.loads(text) if text else None)
@@ -220,11 +488,24 @@ def handle(method: str, target: str, body: bytes | None):
         if path.startswith(prefix):
             CLUSTER.throttle.remove(prefix)
             return 429, {"error": {"type": "es_rejected_execution_exception"}, "status": 429}
+    try:
+        return await _route(method, path, params, parsed)
+    except Refused as refused:
+        return refused.status, refused.body
+
+
+async def _route(method: str, path: str, params: dict, parsed):
     parts = [p for p in path.split("/") if p]
+    if path == "/":
+        return 200, {"name": "node-1", "cluster_name": "fake", "version": {"number": CLUSTER.version,
+                                                                           "build_flavor": "default"},
+                     "tagline": "You Know, for Search"}
     if path == "/_license":
         return 200, {"license": {"type": CLUSTER.licence, "status": "active"}}
-    if path == "/_cat/plugins":
-        return 200, [{"name": "node-1", "component": c, "version": "9.1.0"} for c in CLUSTER.plugins]
+    if parts[:1] in (["_cat"], ["_nodes"]):
+        if CLUSTER.least_privilege:  # reference/elasticsearch/security-privileges: cat and nodes need `monitor`
+            raise Refused(403, "security_exception", "action [cluster:monitor/nodes/info] is unauthorized")
+        return 200, [{"name": "node-1", "component": c, "version": CLUSTER.version} for c in CLUSTER.plugins]
     if parts[:1] == ["_alias"]:
         alias = parts[1]
         if alias not in CLUSTER.aliases:
@@ -239,87 +520,115 @@ def handle(method: str, target: str, body: bytes | None):
                 del CLUSTER.aliases[spec["alias"]]
         return 200, {"acknowledged": True}
     if path == "/_bulk":
-        return 200, _bulk(parsed)
+        touched: set = set()
+        result = _bulk(parsed, touched)
+        for name in touched:
+            await _apply_refresh(CLUSTER.indices[name], params)
+        return 200, result
     if path == "/_msearch":
         responses = []
         for header, search in zip(parsed[::2], parsed[1::2]):
-            result = _search(header["index"], search)
-            responses.append({**result, "status": result.get("status", 200)})
+            try:
+                result = _search(header["index"], search)
+                responses.append({**result, "status": 200})
+            except Refused as refused:
+                responses.append(refused.body)
         return 200, {"took": 1, "responses": responses}
     if path.startswith("/_search/scroll"):
-        if method == "DELETE":
-            return 200, {"succeeded": True, "num_freed": 1}
-        return 200, {"_scroll_id": "s1", "_shards": {"total": 1, "successful": 1, "skipped": 0, "failed": 0},
-                     "hits": {"total": {"value": 0, "relation": "eq"}, "hits": []}}
-    index = parts[0]
+        return _scroll_page(method, params, parsed)
+    name = parts[0]
     if len(parts) == 1:
         if method == "PUT":
-            CLUSTER.indices[index] = {"mappings": parsed["mappings"], "settings": parsed.get("settings"), "docs": {}}
-            return 200, {"acknowledged": True, "shards_acknowledged": True, "index": index}
+            _validate_mapping(parsed or {})
+            settings = dict((parsed or {}).get("settings") or {})
+            flat = {k.removeprefix("index."): v for k, v in settings.items() if k != "analysis"}
+            CLUSTER.indices[name] = Index(parsed.get("mappings", {}), {**settings, "index": flat})
+            return 200, {"acknowledged": True, "shards_acknowledged": True, "index": name}
         if method == "DELETE":
-            CLUSTER.indices.pop(index, None)
+            if name not in CLUSTER.indices and not params.get("ignore_unavailable"):
+                raise Refused(404, "index_not_found_exception", f"no such index [{name}]")
+            CLUSTER.indices.pop(name, None)
             return 200, {"acknowledged": True}
-    resolved = _resolve(index)
-    if not resolved:
-        return 404, {"error": {"type": "index_not_found_exception", "reason": f"no such index [{index}]"},
-                     "status": 404}
-    real = resolved[0]
-    docs = CLUSTER.indices[real]["docs"]
+        if method == "HEAD":
+            return (200 if _resolve(name) else 404), {}
+    real, index = _index(name)
     action = parts[1]
     if action == "_mapping":
-        return 200, {real: {"mappings": CLUSTER.indices[real]["mappings"]}}
+        return 200, {real: {"mappings": index.mappings}}
+    if action == "_settings":
+        if method == "PUT":  # reference/elasticsearch/rest-apis/update-settings: dynamic settings only
+            for key, value in (parsed.get("index") or parsed).items():
+                if value is None:  # null resets a setting to its default
+                    index.settings["index"].pop(key, None)
+                else:
+                    index.settings["index"][key] = value
+            return 200, {"acknowledged": True}
+        return 200, {real: {"settings": index.settings}}
+    if action == "_refresh":
+        index.refresh()
+        return 200, {"_shards": {"total": 1, "successful": 1, "failed": 0}}
     if action == "_doc":
         doc_id = parts[2]
-        if doc_id not in docs:
+        if doc_id not in index.docs:  # GET is real-time: the live document, refreshed or not
             return 404, {"_index": real, "_id": doc_id, "found": False}
-        return 200, {"_index": real, "_id": doc_id, "found": True, "_source": docs[doc_id]}
+        return 200, {"_index": real, "_id": doc_id, "found": True, "_version": index.versions[doc_id],
+                     "_source": index.docs[doc_id]}
     if action == "_search":
         body = dict(parsed or {})
+        for key in ("size", "from"):
+            if key in params:
+                body[key] = int(params[key][0])
         if "_source_includes" in params:
             body["_source"] = params["_source_includes"][0].split(",")
-        if "size" in params:
-            body["size"] = int(params["size"][0])
-        result = _search(index, body)
+        result = _search(name, body)
         if "scroll" in params:
-            result["_scroll_id"] = "s1"
-            result["hits"]["hits"] = result["hits"]["hits"][:10000]
+            return 200, _open_scroll(real, index, body, result)
         return 200, result
     if action == "_mget":
-        includes = params.get("_source_includes", [""])[0].split(",")
         out = []
         for doc_id in parsed["ids"]:
-            d = docs.get(doc_id)
+            d = index.docs.get(doc_id)
+            spec = params["_source_includes"][0].split(",") if "_source_includes" in params else None
             out.append({"_index": real, "_id": doc_id, "found": d is not None,
-                        **({"_source": {k: v for k, v in d.items() if k in includes}} if d else {})})
+                        **({"_source": _source_of(real, index, d, spec)} if d else {})})
         return 200, {"docs": out}
     if action == "_count":
-        return 200, {"count": sum(1 for d in docs.values() if _matches(d, parsed.get("query"))), "_shards": {}}
-    if action == "_update_by_query":
-        return _update_by_query(docs, parsed)
-    if action == "_delete_by_query":
-        gone = [i for i, d in docs.items() if _matches(d, parsed.get("query"))]
-        for i in gone:
-            del docs[i]
-        return 200, {"deleted": len(gone), "failures": []}
+        index.tick()
+        query = (parsed or {}).get("query")
+        return 200, {"count": sum(1 for i, (_, d) in index.searchable.items() if _matches({**d, "_id": i}, query)),
+                     "_shards": {"total": 1, "successful": 1, "failed": 0}}
+    if action in ("_delete_by_query", "_update_by_query"):
+        result = _by_query(index, parsed or {}, params, update=action == "_update_by_query")
+        await _apply_refresh(index, params)
+        return 200, result
     return 400, {"error": f"fake node does not know {method} {path}"}
 
 
-_ASSIGNMENT = re.compile(r"ctx\._source\.(\w+) = params\.(\w+)")
+def _open_scroll(real: str, index: Index, body: dict, first: dict) -> dict:
+    """Scrolling pages through a point-in-time copy of the hits, `size` at a time."""
+    everything = _hits(real, index, _ranked(index, body), {**body, "from": 0, "size": 10**9})["hits"]["hits"]
+    size = int(body.get("size", 10))
+    scroll_id = f"scroll-{next(CLUSTER._ids)}"
+    CLUSTER._scrolls[scroll_id] = (everything[size:], size)
+    first["hits"]["hits"] = everything[:size]
+    first["_scroll_id"] = scroll_id
+    return first
 
 
-def _update_by_query(docs: dict, body: dict):
-    """docs: docs-update-by-query. The fake runs only the painless form docbot sends,
-    `ctx._source.<field> = params.<name>`; any other script is a 400 here (a cluster would compile it)."""
-    script = body.get("script") or {}
-    found = _ASSIGNMENT.fullmatch(script.get("source", "").strip().rstrip(";"))
-    if not found or found.group(2) not in script.get("params", {}):
-        return 400, {"error": {"type": "script_exception", "reason": "fake cannot run this script"}, "status": 400}
-    updated = 0
-    for doc in docs.values():
-        if _matches(doc, body.get("query")):
-            doc[found.group(1)] = script["params"][found.group(2)]
-            updated += 1
-    return 200, {"updated": updated, "failures": []}
+def _scroll_page(method: str, params: dict, parsed) -> tuple[int, dict]:
+    scroll_id = (parsed or {}).get("scroll_id") or params.get("scroll_id", [""])[0]
+    if method == "DELETE":
+        ids = scroll_id if isinstance(scroll_id, list) else [scroll_id]
+        for i in ids:
+            CLUSTER._scrolls.pop(i, None)
+        return 200, {"succeeded": True, "num_freed": len(ids)}
+    if scroll_id not in CLUSTER._scrolls:
+        raise Refused(404, "search_context_missing_exception", "No search context found")
+    rest, size = CLUSTER._scrolls[scroll_id]
+    page = rest[:size]
+    CLUSTER._scrolls[scroll_id] = (rest[size:], size)
+    return 200, {"_scroll_id": scroll_id, "_shards": {"total": 1, "successful": 1, "skipped": 0, "failed": 0},
+                 "hits": {"total": {"value": len(page), "relation": "eq"}, "hits": page}}
 
 
 class FakeNode(BaseAsyncNode):
@@ -329,11 +638,11 @@ class FakeNode(BaseAsyncNode):
 
     async def perform_request(self, method, target, body=None, headers=None, request_timeout=None):
         started = time.perf_counter()
-        status, payload = handle(method, target, body)
+        status, payload = await handle(method, target, body)
         raw = b"" if method == "HEAD" else json.dumps(payload).encode()
+        product = {"x-elastic-product": CLUSTER.product} if CLUSTER.product == "Elasticsearch" else {}
         meta = ApiResponseMeta(status=status, http_version="1.1",
-                               headers=HttpHeaders({"content-type": "application/json",
-                                                    "x-elastic-product": "Elasticsearch"}),
+                               headers=HttpHeaders({"content-type": "application/json", **product}),
                                duration=time.perf_counter() - started, node=self.config)
         return NodeApiResponse(meta, raw)
 

@@ -49,6 +49,7 @@ def put(index, embedder, path, texts, title="Doc", source="/src"):
     chunks = [Chunk(path, n, title, "", t) for n, t in enumerate(texts)]
     vectors = embedder.embed_passages([c.embedding_text() for c in chunks])
     index.replace_file(source, FileRecord(path, f"h-{path}-{len(texts)}", title, len(chunks)), chunks, vectors)
+    index.flush()  # writes are searchable once flushed (Elasticsearch: a refresh), as after an index run
 
 
 def search(index, embedder, text, k=5, prior=()):
@@ -85,6 +86,7 @@ def test_replace_file_swaps_chunks_and_delete_removes_them(index, embedder):
     assert index.stats()["chunks"] == 1
     assert all("zeppelin" not in h.chunk.text for h in search(index, embedder, "zeppelins"))
     index.delete_file("/src", "a.md")
+    index.flush()
     assert index.stats()["chunks"] == 0 and index.files("/src") == {}
     assert search(index, embedder, "submarines") == []
 
@@ -102,6 +104,7 @@ def test_clear_unbinds_the_model(index, embedder):
     index.bind_model("other/model", 16)
     chunk = Chunk("b.md", 0, "B", "", "hello")
     index.replace_file("/src", FileRecord("b.md", "h", "B", 1), [chunk], np.ones((1, 16), np.float32) / 4)
+    index.flush()
     assert index.stats()["model"] == "other/model" and index.stats()["chunks"] == 1
 
 
@@ -132,6 +135,7 @@ def handbook(index, handbook_files):
     """This backend holding the whole handbook: Korean and English documents on many subjects."""
     for record, chunks, vectors in handbook_files:
         index.replace_file("/handbook", record, chunks, vectors)
+    index.flush()
     return index
 
 
@@ -178,6 +182,7 @@ def test_visibility_is_enforced_inside_the_candidate_search(index, embedder):
     for n, text in enumerate(secret):
         put(index, embedder, f"secret-{n}.md", [text], "Executive travel", source="/finance")
         index.set_visibility("/finance", f"secret-{n}.md", frozenset({"C-FINANCE"}))
+    index.flush()
     put(index, embedder, "travel.md", ["Travel policy: book hotels through the portal; allowance varies."],
         "Travel policy", source="/public")
     question = "What is the hotel allowance for executives?"
@@ -194,6 +199,42 @@ def test_visibility_change_needs_no_rewrite_and_empty_means_nobody(index, embedd
     put(index, embedder, "a.md", ["Beacon is the staging dashboard."], "Beacon")
     assert _visible(index, embedder, "What is Beacon?", "C1") == {"a.md"}
     index.set_visibility("/src", "a.md", frozenset())
+    index.flush()
     assert _visible(index, embedder, "What is Beacon?", "C1") == set()
     index.set_visibility("/src", "a.md", None)
+    index.flush()
     assert _visible(index, embedder, "What is Beacon?", "C1") == {"a.md"}
+
+
+
+def _reject_one_chunk_write(index, source: str, path: str, ordinal: int):
+    """Make the backend refuse one chunk of a write, the way each really fails: a rejected bulk item
+    (Elasticsearch), an aborted statement inside the transaction (SQLite)."""
+    if isinstance(index, SqliteSearchIndex):
+        index._db.execute(f"CREATE TEMP TRIGGER reject BEFORE INSERT ON chunks WHEN NEW.path = '{path}' AND "
+                          f"NEW.ordinal = {ordinal} BEGIN SELECT RAISE(ABORT, 'rejected'); END")
+        return lambda: index._db.execute("DROP TRIGGER reject")
+    import hashlib
+
+    import es_fake
+
+    doc_id = hashlib.sha1(f"{source}\0{path}\0{ordinal}".encode()).hexdigest()
+    es_fake.CLUSTER.bulk_reject.add(doc_id)
+    return lambda: es_fake.CLUSTER.bulk_reject.discard(doc_id)
+
+
+def test_a_failed_write_leaves_nothing_stale_once_the_file_is_written_again(index, embedder):
+    """A file's first write fails on one chunk; rewritten later with fewer chunks, none of the first
+    attempt's chunks may stay searchable (they were once counted by a recorded chunk total)."""
+    from rag.errors import SearchIndexError
+
+    put(index, embedder, "a.md", ["Zeppelins were first flown in 1900."])
+    restore = _reject_one_chunk_write(index, "/src", "a.md", 1)
+    with pytest.raises(SearchIndexError):
+        put(index, embedder, "a.md", ["Airships carried mail in 1910.", "Airships carried mail in 1911.",
+                                      "Airships carried mail in 1912."])
+    restore()
+    put(index, embedder, "a.md", ["Submarines are newer."])
+    assert index.stats()["chunks"] == 1
+    assert {h.chunk.text for h in search(index, embedder, "airships carried mail zeppelins")} == \
+        {"Submarines are newer."}
