@@ -27,8 +27,21 @@ console = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+def _settings() -> Settings:
+    """Settings from the environment; a bad value is a clear message naming the variable, and exit 2."""
+    from pydantic import ValidationError
+
+    try:
+        return Settings()
+    except ValidationError as exc:
+        for error in exc.errors():
+            name = "DOCBOT_" + "_".join(str(part) for part in error["loc"]).upper()
+            err.print(f"[red]configuration error:[/] {name}: {error['msg']} (got {error.get('input')!r})")
+        raise typer.Exit(2)
+
+
 def _runtime() -> Runtime:
-    return Runtime(Settings())
+    return Runtime(_settings())
 
 
 @contextmanager
@@ -116,7 +129,7 @@ def chat() -> None:
     from adapters.console import ConsoleChat
 
     # The console is one local user typing (or piping) questions: no per-user rate limit.
-    settings = Settings().model_copy(update={"rate_limit_per_user": 0, "rate_limit_per_channel": 0})
+    settings = _settings().model_copy(update={"rate_limit_per_user": 0, "rate_limit_per_channel": 0})
     with _opened(Runtime(settings)) as runtime:
         asyncio.run(ConsoleChat(runtime.conversations, source_url_base=settings.source_url_base,
                                 offline=not settings.llm_configured).run())
@@ -142,7 +155,7 @@ def serve() -> None:
 @app.command()
 def run() -> None:
     """Start the bot: the server when Slack or Teams is configured, the console chat otherwise."""
-    if Settings().chat_platform_configured:
+    if _settings().chat_platform_configured:
         serve()
     else:
         chat()
@@ -241,7 +254,7 @@ def evaluate(
     except (ValueError, OSError) as exc:
         err.print(f"[red]error:[/] {exc}")
         raise typer.Exit(1)
-    base = Settings()
+    base = _settings()
     reports = {}
     with tempfile.TemporaryDirectory(prefix="docbot-eval-") as tmp:
         # A fresh embedded index and database, and no rate limits: a replay is one very fast user.

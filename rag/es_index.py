@@ -502,10 +502,11 @@ def _check_shards(response: dict) -> None:
 
 
 def _check_schema(index: str, meta: dict) -> None:
-    """An index built before per-language search has no `lang` field: it must be rebuilt."""
+    """An index built by an older docbot lacks fields searches filter on (`lang`, `channels`): rebuild it."""
     if int(meta.get("schema", 1)) < SCHEMA_VERSION:
-        raise SearchIndexError(f"the Elasticsearch index {index} predates per-language search (schema "
-                               f"{meta.get('schema', 1)}, need {SCHEMA_VERSION}); run `docbot index --rebuild`")
+        raise SearchIndexError(f"the Elasticsearch index {index} was built by an older docbot (schema "
+                               f"{meta.get('schema', 1)}, need {SCHEMA_VERSION}: per-language search and per-chunk "
+                               "visibility); run `docbot index --rebuild`")
 
 
 def _channels(visibility: Visibility) -> list[str]:

@@ -152,3 +152,9 @@ def test_sources_lists_and_removes_an_indexed_source(env, docs, monkeypatch):
     assert removed.exit_code == 0 and "removed 1 files" in removed.output
     listed = invoke("sources").output
     assert "old-wiki" not in listed and "docs" in listed
+
+
+def test_a_bad_setting_is_named_before_anything_loads(env, monkeypatch):
+    monkeypatch.setenv("DOCBOT_CANDIDATES", "3000")
+    result = invoke("status")
+    assert result.exit_code == 2 and "DOCBOT_CANDIDATES" in result.output and "2500" in result.output
