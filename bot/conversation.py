@@ -65,6 +65,7 @@ class Turn:
         self.conversation_id = 0
         self.done = asyncio.Event()  # set once the answer is stored, however the turn ended
         self.interrupted = False  # the server is shutting down
+        self.finishing = False  # finish() has begun: it runs once
         self.error = ""  # why the turn failed outside the answer itself (e.g. the platform refused it)
 
     @property
@@ -123,7 +124,7 @@ class Turn:
     async def fail(self, error: str) -> None:
         """End a turn whose answer could not be shown (the platform refused it): stored as `failed` with
         the error, the thread's run released. The answer is not generated."""
-        if self.done.is_set():
+        if self.finishing:
             return
         self.status, self.error = "failed", error[:500]
         await self.service.finish(self, 0.0)
@@ -303,9 +304,10 @@ class ConversationService:
         return action
 
     async def finish(self, turn: Turn, answer_ms: float) -> None:
-        """Store the answer as it ended and release the thread's active run."""
-        if turn.done.is_set():
+        """Store the answer as it ended and release the thread's active run (exactly once per turn)."""
+        if turn.finishing:
             return
+        turn.finishing = True  # set before the first await: a second caller (fail, then the stream) stops here
         timings = dict(turn.prepared.timings)
         timings["answer_ms"] = round(answer_ms, 2)
         timings["total_ms"] = round((time.perf_counter() - turn._started) * 1000, 2)
@@ -318,8 +320,10 @@ class ConversationService:
         except DocbotError as exc:
             log.exception("could not store the answer of run %s", turn.run_id)
             self.metrics.errors.labels(_component(exc)).inc()
-        except asyncio.CancelledError:  # the task was cancelled mid-store: still release the run below
-            log.warning("storing the answer of run %s was cancelled", turn.run_id)
+        finally:  # even when the task is cancelled mid-store (the write itself completes in its thread)
+            self._release(turn, timings)
+
+    def _release(self, turn: Turn, timings: dict) -> None:
         if turn.status == "failed":
             self.metrics.errors.labels("platform").inc()
         if self._active.get(turn.key) is turn:
