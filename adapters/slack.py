@@ -288,18 +288,23 @@ class SlackAdapter:
         If Slack refuses to open the answer message (503s after retries), the turn still ends: it is
         stored as failed with Slack's error, and the thread is free for the next question at once.
         """
+        turn.delivered = asyncio.Event()  # a shutdown waits for the stream to be stopped, not just stored
         try:
             writer = await self._open(turn, key, user)
         except Exception as exc:  # SlackApiError, a timeout, a dropped connection: the turn must still end
             log.error("could not open the answer message in %s: %s", key.channel, exc)
             await turn.fail(f"slack: {exc}")
+            turn.delivered.set()
             return
         try:
             async with aclosing(turn.stream()) as pieces:  # closed (and stored) even if Slack fails midway
                 async for piece in pieces:
                     await writer.append(piece)
         finally:
-            await writer.finish(turn, key)
+            try:
+                await writer.finish(turn, key)
+            finally:
+                turn.delivered.set()
 
     async def _open(self, turn: Turn, key: SessionKey, user: str) -> _Writer:
         if self.streaming:

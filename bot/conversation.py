@@ -66,6 +66,7 @@ class Turn:
         self.done = asyncio.Event()  # set once the answer is stored, however the turn ended
         self.interrupted = False  # the server is shutting down
         self.finishing = False  # finish() has begun: it runs once
+        self.delivered: asyncio.Event | None = None  # set by an adapter once the platform message is final
         self.error = ""  # why the turn failed outside the answer itself (e.g. the platform refused it)
 
     @property
@@ -206,8 +207,9 @@ class ConversationService:
         for turn in turns:
             turn.interrupted = True
             turn.cancelled.set()
-        if turns:
-            await asyncio.wait([asyncio.create_task(t.done.wait()) for t in turns], timeout=timeout)
+        if turns:  # stored, and closed on the platform by the adapter that shows it (a Slack stream stopped)
+            waits = [t.done.wait() for t in turns] + [t.delivered.wait() for t in turns if t.delivered is not None]
+            await asyncio.wait([asyncio.create_task(w) for w in waits], timeout=timeout)
         return len(turns)
 
     def interrupt_stale(self, older_than: float = STALE_STREAM_SECONDS) -> int:

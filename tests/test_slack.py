@@ -384,3 +384,22 @@ async def test_deeply_nested_json_is_a_400_not_a_500(bot):
     body = "[" * 100_000 + "]" * 100_000
     response = await bot.post_signed(body)
     assert response.status == 400
+
+
+async def test_shutdown_stops_the_slack_stream_before_it_returns(bot, slack, monkeypatch):
+    """SIGTERM mid-answer: the answer is stored as interrupted *and* its Slack stream is stopped (a
+    stream left open shows a spinner for ever)."""
+    from rag.pipeline import Pipeline
+
+    async def slow_answer(self, prepared, history):
+        for n in range(200):
+            await asyncio.sleep(0.05)
+            yield f"part {n}. "
+
+    monkeypatch.setattr(Pipeline, "answer", slow_answer)
+    await bot.post_signed(event_body(f"<@{BOT_USER}> Tell me everything", event_id="EvTerm", ts="1700000600.000100"))
+    await until(lambda: slack.named("chat.appendStream"))
+    assert await bot.service.shutdown(timeout=3.0) == 1
+    assert slack.named("chat.stopStream")  # closed before shutdown returned
+    conv = bot.service.store.conversation("slack", "T1", "C1", "1700000600.000100")
+    assert bot.service.store.history(conv.id, 1)[0].status == "interrupted"
