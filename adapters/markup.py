@@ -6,6 +6,7 @@ the shared pieces. Every pattern here is linear-time (bounded runs, no nested qu
 """
 from __future__ import annotations
 
+import html
 import re
 from urllib.parse import quote
 
@@ -23,7 +24,7 @@ def explicit_links(text: str) -> str:
 def slack_escape(text: str) -> str:
     """Slack's three control characters as entities (api.slack.com/reference/surfaces/formatting#escaping):
     `<!channel>`, `<@U123>` and `<https://evil|docs>` from a document arrive as plain text."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return html.escape(text, quote=False)
 
 
 def slack_markdown(text: str) -> str:
@@ -33,7 +34,7 @@ def slack_markdown(text: str) -> str:
 
 def html_escape(text: str) -> str:
     """Teams message text renders a subset of HTML (`<a>`, `<at>`): escaped, nothing becomes markup."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return html.escape(text, quote=False)
 
 
 def url_path(path: str) -> str:

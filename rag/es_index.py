@@ -453,9 +453,9 @@ class ElasticsearchIndex:
             self._run(self._swap(new))
 
     async def _swap(self, new: str) -> None:
-        restored: dict = {"refresh_interval": None}
-        restored["number_of_replicas"] = self.replicas if self.replicas is not None else 1
-        await self.client.indices.put_settings(index=new, settings={"index": restored})
+        # null resets a setting to its default: refreshes back on, replicas as configured (or the default)
+        await self.client.indices.put_settings(index=new, settings={"index": {
+            "refresh_interval": None, "number_of_replicas": self.replicas}})
         await self.client.indices.refresh(index=new)
         old = await self._alias_index()
         actions = [{"add": {"index": new, "alias": self.alias}}]

@@ -146,8 +146,7 @@ async def run(args) -> dict:
     return {"users": args.users, "threads_per_user": args.threads, "threads": args.users * args.threads,
             "turns": len(latencies), "seconds": round(elapsed, 1),
             "throughput_turns_per_s": round(len(latencies) / elapsed, 2),
-            "latency_ms": {"p50": round(float(np.percentile(latencies, 50)), 1) if latencies else None,
-                           "p95": round(float(np.percentile(latencies, 95)), 1) if latencies else None},
+            "latency_ms": _percentiles(latencies),
             "errors": len(errors), "error_samples": errors[:5], **lost}
 
 

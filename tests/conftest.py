@@ -142,3 +142,26 @@ def build_service(indexer, analyzer, classifier, db_url, handlers=(), lookups=No
 @pytest.fixture
 def service(handbook_indexer, analyzer, classifier, tmp_path):
     return build_service(handbook_indexer, analyzer, classifier, f"sqlite:///{tmp_path / 'c.sqlite3'}")
+
+
+def slow_answers(monkeypatch, parts: int, delay: float = 0.05) -> None:
+    """Every answer becomes `parts` pieces "part 0. ", "part 1. ", ... one each `delay` seconds."""
+    import asyncio
+
+    async def slow_answer(self, prepared, history):
+        for n in range(parts):
+            await asyncio.sleep(delay)
+            yield f"part {n}. "
+
+    monkeypatch.setattr(Pipeline, "answer", slow_answer)
+
+
+def service_over(tmp_path, analyzer, embedder, classifier, files: dict[str, str]):
+    """The conversation service over an index of just these files (name -> text)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in files.items():
+        (docs / name).write_text(text)
+    indexer = make_indexer(tmp_path / "i.sqlite3", analyzer, embedder)
+    indexer.run(docs)
+    return build_service(indexer, analyzer, classifier, f"sqlite:///{tmp_path / 'x.sqlite3'}")

@@ -184,29 +184,26 @@ def _matches(doc: dict, query: dict | None) -> bool:
     raise Refused(400, "parsing_exception", f"unknown query [{kind}]")
 
 
-def _bm25(index: Index, pool: dict, doc_id: str, query: dict) -> float:
+def _bm25(index: Index, pool: dict, query: dict) -> dict[str, float]:
     """reference/elasticsearch/index-settings/similarity: BM25 (k1 1.2, b 0.75) per field, summed over the
-    bool query's should-clauses, each times its boost."""
-    score = 0.0
-    doc = pool[doc_id]
+    bool query's should-clauses, each times its boost. Each field is analysed once per query."""
+    scores = dict.fromkeys(pool, 0.0)
     for clause in query["bool"].get("should", []):
         (name, spec), = clause["match"].items()
         text, boost = (spec["query"], spec.get("boost", 1.0)) if isinstance(spec, dict) else (spec, 1.0)
         analyzer = _analyzer_of(index, name)
         terms = set(analyse(index, analyzer, text))
-        if not terms or name not in doc:
+        words = {i: analyse(index, analyzer, d[name]) for i, d in pool.items() if name in d}
+        if not terms or not words:
             continue
-        lengths = {i: len(analyse(index, analyzer, d.get(name, ""))) for i, d in pool.items() if name in d}
-        avg = sum(lengths.values()) / max(len(lengths), 1)
-        words = analyse(index, analyzer, doc[name])
+        avg = sum(len(w) for w in words.values()) / len(words)
         for term in terms:
-            tf = words.count(term)
-            if not tf:
-                continue
-            n = sum(1 for i, d in pool.items() if name in d and term in analyse(index, analyzer, d[name]))
-            idf = math.log(1 + (len(lengths) - n + 0.5) / (n + 0.5))
-            score += boost * idf * tf * 2.2 / (tf + 1.2 * (1 - 0.75 + 0.75 * len(words) / max(avg, 1e-9)))
-    return score
+            holders = {i: w.count(term) for i, w in words.items() if term in w}
+            idf = math.log(1 + (len(words) - len(holders) + 0.5) / (len(holders) + 0.5))
+            for i, tf in holders.items():
+                norm = 1 - 0.75 + 0.75 * len(words[i]) / max(avg, 1e-9)
+                scores[i] += boost * idf * tf * 2.2 / (tf + 1.2 * norm)
+    return scores
 
 
 def _vector_problem(index: Index, vector, name: str = "vector") -> str | None:
@@ -266,7 +263,8 @@ def _ranked(index: Index, body: dict) -> list[tuple[str, float]]:
     if query and "script_score" in query:
         return _script_scored(pool, query["script_score"])
     if query and "bool" in query and "should" in query["bool"]:
-        scored = [(i, _bm25(index, pool, i, query)) for i, d in pool.items() if _matches(d, query)]
+        scores = _bm25(index, pool, query)
+        scored = [(i, scores[i]) for i, d in pool.items() if _matches(d, query)]
         return sorted([p for p in scored if p[1] > 0], key=lambda p: -p[1])
     return [(i, 1.0) for i, d in pool.items() if _matches(d, query)]
 

@@ -7,9 +7,8 @@ import pytest
 
 from bot.conversation import SessionKey
 from rag.errors import EmbeddingError, SearchIndexError, StorageError
-from rag.pipeline import Pipeline
 
-from conftest import build_service
+from conftest import build_service, slow_answers
 
 KEY = SessionKey("slack", "T1", "C1", "1700000000.000100")
 
@@ -60,12 +59,7 @@ async def test_stop_clicked_on_another_replica_stops_the_stream(make, db_url, mo
     """Two services sharing one database (two `docbot serve` processes): B stops what A streams."""
     replica_a, replica_b = make(db_url), make(db_url)
 
-    async def slow_answer(self, prepared, history):
-        for n in range(60):
-            await asyncio.sleep(0.05)
-            yield f"part {n}. "
-
-    monkeypatch.setattr(Pipeline, "answer", slow_answer)
+    slow_answers(monkeypatch, 60)
     turn = await replica_a.ask(KEY, "Tell me everything about on-call", "u1")
     consuming = asyncio.create_task(turn.collect())
     await asyncio.sleep(0.4)
@@ -266,12 +260,7 @@ async def test_a_locked_database_never_stalls_the_event_loop(make, tmp_path):
 async def test_a_streaming_answer_is_saved_as_it_streams_and_interrupted_on_shutdown(make, db_url, monkeypatch):
     service = make(db_url)
 
-    async def slow_answer(self, prepared, history):
-        for n in range(100):
-            await asyncio.sleep(0.05)
-            yield f"part {n}. "
-
-    monkeypatch.setattr(Pipeline, "answer", slow_answer)
+    slow_answers(monkeypatch, 100)
     turn = await service.ask(KEY, "Tell me everything about on-call", "u1")
     consuming = asyncio.create_task(turn.collect())
     await asyncio.sleep(1.6)

@@ -11,7 +11,7 @@ from adapters.slack import SECTION_LIMIT, SlackAdapter, SlackRenderer, split_tex
 from bot.actions import WebhookAction
 
 from slack_standin import BOT_USER, SlackStandIn, click_body, event_body, signed
-from conftest import build_service
+from conftest import build_service, service_over, slow_answers
 
 SECRET = "test-signing-secret"
 
@@ -309,17 +309,10 @@ async def _bot_over(slack, service):
 
 async def test_document_markup_reaches_slack_as_inert_text(slack, analyzer, embedder, classifier, tmp_path):
     """A document that says <!channel>, mentions a user and disguises links: quoted, never live."""
-    from conftest import make_indexer
-
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "escalation.md").write_text(
+    service = service_over(tmp_path, analyzer, embedder, classifier, {"escalation.md": (
         "# Escalation policy\n\n- For a sev-1 outage, page <!channel> and <@U0ADMIN> at once.\n"
         "- The escalation form is <https://evil.example/steal|the official handbook> "
-        "and [the runbook](https://evil.example/runbook) & the pager rota.\n")
-    indexer = make_indexer(tmp_path / "i.sqlite3", analyzer, embedder)
-    indexer.run(docs)
-    service = build_service(indexer, analyzer, classifier, f"sqlite:///{tmp_path / 'x.sqlite3'}")
+        "and [the runbook](https://evil.example/runbook) & the pager rota.\n")})
     for streaming in (True, False):
         slack.calls.clear()
         slack.streaming = streaming
@@ -367,8 +360,10 @@ async def test_slack_down_when_the_answer_opens_still_ends_the_turn(bot, slack):
     bot.adapter.client.retry_handlers.clear()  # Slack stays down through every retry; do not wait for them
     await bot.post_signed(event_body(f"<@{BOT_USER}> What is Beacon?", event_id="Ev503", ts="1700000500.000100"))
     store = bot.service.store
+    # The answer row is written on a worker thread just before the run is released on the loop: wait for both.
     await until(lambda: store.has_conversation("slack", "T1", "C1", "1700000500.000100") and
-                store.history(store.conversation("slack", "T1", "C1", "1700000500.000100").id, 1)[0].status == "failed")
+                store.history(store.conversation("slack", "T1", "C1", "1700000500.000100").id, 1)[0].status == "failed"
+                and not bot.service._active)
     answer = store.history(store.conversation("slack", "T1", "C1", "1700000500.000100").id, 1)[0]
     assert "service_unavailable" in answer.timings["error"]
     assert bot.service.metrics.active_turns._value.get() == 0 and not bot.service._active
@@ -389,14 +384,7 @@ async def test_deeply_nested_json_is_a_400_not_a_500(bot):
 async def test_shutdown_stops_the_slack_stream_before_it_returns(bot, slack, monkeypatch):
     """SIGTERM mid-answer: the answer is stored as interrupted *and* its Slack stream is stopped (a
     stream left open shows a spinner for ever)."""
-    from rag.pipeline import Pipeline
-
-    async def slow_answer(self, prepared, history):
-        for n in range(200):
-            await asyncio.sleep(0.05)
-            yield f"part {n}. "
-
-    monkeypatch.setattr(Pipeline, "answer", slow_answer)
+    slow_answers(monkeypatch, 200)
     await bot.post_signed(event_body(f"<@{BOT_USER}> Tell me everything", event_id="EvTerm", ts="1700000600.000100"))
     await until(lambda: slack.named("chat.appendStream"))
     assert await bot.service.shutdown(timeout=3.0) == 1

@@ -10,7 +10,7 @@ from adapters.teams import TeamsAdapter
 from bot.actions import WebhookAction
 
 from connector_standin import ConnectorStandIn, message
-from conftest import build_service
+from conftest import build_service, service_over, slow_answers
 
 
 @pytest.fixture
@@ -188,16 +188,7 @@ async def test_serve_mounts_teams_from_settings(connector, tmp_path):
 
 
 async def test_teams_stop_in_a_personal_chat_keeps_the_partial_answer(teams, connector, monkeypatch):
-    import asyncio
-
-    from rag.pipeline import Pipeline
-
-    async def slow_answer(self, prepared, history):  # a long answer, piece by piece
-        for n in range(100):
-            await asyncio.sleep(0.05)
-            yield f"part {n}. "
-
-    monkeypatch.setattr(Pipeline, "answer", slow_answer)
+    slow_answers(monkeypatch, 100)
     connector.stream_refusal_after = 2  # Teams' Stop: the client refuses further chunks
     await teams.post("/api/messages", json=message("Tell me everything about on-call", connector.service_url,
                                                    conversation="a:personal-stop"))
@@ -208,17 +199,10 @@ async def test_teams_stop_in_a_personal_chat_keeps_the_partial_answer(teams, con
 
 async def test_document_markup_reaches_teams_as_inert_text(connector, analyzer, embedder, classifier, tmp_path):
     """A document with Teams mention tags, HTML links and disguised Markdown links: shown, never live."""
-    from conftest import make_indexer
-
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "escalation.md").write_text(
+    service = service_over(tmp_path, analyzer, embedder, classifier, {"escalation.md": (
         "# Escalation policy\n\n- For a sev-1 outage, notify <at>Everyone</at> and open "
         '<a href="https://evil.example/steal">the official handbook</a> at once.\n'
-        "- The escalation form is [the runbook](https://evil.example/runbook) & the pager rota.\n")
-    indexer = make_indexer(tmp_path / "i.sqlite3", analyzer, embedder)
-    indexer.run(docs)
-    service = build_service(indexer, analyzer, classifier, f"sqlite:///{tmp_path / 'x.sqlite3'}")
+        "- The escalation form is [the runbook](https://evil.example/runbook) & the pager rota.\n")})
     client = await _client(TeamsAdapter(service, update_every=0.0))
     try:
         question = "What is the escalation policy for a sev-1 outage?"
