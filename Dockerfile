@@ -12,6 +12,7 @@ COPY pyproject.toml README.md ./
 COPY bot ./bot
 COPY rag ./rag
 COPY adapters ./adapters
+COPY docbot ./docbot
 RUN pip install .
 
 COPY samples ./samples

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from bot.runtime import Runtime
-from bot.settings import Settings
+from docbot.runtime import Runtime
+from docbot.settings import Settings
 from conftest import CountingEmbedder
 
 SECRET = "# Executive hotel allowance\n\nThe hotel allowance for executives is 900 USD a night.\n"
@@ -78,7 +78,7 @@ async def test_the_answer_trace_and_history_of_another_channel_never_hold_the_re
 
 
 def test_indexing_a_subfolder_by_hand_keeps_its_restriction(tmp_path, tree, analyzer, embedder):
-    from bot.cli import run_index
+    from docbot.cli import run_index
 
     runtime = runtime_for(tmp_path, analyzer, embedder, [
         {"name": "all", "path": str(tree)}, {"name": "finance", "path": str(tree / "finance"), "channels": ["C-FIN"]}])

@@ -5,10 +5,10 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from typer.testing import CliRunner
 
-from bot.cli import app
-from bot.runtime import Runtime
-from bot.server import make_app
-from bot.settings import Settings
+from docbot.cli import app
+from docbot.runtime import Runtime
+from docbot.server import make_app
+from docbot.settings import Settings
 
 
 @pytest.fixture

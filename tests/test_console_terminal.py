@@ -30,7 +30,7 @@ def test_a_long_paste_arrives_whole_and_ctrl_c_at_the_prompt_does_not_quit(tmp_p
     env = {**os.environ, "DOCBOT_DATA_DIR": str(tmp_path / "data"), "TERM": "dumb", "PYTHONUNBUFFERED": "1"}
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "DOCBOT_DATABASE_URL"):
         env.pop(name, None)
-    docbot = [sys.executable, "-c", "from bot.cli import main; main()"]
+    docbot = [sys.executable, "-c", "from docbot.cli import main; main()"]
     pid, fd = pty.fork()
     if pid == 0:  # the child: a terminal session running `docbot chat`
         os.chdir(tmp_path)

@@ -171,8 +171,8 @@ def test_replace_file_checks_vectors(es):
 
 
 def test_elasticsearch_needs_a_url(tmp_path):
-    from bot.runtime import Runtime
-    from bot.settings import Settings
+    from docbot.runtime import Runtime
+    from docbot.settings import Settings
     from rag.errors import ConfigurationError
 
     with pytest.raises(ConfigurationError, match="ELASTICSEARCH_URL"):
@@ -276,7 +276,7 @@ def test_a_rebuild_loads_without_refreshes_or_replicas_and_restores_them(tmp_pat
 def test_settings_bound_the_candidates_elasticsearch_can_serve(tmp_path):
     from pydantic import ValidationError
 
-    from bot.settings import Settings
+    from docbot.settings import Settings
 
     with pytest.raises(ValidationError, match="candidates"):
         Settings(_env_file=None, candidates=3000)  # kNN would ask for 12,000 candidates: over the 10,000 cap

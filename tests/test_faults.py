@@ -134,8 +134,8 @@ def test_a_pdf_zip_bomb_is_refused_not_inflated():
 async def test_secrets_never_reach_the_logs(tmp_path, caplog, handbook_indexer):
     import logging
 
-    from bot.runtime import Runtime
-    from bot.settings import Settings
+    from docbot.runtime import Runtime
+    from docbot.settings import Settings
 
     secrets = {"OPENAI_API_KEY": "sk-livekeylivekeylivekey123", "SLACK_BOT_TOKEN": "xoxb-1111-2222-secretsecret",
                "SLACK_SIGNING_SECRET": "signing-secret-value-42"}
@@ -188,8 +188,8 @@ async def test_outside_calls_retry_transient_failures_with_one_policy():
 
 
 async def test_llm_endpoint_down_still_answers_from_the_documents(tmp_path, handbook_indexer):
-    from bot.runtime import Runtime
-    from bot.settings import Settings
+    from docbot.runtime import Runtime
+    from docbot.settings import Settings
 
     settings = Settings(_env_file=None, data_dir=tmp_path, OPENAI_BASE_URL="http://127.0.0.1:9/v1",
                         OPENAI_API_KEY="sk-test", rewrite_timeout=1, answer_timeout=1, retry_attempts=1)
@@ -374,7 +374,7 @@ def test_sigterm_drains_within_seconds_even_mid_index(tmp_path):
         port = probe.getsockname()[1]
     env = {**os.environ, "DOCBOT_DATA_DIR": str(tmp_path / "data"), "DOCBOT_DOCS": json.dumps([str(docs)]),
            "DOCBOT_PORT": str(port), "DOCBOT_INDEX_ON_START": "true", "DOCBOT_INDEX_SCHEDULE": ""}
-    server = subprocess.Popen([sys.executable, "-c", "from bot.cli import main; main()", "serve"], env=env,
+    server = subprocess.Popen([sys.executable, "-c", "from docbot.cli import main; main()", "serve"], env=env,
                               cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         store = None

@@ -115,8 +115,8 @@ async def test_openai_embedder_reports_a_wrong_dimension(llm):
 async def test_configured_endpoint_drives_the_whole_turn(llm, handbook_indexer, tmp_path):
     """Settings -> Runtime -> LLM rewriter and answerer, over the real index and database."""
     from bot.conversation import SessionKey
-    from bot.runtime import Runtime
-    from bot.settings import Settings
+    from docbot.runtime import Runtime
+    from docbot.settings import Settings
 
     settings = Settings(_env_file=None, data_dir=tmp_path, OPENAI_BASE_URL=llm.base_url, OPENAI_API_KEY="sk-test")
     runtime = Runtime(settings)

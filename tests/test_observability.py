@@ -6,9 +6,9 @@ import logging
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot.observability import RUN_ID, SESSION_ID, make_handler
-from bot.runtime import Runtime
-from bot.server import make_app
-from bot.settings import Settings
+from docbot.runtime import Runtime
+from docbot.server import make_app
+from docbot.settings import Settings
 
 
 async def _client(settings) -> TestClient:

@@ -207,9 +207,9 @@ def test_long_answers_respect_section_and_block_limits():
 
 async def test_serve_mounts_slack_from_settings(slack, tmp_path, monkeypatch):
     """Settings -> `docbot serve`'s app: /slack/events is there and checks signatures."""
-    from bot.runtime import Runtime
-    from bot.server import make_app
-    from bot.settings import Settings
+    from docbot.runtime import Runtime
+    from docbot.server import make_app
+    from docbot.settings import Settings
 
     settings = Settings(_env_file=None, data_dir=tmp_path, SLACK_BOT_TOKEN="xoxb-test",
                         SLACK_SIGNING_SECRET=SECRET, SLACK_API_BASE_URL=slack.base_url)

@@ -171,9 +171,9 @@ def test_teams_package_builds(tmp_path, monkeypatch):
 
 
 async def test_serve_mounts_teams_from_settings(connector, tmp_path):
-    from bot.runtime import Runtime
-    from bot.server import make_app
-    from bot.settings import Settings
+    from docbot.runtime import Runtime
+    from docbot.server import make_app
+    from docbot.settings import Settings
 
     settings = Settings(_env_file=None, data_dir=tmp_path, MICROSOFT_APP_ID="00000000-0000-0000-0000-0000000000aa",
                         MICROSOFT_APP_PASSWORD="pw")

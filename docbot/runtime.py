@@ -26,13 +26,13 @@ from rag.routing import Router
 from rag.search_index import SearchIndex
 from rag.sources import FolderSource, narrowed, overlaps, with_owners
 
-from .actions import ActionService, ReindexAction, WebhookAction
-from .conversation import ConversationService
-from .indexing import IndexJob
-from .observability import Metrics
-from .ratelimit import RateLimiter
+from bot.actions import ActionService, ReindexAction, WebhookAction
+from bot.conversation import ConversationService
+from bot.indexing import IndexJob
+from bot.observability import Metrics
+from bot.ratelimit import RateLimiter
 from .settings import Settings
-from .storage import Store
+from bot.storage import Store
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from aiohttp import web
 
 from rag.errors import ConfigurationError
 
-from .observability import CONTENT_TYPE_LATEST
+from bot.observability import CONTENT_TYPE_LATEST
 
 from .runtime import Runtime
 
@@ -57,7 +57,7 @@ async def metrics(request: web.Request) -> web.Response:
 
 async def _scheduler(app: web.Application):
     """Start the re-index jobs with the server and stop them with it."""
-    from .scheduler import start_scheduler
+    from bot.scheduler import start_scheduler
 
     runtime = app[RUNTIME]
     s = runtime.settings

@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rag.errors import DocbotError, DocumentError
 from rag.ingest import IndexReport
 
-from .indexing import IndexJob
+from bot.indexing import IndexJob
 
 from .runtime import Runtime
 from .settings import Settings
@@ -61,7 +61,7 @@ def _opened(runtime: Runtime | None = None) -> Iterator[Runtime]:
 def _setup(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log debug detail."),
            log_format: str = typer.Option("text", "--log-format", envvar="DOCBOT_LOG_FORMAT",
                                           help="text, or json (one object a line, for log shippers)")) -> None:
-    from .observability import configure_logging
+    from bot.observability import configure_logging
 
     configure_logging(logging.DEBUG if verbose else logging.INFO if log_format == "json" else logging.WARNING,
                       json_logs=log_format == "json")
@@ -146,7 +146,7 @@ def serve() -> None:
     settings = runtime.settings
     err.print(f"docbot serving on http://{settings.host}:{settings.port} (GET /healthz)")
     try:
-        # Running answers are stopped and stored on SIGTERM (bot.server._drain); a few seconds is enough.
+        # Running answers are stopped and stored on SIGTERM (docbot.server._drain); a few seconds is enough.
         web.run_app(make_app(runtime), host=settings.host, port=settings.port, print=None, shutdown_timeout=5)
     finally:
         runtime.close()
@@ -302,7 +302,7 @@ def document_languages(docs: Path) -> dict[str, tuple[str, ...]]:
 
 def service_responder(runtime: Runtime, dataset: str = ""):
     """Eval turns through the conversation service: stored, routed, actions proposed (never confirmed)."""
-    from .conversation import SessionKey
+    from bot.conversation import SessionKey
 
     async def respond(conversation: str, text: str, history: list) -> tuple:
         turn = await runtime.conversations.ask(SessionKey("eval", "local", "eval", f"{dataset}:{conversation}"), text, "eval")

@@ -1,0 +1,4 @@
+"""The entry point: settings are read once here, the runtime is composed, and the CLI or server runs.
+
+Dependencies point one way: docbot (entry) -> adapters -> bot (application) -> rag (core).
+"""

@@ -1,0 +1,3 @@
+from docbot.cli import main
+
+main()
