@@ -19,7 +19,9 @@ from urllib.parse import quote
 from rich.console import Console
 from rich.markup import escape
 
+from bot.controls import Control, buttons
 from bot.conversation import ConversationService, SessionKey, Turn
+from rag.messages import Text, say
 
 HELP = ("Commands: /new (new thread), /regen (regenerate last answer), /confirm N and /cancel N (a pending "
         "action), /quit. Anything else is a question.")
@@ -36,6 +38,7 @@ class ConsoleChat:
         self.key = self._new_key()
         self.source_url_base, self.offline = source_url_base, offline
         self._current: Turn | None = None  # the answer being written, for Ctrl-C
+        self._last_run = ""  # the latest answer's run, what /regen regenerates
 
     def _new_key(self) -> SessionKey:
         return SessionKey("console", "local", self.user, uuid.uuid4().hex[:12])
@@ -80,7 +83,7 @@ class ConsoleChat:
         if command in ("/quit", "/exit"):
             return False
         if command == "/new":
-            self.key = self._new_key()
+            self.key, self._last_run = self._new_key(), ""
             self.out.print("[dim]— new thread —[/]")
             return True
         if command == "/help":
@@ -90,30 +93,30 @@ class ConsoleChat:
             await self.decide(command)
             return True
         if command == "/regen":
-            turn = await self.service.regenerate(self.key, self.user)
-            if turn is None:
-                self.out.print("[dim]nothing to regenerate yet[/]")
+            pressed = await self.service.press(self.key, Control.REGENERATE, self._last_run, self.user)
+            if pressed.turn is None:
+                self.out.print(f"[dim]{_escape(pressed.note) if self._last_run else 'nothing to regenerate yet'}[/]")
                 return True
+            turn = pressed.turn
             if self.offline:
                 self.out.print("[dim](offline answers are quoted from the documents, so the same question gives "
                                "the same answer; rephrase it to search differently)[/]")
         else:
-            turn = await self.service.ask(self.key, line, self.user)
+            asked = await self.service.ask(self.key, line, self.user)
+            assert asked is not None  # no delivery id: never a duplicate
+            turn = asked
         await self.render(turn)
         return True
 
     async def decide(self, command: str) -> None:
         """The console's Confirm / Cancel buttons."""
         verb, _, number = command.partition(" ")
-        if not number.strip().isdigit() or self.service.actions is None:
+        if not number.strip().isdigit():
             self.out.print("usage: /confirm N or /cancel N")
             return
-        action_id = int(number)
-        if verb == "/confirm":
-            outcome = await self.service.actions.confirm(action_id, self.user)
-        else:
-            outcome = await asyncio.to_thread(self.service.actions.cancel, action_id, self.user)
-        self.out.print(_escape(outcome.message))
+        control = Control.CONFIRM if verb == "/confirm" else Control.CANCEL
+        pressed = await self.service.press(self.key, control, number.strip(), self.user)
+        self.out.print(_escape(pressed.note))
 
     async def render(self, turn: Turn) -> None:
         """Rewritten query, streamed answer, then sources."""
@@ -123,21 +126,21 @@ class ConsoleChat:
             self.out.print(f"[dim]» search: {_escape(turn.rewritten)}  ({prepared.rewrite.method}){_escape(steps)}[/]")
         else:
             self.out.print(f"[dim]» route: {prepared.route.intent} ({prepared.route.confidence:.2f}), no search[/]")
-        self._current = turn
+        self._current, self._last_run = turn, turn.run_id
         try:
             async for piece in turn.stream():
                 self.out.print(_escape(piece), end="", soft_wrap=True)
         finally:
             self._current = None
         if turn.status == "cancelled":
-            self.out.print("\n[dim](stopped)[/]", end="")
+            self.out.print(f"\n[dim]{say(Text.STOPPED, turn.prepared.question)}[/]", end="")
         self.out.print()
         for source in turn.sources:
-            heading = f" — {source['heading']}" if source["heading"] else ""
-            where = self._link(source["path"])
-            self.out.print(f"[dim]  [{source['n']}] {_escape(source['title'])}{_escape(heading)} ({_escape(where)})[/]")
-        if turn.action is not None:
-            self.out.print(f"[bold]\\[Confirm: /confirm {turn.action.id}]  \\[Cancel: /cancel {turn.action.id}][/]")
+            self.out.print(f"[dim]  [{source.n}] {_escape(source.label)} ({_escape(self._link(source.path))})[/]")
+        decisions = [b for b in buttons(turn, running=False) if b.control in (Control.CONFIRM, Control.CANCEL)]
+        if decisions:  # the console's buttons are commands
+            self.out.print("[bold]" + "  ".join(f"\\[{_escape(b.label)}: /{b.control} {b.target}]"
+                                                for b in decisions) + "[/]")
         self.out.print()
 
 

@@ -25,14 +25,20 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.conversation import ConversationService, SessionKey, Turn
+from bot.controls import Button, Control, buttons
+from bot.conversation import ConversationService, Pressed, SessionKey, Turn
+from rag.messages import Text, say
 
 from .markup import slack_escape, slack_markdown, url_path
 
 log = logging.getLogger(__name__)
 
-STOP, REGENERATE, HELPFUL, NOT_HELPFUL = "docbot_stop", "docbot_regenerate", "docbot_helpful", "docbot_not_helpful"
-CONFIRM, CANCEL = "docbot_confirm", "docbot_cancel"
+PREFIX = "docbot_"  # a button's action_id is PREFIX + its Control; its value is the Control's target
+STOP, REGENERATE, HELPFUL, NOT_HELPFUL = (PREFIX + c for c in (Control.STOP, Control.REGENERATE, Control.HELPFUL,
+                                                                Control.NOT_HELPFUL))
+CONFIRM, CANCEL = PREFIX + Control.CONFIRM, PREFIX + Control.CANCEL
+_ACTION_ID = re.compile(r"^docbot_[a-z_]{1,20}$")
+_STYLES = {"primary": "primary", "danger": "danger"}
 SECTION_LIMIT = 3000  # characters of mrkdwn in one section block
 BLOCK_LIMIT = 50  # blocks in one message
 APPEND_LIMIT = 2000  # characters per appendStream call
@@ -52,12 +58,24 @@ def split_text(text: str, limit: int = SECTION_LIMIT) -> list[str]:
     return pieces + ([rest] if rest else [])
 
 
-def _button(label: str, action_id: str, value: dict, style: str | None = None) -> dict:
-    button = {"type": "button", "text": {"type": "plain_text", "text": label}, "action_id": action_id,
-              "value": json.dumps(value, separators=(",", ":"))}
-    if style:
-        button["style"] = style
-    return button
+def _button(button: Button) -> dict:
+    """A core button as a Block Kit button: action_id names the control, the value carries only its target."""
+    block = {"type": "button", "text": {"type": "plain_text", "text": button.label, "emoji": True},
+             "action_id": PREFIX + button.control, "value": button.target}
+    if button.style in _STYLES:
+        block["style"] = _STYLES[button.style]
+    return block
+
+
+def _target(value: str) -> str:
+    """A button's target; buttons posted before targets were plain carry JSON ({"run": ...} and the like)."""
+    if value.startswith("{"):
+        try:
+            legacy = json.loads(value)
+        except ValueError:
+            return ""
+        return str(next((legacy[k] for k in ("run", "action", "message") if k in legacy), ""))
+    return value
 
 
 def _context(text: str) -> dict:
@@ -83,26 +101,15 @@ class SlackRenderer:
             return None
         links = []
         for s in turn.sources:
-            label = s["title"] + (f" — {s['heading']}" if s["heading"] and s["heading"] != s["title"] else "")
-            label = slack_escape(label).replace("|", "¦")  # '|' would end the link's label early
-            target = f"<{self.source_url_base}{url_path(s['path'])}|{label}>" if self.source_url_base \
-                else f"{label} (`{slack_escape(s['path'])}`)"
-            links.append(f"[{s['n']}] {target}")
+            label = slack_escape(s.label).replace("|", "¦")  # '|' would end the link's label early
+            target = f"<{self.source_url_base}{url_path(s.path)}|{label}>" if self.source_url_base \
+                else f"{label} (`{slack_escape(s.path)}`)"
+            links.append(f"[{s.n}] {target}")
         return _context("\n".join(links))
 
     def buttons(self, turn: Turn, key: SessionKey, running: bool) -> dict:
-        """Stop while streaming; Regenerate and feedback after; Confirm / Cancel for a pending action."""
-        where = {"team": key.tenant, "channel": key.channel, "thread": key.thread}
-        if running:
-            elements = [_button("Stop", STOP, {**where, "run": turn.run_id}, "danger")]
-        elif turn.action is not None and turn.action.status == "pending":
-            elements = [_button("Confirm", CONFIRM, {"action": turn.action.id}, "primary"),
-                        _button("Cancel", CANCEL, {"action": turn.action.id})]
-        else:
-            elements = [_button("Regenerate", REGENERATE, where),
-                        _button(":+1: Helpful", HELPFUL, {"message": turn.answer_id}),
-                        _button(":-1: Not helpful", NOT_HELPFUL, {"message": turn.answer_id})]
-        return {"type": "actions", "elements": elements}
+        """The turn's buttons (decided in the core) as an actions block."""
+        return {"type": "actions", "elements": [_button(b) for b in buttons(turn, running)]}
 
     def message(self, turn: Turn, key: SessionKey, text: str, running: bool) -> list[list[dict]]:
         """The answer as one or more messages' blocks, within Slack's section and block limits."""
@@ -157,7 +164,7 @@ class NativeStream(_Writer):
         await self._flush()
         tail = [b for b in (self.renderer.sources(turn), self.renderer.buttons(turn, key, False)) if b]
         if turn.status == "cancelled":
-            tail.insert(0, _context("_stopped_"))
+            tail.insert(0, _context(f"_{say(Text.STOPPED, turn.prepared.question)}_"))
         try:
             await self.client.chat_stopStream(channel=self.channel, ts=self.ts, blocks=tail)
         except SlackApiError as exc:
@@ -199,7 +206,8 @@ class UpdateStream(_Writer):
                                                    text=" ")
 
     async def finish(self, turn: Turn, key: SessionKey) -> None:
-        self.text = turn.text + ("\n\n_stopped_" if turn.status == "cancelled" else "")
+        stopped = f"\n\n_{say(Text.STOPPED, turn.prepared.question)}_" if turn.status == "cancelled" else ""
+        self.text = turn.text + stopped
         await self._update(running=False)
 
 
@@ -240,10 +248,7 @@ class SlackAdapter:
         app = self.app
         app.event("app_mention")(self._on_mention)
         app.event("message")(self._on_message)
-        for action_id, handler in ((STOP, self._on_stop), (REGENERATE, self._on_regenerate),
-                                   (HELPFUL, self._on_feedback), (NOT_HELPFUL, self._on_feedback),
-                                   (CONFIRM, self._on_decision), (CANCEL, self._on_decision)):
-            app.action(action_id)(handler)
+        app.action(_ACTION_ID)(self._on_press)
         app.command("/docbot")(self._on_command)
 
     # --- events -------------------------------------------------------------------------
@@ -266,13 +271,14 @@ class SlackAdapter:
         return SessionKey("slack", team, event["channel"], event.get("thread_ts") or event["ts"])
 
     async def _answer(self, event: dict, body: dict) -> None:
-        """One event, one answer: redeliveries of the same event id are dropped."""
-        if not await self.service.first_delivery(f"slack:{body.get('event_id') or event.get('ts')}"):
-            return
+        """One event, one answer: redeliveries of the same event id are dropped (by the core, on any replica)."""
         key = self._key(body, event)
         text = _MENTION.sub("", event.get("text", "")).strip()
+        turn = await self.service.ask(key, text, event.get("user", ""),
+                                      delivery_id=f"slack:{body.get('event_id') or event.get('ts')}")
+        if turn is None:
+            return
         await self._status(key, "is reading the documents…")
-        turn = await self.service.ask(key, text, event.get("user", ""))
         await self.render(turn, key, event.get("user", ""))
 
     async def _status(self, key: SessionKey, status: str) -> None:
@@ -328,53 +334,34 @@ class SlackAdapter:
 
     # --- buttons and commands --------------------------------------------------------------
 
-    @staticmethod
-    def _value(body: dict) -> dict:
-        return json.loads(body["actions"][0]["value"])
-
-    async def _on_stop(self, ack, body: dict) -> None:
+    async def _on_press(self, ack, body: dict) -> None:
+        """A docbot button: the core decides; the conversation is the one the clicked message sits in."""
         await ack()
-        v = self._value(body)
-        await self.service.stop(SessionKey("slack", v["team"], v["channel"], v["thread"]), v["run"])
-
-    async def _on_regenerate(self, ack, body: dict) -> None:
-        await ack()
-        action_ts = body["actions"][0].get("action_ts", "")
-        if not await self.service.first_delivery(f"slack:regen:{body['container'].get('message_ts')}:{action_ts}"):
+        action, container, user = body["actions"][0], body.get("container") or {}, body["user"]["id"]
+        try:
+            control = Control(action["action_id"].removeprefix(PREFIX))
+        except ValueError:
             return
-        v = self._value(body)
-        key = SessionKey("slack", v["team"], v["channel"], v["thread"])
-        user = body["user"]["id"]
-        turn = await self.service.regenerate(key, user)
-        if turn is not None:
-            await self.render(turn, key, user)
+        team = (body.get("team") or {}).get("id") or body["user"].get("team_id") or ""
+        key = SessionKey("slack", team, container.get("channel_id", ""),
+                         container.get("thread_ts") or container.get("message_ts", ""))
+        pressed = await self.service.press(key, control, _target(action.get("value", "")), user,
+                                           delivery_id=f"slack:press:{container.get('message_ts')}:{control}:"
+                                                       f"{action.get('action_ts', '')}")
+        if pressed.turn is not None:
+            await self.render(pressed.turn, key, pressed.turn.user_id)
+        elif pressed.note:
+            await self._tell(key, container, user, pressed)
 
-    async def _on_feedback(self, ack, body: dict) -> None:
-        await ack()
-        helpful = body["actions"][0]["action_id"] == HELPFUL
-        await asyncio.to_thread(self.service.store.set_feedback, self._value(body)["message"], body["user"]["id"],
-                                helpful)
-        await self.client.chat_postEphemeral(channel=body["container"]["channel_id"], user=body["user"]["id"],
-                                             thread_ts=body["container"].get("thread_ts"),
-                                             text="Thanks for the feedback!")
-
-    async def _on_decision(self, ack, body: dict) -> None:
-        await ack()
-        actions, user = self.service.actions, body["user"]["id"]
-        action_id = self._value(body)["action"]
-        if body["actions"][0]["action_id"] == CONFIRM:
-            outcome = await actions.confirm(action_id, user)
+    async def _tell(self, key: SessionKey, container: dict, user: str, pressed: Pressed) -> None:
+        """A press's note: an action's result replaces its buttons; anything else only the clicker sees."""
+        note = slack_escape(pressed.note)
+        if pressed.public:
+            await self.client.chat_update(channel=key.channel, ts=container["message_ts"], text=note,
+                                          blocks=[_context(f"<@{user}>: {note}")])
         else:
-            outcome = await asyncio.to_thread(actions.cancel, action_id, user)
-        container = body["container"]
-        if outcome.status == "denied":
-            await self.client.chat_postEphemeral(channel=container["channel_id"], user=user,
-                                                 text=slack_escape(outcome.message),
+            await self.client.chat_postEphemeral(channel=key.channel, user=user, text=note,
                                                  thread_ts=container.get("thread_ts"))
-            return
-        message = slack_escape(outcome.message)
-        await self.client.chat_update(channel=container["channel_id"], ts=container["message_ts"],
-                                      text=message, blocks=[_context(f"<@{user}>: {message}")])
 
     async def _on_command(self, ack, command: dict) -> None:
         """`/docbot question`: post the question in the channel and answer in its thread."""

@@ -9,10 +9,10 @@ answer, sources, buttons) and Teams citation entities.
 """
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from aiohttp import web
 from microsoft_agents.activity import Activity, Attachment
@@ -21,10 +21,13 @@ from microsoft_agents.hosting.core import ActivityHandler, TurnContext
 from microsoft_agents.hosting.core.app.streaming import Citation, StreamingResponse
 from microsoft_agents.hosting.core.authorization import AgentAuthConfiguration
 from microsoft_agents.hosting.core.authorization.anonymous_token_provider import AnonymousTokenProvider
+
+from bot.controls import Button, Control, buttons
 from bot.conversation import ConversationService, SessionKey, Turn
+from rag.messages import Text, say
+from rag.resilience import RetryPolicy, transient_http
 
 from .markup import explicit_links, html_escape, url_path
-from rag.resilience import RetryPolicy, transient_http
 
 log = logging.getLogger(__name__)
 
@@ -49,40 +52,46 @@ def card(turn: Turn, text: str, running: bool) -> dict:
     # TextBlocks render Markdown links (not HTML): a document's link shows its target.
     body.append({"type": "TextBlock", "text": explicit_links(text) or "…", "wrap": True})
     if turn.sources and not running:
-        lines = [f"[{s['n']}] {s['title']}" + (f" — {s['heading']}" if s["heading"] and s["heading"] != s["title"]
-                                                 else "") + f" ({s['path']})" for s in turn.sources]
+        lines = [f"[{s.n}] {s.label} ({s.path})" for s in turn.sources]
         body.append({"type": "TextBlock", "text": "\n\n".join(lines), "size": "Small", "isSubtle": True,
                      "wrap": True, "separator": True})
     return {"type": "AdaptiveCard", "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
-            "version": "1.5", "body": body, "actions": _actions(turn, running)}
+            "version": "1.5", "body": body, "actions": [_submit(b) for b in buttons(turn, running)]}
 
 
-def _submit(title: str, data: dict, style: str | None = None) -> dict:
-    action = {"type": "Action.Submit", "title": title, "data": {"docbot": data.pop("kind"), **data}}
-    if style:
-        action["style"] = style
+_STYLES = {"primary": "positive", "danger": "destructive"}
+
+
+def _submit(button: Button) -> dict:
+    """A core button as an Action.Submit: `docbot` names the control, `target` what it acts on."""
+    action = {"type": "Action.Submit", "title": button.label, "data": {"docbot": button.control,
+                                                                      "target": button.target}}
+    if button.style in _STYLES:
+        action["style"] = _STYLES[button.style]
     return action
 
 
-def _actions(turn: Turn, running: bool) -> list[dict]:
-    if running:
-        return [_submit("Stop", {"kind": "stop", "run": turn.run_id})]
-    if turn.action is not None and turn.action.status == "pending":
-        return [_submit("Confirm", {"kind": "confirm", "action": turn.action.id}, "positive"),
-                _submit("Cancel", {"kind": "cancel", "action": turn.action.id}, "destructive")]
-    return [_submit("Regenerate", {"kind": "regenerate"}),
-            _submit("👍 Helpful", {"kind": "feedback", "message": turn.answer_id, "helpful": True}),
-            _submit("👎 Not helpful", {"kind": "feedback", "message": turn.answer_id, "helpful": False})]
+def pressed_control(data: dict) -> tuple[Control, str] | None:
+    """The control and target of a card submit; cards sent before targets existed used other keys."""
+    kind = str(data.get("docbot"))
+    if kind == "feedback":  # legacy: one kind with a helpful flag
+        kind = Control.HELPFUL if data.get("helpful") else Control.NOT_HELPFUL
+    try:
+        control = Control(kind)
+    except ValueError:
+        return None
+    target = data.get("target", next((data[k] for k in ("run", "action", "message") if k in data), ""))
+    return control, str(target)
 
 
 def citations(turn: Turn, url_base: str | None = None) -> list[Citation]:
     """Teams citation entities for the numbered sources ([n] in the answer refers to the n-th)."""
     out = []
     for s in turn.numbered_sources:  # positions must match the [n] numbers, cited or not
-        hit = next((h for h in turn.prepared.hits if h.chunk.path == s["path"]), None)
-        url = f"{url_base.rstrip('/')}/{url_path(s['path'])}" if url_base else None
-        out.append(Citation(content=(hit.chunk.text if hit else s["title"])[:500], title=s["title"],
-                            url=url, filepath=s["path"]))
+        hit = next((h for h in turn.prepared.hits if h.chunk.path == s.path), None)
+        url = f"{url_base.rstrip('/')}/{url_path(s.path)}" if url_base else None
+        out.append(Citation(content=(hit.chunk.text if hit else s.title)[:500], title=s.title,
+                            url=url, filepath=s.path))
     return out
 
 
@@ -134,8 +143,10 @@ class DocbotAgent(ActivityHandler):
             return
         text = (turn_context.remove_recipient_mention(activity) or activity.text or "").strip()
         key = self.key(activity)
-        turn = await self.service.ask(key, text, self.user(activity))
-        await self.render(turn_context, turn)
+        turn = await self.service.ask(key, text, self.user(activity),
+                                      delivery_id=f"teams:{activity.id}" if activity.id else None)
+        if turn is not None:  # None: a redelivered activity, already answered
+            await self.render(turn_context, turn)
 
     async def render(self, ctx: TurnContext, turn: Turn) -> None:
         """Streaming in one-on-one chats, send-then-update elsewhere; the stored answer is final regardless."""
@@ -153,13 +164,13 @@ class DocbotAgent(ActivityHandler):
 
     async def _stream(self, ctx: TurnContext, turn: Turn, pieces) -> None:
         stream = StreamingResponse(ctx)
-        stream.queue_informative_update("문서를 찾고 있습니다…" if _korean(turn) else "Searching the documents…")
+        stream.queue_informative_update(say(Text.SEARCHING, turn.prepared.question))
         async for piece in pieces:
             stream.queue_text_chunk(html_escape(explicit_links(piece)))
             # Teams' own Stop button surfaces only as this flag on the SDK's stream (set when the
             # client refuses further chunks); it has no public accessor in 1.9.
             if getattr(stream, "_user_cancelled", False):
-                await self.service.stop(self.key(ctx.activity), turn.run_id)
+                turn.cancelled.set()  # the asker's own client stopped it
         stream.set_citations(citations(turn, self.source_url_base))
         stream.set_generated_by_ai_label(True)  # also what attaches the citation entities to the final message
         stream.set_attachments([Attachment(content_type=CARD, content=card(turn, turn.text, running=False))])
@@ -174,7 +185,7 @@ class DocbotAgent(ActivityHandler):
             if time.monotonic() - last >= self.update_every:
                 await self._update(ctx, sent.id, turn, turn.text, running=True)
                 last = time.monotonic()
-        text = turn.text + ("\n\n_(stopped)_" if turn.status == "cancelled" else "")
+        text = turn.text + (f"\n\n_{say(Text.STOPPED, turn.prepared.question)}_" if turn.status == "cancelled" else "")
         await self._update(ctx, sent.id, turn, text, running=False)
 
     async def _update(self, ctx: TurnContext, activity_id: str, turn: Turn, text: str, running: bool) -> None:
@@ -183,31 +194,18 @@ class DocbotAgent(ActivityHandler):
         await with_retries(self.policy, lambda: ctx.update_activity(update))
 
     async def _on_card(self, ctx: TurnContext, data: dict) -> None:
-        kind, user, key = data.get("docbot"), self.user(ctx.activity), self.key(ctx.activity)
-        if kind == "stop":
-            await self.service.stop(key, data.get("run"))
-        elif kind == "regenerate":
-            turn = await self.service.regenerate(key, user)
-            if turn is not None:
-                await self.render(ctx, turn)
-        elif kind == "feedback":
-            await asyncio.to_thread(self.service.store.set_feedback, int(data["message"]), user,
-                                    bool(data.get("helpful")))
-            await with_retries(self.policy, lambda: ctx.send_activity("Thanks for the feedback!"))
-        elif kind in ("confirm", "cancel") and self.service.actions is not None:
-            actions = self.service.actions
-            outcome = (await actions.confirm(int(data["action"]), user) if kind == "confirm"
-                       else await asyncio.to_thread(actions.cancel, int(data["action"]), user))
-            if outcome.status != "denied" and ctx.activity.reply_to_id:
-                done = Activity(type="message", id=ctx.activity.reply_to_id, text=html_escape(outcome.message))
-                await with_retries(self.policy, lambda: ctx.update_activity(done))
-            await with_retries(self.policy, lambda: ctx.send_activity(html_escape(outcome.message)))
-
-
-def _korean(turn: Turn) -> bool:
-    from rag.answer import is_korean
-
-    return is_korean(turn.prepared.question)
+        """A card button: the core decides; the conversation is the one the card was submitted from."""
+        parsed = pressed_control(data)
+        if parsed is None:
+            return
+        pressed = await self.service.press(self.key(ctx.activity), *parsed, self.user(ctx.activity))
+        if pressed.turn is not None:
+            await self.render(ctx, pressed.turn)
+        elif pressed.note and pressed.public and ctx.activity.reply_to_id:  # the result replaces the buttons
+            done = Activity(type="message", id=ctx.activity.reply_to_id, text=html_escape(pressed.note))
+            await with_retries(self.policy, lambda: ctx.update_activity(done))
+        elif pressed.note:
+            await with_retries(self.policy, lambda: ctx.send_activity(html_escape(pressed.note)))
 
 
 class TeamsAdapter:

@@ -15,8 +15,10 @@ from typing import Any, Protocol
 
 import aiohttp
 
-from rag.answer import is_korean
+from rag.errors import ActionError
+from rag.language import is_korean
 from rag.masking import mask
+from rag.messages import Text, say
 
 from .storage import PendingAction, Store
 
@@ -90,7 +92,7 @@ class ReindexAction:
         """Run the job off the event loop; a run already in progress is a failure to retry later."""
         run = await asyncio.to_thread(self.job.run, "action", only=params["sources"])
         if run is None:
-            raise RuntimeError("another indexing run is in progress; try again when it finishes")
+            raise ActionError("another indexing run is in progress; try again when it finishes")
         return (f"index run {run.id}: {run.added} added, {run.updated} updated, {run.unchanged} unchanged, "
                 f"{run.deleted} deleted, {len(run.errors)} skipped")
 
@@ -131,6 +133,7 @@ class Outcome:
     ok: bool
     status: str
     message: str
+    decided: bool = False  # this click settled the action (its result is news for the whole thread)
 
 
 def _utc(moment: datetime) -> datetime:
@@ -167,67 +170,84 @@ class ActionService:
 
     def describe(self, action: PendingAction | None, question: str) -> str:
         """The message shown with the Confirm / Cancel buttons (or why there are none)."""
-        korean = is_korean(question)
-        minutes = int(self.ttl.total_seconds() // 60)
         if action is None:
-            return ("이 요청을 처리할 수 있는 작업이 연결되어 있지 않아 실행하지 않았습니다." if korean
-                    else "No action I can run matches that request, so nothing was changed.")
-        return (f"확인이 필요합니다: {action.summary}\n확인 또는 취소를 눌러 주세요. 요청한 사람(또는 관리자)만 확인할 수 있고 "
-                f"{minutes}분 뒤 만료됩니다." if korean else
-                f"This needs confirmation: {action.summary}\nPress Confirm or Cancel. Only the requester (or an admin) "
-                f"can confirm; it expires in {minutes} minutes.")
+            return say(Text.NO_ACTION, question)
+        return say(Text.CONFIRM_NEEDED, question, summary=action.summary, minutes=int(self.ttl.total_seconds() // 60))
 
-    def _authorize(self, action_id: int, user: str, verb: str) -> PendingAction | Outcome:
+    def may_decide(self, action: PendingAction, user: str) -> bool:
+        """The requester and the configured admins may confirm or cancel."""
+        return user == action.requester or user in self.admins
+
+    def _authorize(self, action_id: int, user: str, verb: str, lang: str) -> PendingAction | Outcome:
         """The action if this user may decide on it, else the refusal (audited)."""
         action = self.store.get_action(action_id)
         if action is None:
-            return Outcome(False, "missing", f"No action #{action_id}.")
-        if user != action.requester and user not in self.admins:
+            return Outcome(False, "missing", say(Text.ACTION_MISSING, lang, id=action_id))
+        if not self.may_decide(action, user):
             self.store.audit(action_id, user, "denied", f"{verb} by someone who is not the requester or an admin")
-            return Outcome(False, "denied", f"Only {action.requester} or an admin can {verb} this.")
+            return Outcome(False, "denied", say(Text.ACTION_DENIED, lang, verb=_VERBS[verb][is_korean(lang)]))
         return action
 
-    async def confirm(self, action_id: int, user: str) -> Outcome:
-        """Execute once, if this user may and the action is still pending and fresh."""
-        action = self._authorize(action_id, user, "confirm")
+    async def confirm(self, action_id: int, user: str, lang: str = "") -> Outcome:
+        """Execute once, if this user may and the action is still pending and fresh (storage off the loop)."""
+        claimed = await asyncio.to_thread(self._claim, action_id, user, lang)
+        if isinstance(claimed, Outcome):
+            return claimed
+        return await self._execute(claimed, user, lang)
+
+    def _claim(self, action_id: int, user: str, lang: str) -> PendingAction | Outcome:
+        """Move a pending, fresh action to `running` for this user, or say why not."""
+        action = self._authorize(action_id, user, "confirm", lang)
         if isinstance(action, Outcome):
             return action
         if action.status != "pending":
-            return Outcome(False, action.status, f"Action #{action_id} is already {action.status}.")
+            return Outcome(False, action.status, say(Text.ACTION_STATE, lang, id=action_id, status=action.status))
         now = datetime.now(timezone.utc)
         if now > _utc(action.expires_at):
             if self.store.transition(action_id, "pending", status="expired", decided_at=now):
                 self.store.audit(action_id, user, "expired")
-            return Outcome(False, "expired", f"Action #{action_id} expired; ask again.")
+            return Outcome(False, "expired", say(Text.ACTION_EXPIRED, lang, id=action_id))
         if not self.store.transition(action_id, "pending", status="running", decided_by=user, decided_at=now):
             current = self.store.get_action(action_id)
-            return Outcome(False, current.status, f"Action #{action_id} is already {current.status}.")
+            status = current.status if current else "missing"
+            return Outcome(False, status, say(Text.ACTION_STATE, lang, id=action_id, status=status))
         self.store.audit(action_id, user, "confirmed")
-        return await self._execute(action, user)
+        return action
 
-    async def _execute(self, action: PendingAction, user: str) -> Outcome:
+    async def _execute(self, action: PendingAction, user: str, lang: str) -> Outcome:
         handler = next((h for h in self.handlers if h.name == action.action), None)
         try:
             if handler is None:
-                raise LookupError(f"no handler named {action.action} is configured now")
+                raise ActionError(f"no handler named {action.action} is configured now")
             result = await handler.execute(action.params)
         except Exception as exc:  # a handler's failure is recorded, never raised into the chat adapter
-            detail = mask(f"{exc.__class__.__name__}: {exc}")
-            self.store.transition(action.id, "running", status="failed", result=detail)
-            self.store.audit(action.id, user, "failed", detail)
+            detail = mask(f"{exc.__class__.__name__}: {exc}") or ""
+            await asyncio.to_thread(self._settle, action, user, "failed", detail)
             log.warning("action %s #%s failed: %s", action.action, action.id, detail)
-            return Outcome(False, "failed", f"Action #{action.id} failed: {detail}")
-        self.store.transition(action.id, "running", status="done", result=mask(result))
-        self.store.audit(action.id, user, "executed", mask(result))
-        return Outcome(True, "done", f"Done: {result}")
+            return Outcome(False, "failed", say(Text.ACTION_FAILED, lang, id=action.id, detail=detail), True)
+        await asyncio.to_thread(self._settle, action, user, "done", mask(result) or "")
+        return Outcome(True, "done", say(Text.ACTION_DONE, lang, result=result), True)
 
-    def cancel(self, action_id: int, user: str) -> Outcome:
+    def _settle(self, action: PendingAction, user: str, status: str, result: str) -> None:
+        assert action.id is not None
+        self.store.transition(action.id, "running", status=status, result=result)
+        self.store.audit(action.id, user, "executed" if status == "done" else status, result)
+
+    async def cancel(self, action_id: int, user: str, lang: str = "") -> Outcome:
         """Cancel a pending action (requester or admin)."""
-        action = self._authorize(action_id, user, "cancel")
+        return await asyncio.to_thread(self._cancel, action_id, user, lang)
+
+    def _cancel(self, action_id: int, user: str, lang: str) -> Outcome:
+        action = self._authorize(action_id, user, "cancel", lang)
         if isinstance(action, Outcome):
             return action
         if not self.store.transition(action_id, "pending", status="cancelled", decided_by=user,
                                      decided_at=datetime.now(timezone.utc)):
-            return Outcome(False, self.store.get_action(action_id).status, f"Action #{action_id} is no longer pending.")
+            current = self.store.get_action(action_id)
+            return Outcome(False, current.status if current else "missing",
+                           say(Text.ACTION_NOT_PENDING, lang, id=action_id))
         self.store.audit(action_id, user, "cancelled")
-        return Outcome(True, "cancelled", f"Cancelled action #{action_id}.")
+        return Outcome(True, "cancelled", say(Text.ACTION_CANCELLED, lang, id=action_id), True)
+
+
+_VERBS = {"confirm": {True: "확인", False: "confirm"}, "cancel": {True: "취소", False: "cancel"}}

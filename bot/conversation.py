@@ -7,17 +7,20 @@ import re
 import time
 import uuid
 import weakref
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import AsyncIterator
 
 from rag.answer import number_sources
-from rag.errors import DocbotError, EmbeddingError, LLMError, SearchIndexError, StorageError
+from rag.errors import DocbotError, StorageError, component
+from rag.language import is_korean
 from rag.masking import mask
-from rag.pipeline import Pipeline, Prepared, canned
+from rag.messages import Text, say
+from rag.pipeline import Pipeline, Prepared
 from rag.rewrite import HistoryTurn, Rewrite
-from rag.routing import Route
+from rag.routing import Intent, Route
 
 from .actions import ActionService
+from .controls import Control, SourceLink
 from .observability import RUN_ID, SESSION_ID, Metrics
 from .ratelimit import RateLimiter
 from .storage import Message, PendingAction, Store, TurnTrace
@@ -54,8 +57,8 @@ class Turn:
     """
 
     def __init__(self, service: "ConversationService", key: SessionKey, run_id: str,
-                 prepared: Prepared, history: list[HistoryTurn], answer_id: int, started: float):
-        self.service, self.key, self.run_id = service, key, run_id
+                 prepared: Prepared, history: list[HistoryTurn], answer_id: int, started: float, user_id: str = ""):
+        self.service, self.key, self.run_id, self.user_id = service, key, run_id, user_id
         self.prepared, self.history, self.answer_id = prepared, history, answer_id
         self._started = started
         self.text = ""
@@ -75,16 +78,16 @@ class Turn:
         return self.prepared.rewrite.text
 
     @property
-    def numbered_sources(self) -> list[dict]:
+    def numbered_sources(self) -> list[SourceLink]:
         """Every document handed to the answer, numbered as [n] refers to them."""
-        return [{"n": s.number, "path": s.path, "title": s.title,
-                 "heading": s.hits[0].chunk.heading} for s in number_sources(self.prepared.hits)]
+        return [SourceLink(s.number, s.title, s.hits[0].chunk.heading, s.path)
+                for s in number_sources(self.prepared.hits)]
 
     @property
-    def sources(self) -> list[dict]:
+    def sources(self) -> list[SourceLink]:
         """The documents the answer so far actually cites ([n]); passages it did not use are not listed."""
         cited = {int(n) for n in _CITATION.findall(self.text)}
-        return [s for s in self.numbered_sources if s["n"] in cited]
+        return [s for s in self.numbered_sources if s.n in cited]
 
     async def stream(self) -> AsyncIterator[str]:
         """Answer pieces; the stored answer is saved as it streams and updated when the stream ends."""
@@ -111,8 +114,8 @@ class Turn:
                 log.warning("answer failed in run %s: %s", self.run_id, exc)
             else:
                 log.exception("answer crashed in run %s", self.run_id)
-            self.service.metrics.errors.labels(_component(exc)).inc()
-            piece = ("\n\n" if self.text else "") + canned("error", self.prepared.question)
+            self.service.metrics.errors.labels(component(exc)).inc()
+            piece = ("\n\n" if self.text else "") + say(Text.ERROR, self.prepared.question)
             self.text += piece
             yield piece
         finally:
@@ -140,15 +143,6 @@ class Turn:
 _CITATION = re.compile(r"\[(\d{1,3})\]")
 
 
-def _component(exc: Exception) -> str:
-    """The metrics label for a failure."""
-    for kind, name in ((LLMError, "llm"), (SearchIndexError, "search"), (EmbeddingError, "embedding"),
-                       (StorageError, "storage")):
-        if isinstance(exc, kind):
-            return name
-    return "other"
-
-
 def to_history(messages: list[Message]) -> list[HistoryTurn]:
     """Stored messages as the core's history turns."""
     return [HistoryTurn(m.role, m.text, [s.get("title", "") for s in (m.sources or [])],
@@ -156,24 +150,151 @@ def to_history(messages: list[Message]) -> list[HistoryTurn]:
                         m.rewritten or "", m.intent or "") for m in messages]
 
 
+@dataclass(frozen=True)
+class Pressed:
+    """What a button press did: a note for the clicker, and the new turn when it regenerated one."""
+
+    ok: bool
+    status: str  # stopped | regenerated | recorded | done | cancelled | denied | not_here | not_latest | duplicate ...
+    note: str = ""  # said to the clicker only, unless `public`
+    turn: "Turn | None" = None
+    public: bool = False  # an action's result, shown to everyone in the thread
+
+
 class ConversationService:
-    """Runs turns for any adapter: reads history first, stores everything, tracks the active run."""
+    """The one entry for every adapter: ask, press a button, and whether docbot takes part in a thread.
+
+    Reads history before storing the question, stores everything, tracks each thread's running
+    answer. A press is checked here, the same way for every platform: the run, answer or
+    action must belong to the conversation the click came from, and Stop / Regenerate / Confirm
+    / Cancel are for the person who asked (or an admin).
+    """
 
     def __init__(self, store: Store, pipeline: Pipeline, history_turns: int = 10,
                  actions: ActionService | None = None, metrics: Metrics | None = None,
-                 supersede_wait: float = 10.0, limiter: RateLimiter | None = None):
+                 supersede_wait: float = 10.0, limiter: RateLimiter | None = None,
+                 admins: set[str] | None = None):
         self.store, self.pipeline, self.history_turns = store, pipeline, history_turns
         self.actions, self.metrics, self.supersede_wait = actions, metrics or Metrics(), supersede_wait
         self.limiter = limiter
+        self.admins = set(admins) if admins is not None else set(actions.admins if actions else ())
         self._active: dict[SessionKey, Turn] = {}
         self._locks: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
-    async def ask(self, key: SessionKey, text: str, user_id: str = "") -> Turn:
-        """Start a turn. Turns of one thread run in order: a new question stops the running answer
-        and waits until it is stored, then reads the history before storing itself."""
+    async def ask(self, key: SessionKey, text: str, user_id: str = "", delivery_id: str | None = None) -> Turn | None:
+        """Start a turn; None when `delivery_id` was seen before (a platform's redelivery, on any replica).
+
+        Turns of one thread run in order: a new question stops the running answer and waits
+        until it is stored, then reads the history before storing itself.
+        """
+        if delivery_id and not await self.first_delivery(delivery_id):
+            return None
         async with self._lock(key):
             await self._supersede(key)
             return await self._start(key, clean_text(text), user_id)
+
+    async def press(self, key: SessionKey, control: Control, target: str, user_id: str,
+                    delivery_id: str | None = None) -> Pressed:
+        """A button pressed in conversation `key` by `user_id`, acting on `target` (see controls.Button)."""
+        if delivery_id and not await self.first_delivery(delivery_id):
+            return Pressed(False, "duplicate")
+        try:
+            if control == Control.STOP:
+                return await self._stop(key, target, user_id)
+            if control == Control.REGENERATE:
+                return await self._regenerate(key, target, user_id)
+            if control in (Control.HELPFUL, Control.NOT_HELPFUL):
+                return await asyncio.to_thread(self._feedback, key, target, user_id, control == Control.HELPFUL)
+            return await self._decide(key, target, user_id, control == Control.CONFIRM)
+        except DocbotError as exc:  # the database failed: the clicker hears so, nothing half-done is claimed
+            log.error("%s pressed in %s failed: %s", control, key.thread, exc)
+            self.metrics.errors.labels(component(exc)).inc()
+            return Pressed(False, "error", say(Text.ERROR, ""))
+
+    def _may(self, user_id: str, asker: str) -> bool:
+        """The asker and admins may stop, regenerate or decide; a question with no known asker, anyone."""
+        return not asker or user_id == asker or user_id in self.admins
+
+    def _question_here(self, key: SessionKey, run_id: str) -> Message | None:
+        """The question that started `run_id`, if that run belongs to this conversation."""
+        conversation = self.store.find_conversation(key.platform, key.tenant, key.channel, key.thread)
+        question = self.store.question_of_run(run_id) if conversation else None
+        return question if question and conversation and question.conversation_id == conversation.id else None
+
+    async def _stop(self, key: SessionKey, run_id: str, user_id: str) -> Pressed:
+        """Stop one run. A run this process does not hold may stream on another replica: the request goes
+        through the shared database and that replica stops within STOP_POLL_SECONDS."""
+        turn = next((t for t in self._active.values() if t.run_id == run_id), None)
+        if turn is not None:
+            if turn.key != key:
+                return Pressed(False, "not_here", say(Text.NOT_HERE, turn.prepared.question))
+            if not self._may(user_id, turn.user_id):
+                return Pressed(False, "denied", say(Text.NOT_YOURS, turn.prepared.question, verb=_verb("stop", turn)))
+            turn.cancelled.set()
+            return Pressed(True, "stopped")
+        question = await asyncio.to_thread(self._question_here, key, run_id)
+        if question is None:
+            return Pressed(False, "not_here", say(Text.NOT_HERE, ""))
+        if not self._may(user_id, question.user_id):
+            return Pressed(False, "denied", say(Text.NOT_YOURS, question.text, verb=_verb("stop", question.text)))
+        await asyncio.to_thread(self.store.request_stop, run_id)
+        return Pressed(True, "stopped")
+
+    async def _regenerate(self, key: SessionKey, run_id: str, user_id: str) -> Pressed:
+        """Answer the question of `run_id` again, as its asker. Only the thread's latest exchange is taken
+        back (an earlier one would rewrite history under later answers); its pending action is superseded."""
+        async with self._lock(key):
+            await self._supersede(key)
+            question = await asyncio.to_thread(self._take_back, key, run_id, user_id)
+            if isinstance(question, Pressed):
+                return question
+            turn = await self._start(key, question.text, question.user_id)
+            return Pressed(True, "regenerated", turn=turn)
+
+    def _take_back(self, key: SessionKey, run_id: str, user_id: str) -> Message | Pressed:
+        question = self._question_here(key, run_id)
+        if question is None:
+            return Pressed(False, "not_here", say(Text.NOT_HERE, ""))
+        if not self._may(user_id, question.user_id):
+            return Pressed(False, "denied", say(Text.NOT_YOURS, question.text, verb=_verb("regenerate", question.text)))
+        latest = self.store.last_question(question.conversation_id)
+        if latest is None or latest.id != question.id:
+            return Pressed(False, "not_latest", say(Text.NOT_LATEST, question.text))
+        self.store.supersede_actions(run_id)
+        self.store.drop_last_exchange(question.conversation_id)
+        return question
+
+    def _feedback(self, key: SessionKey, target: str, user_id: str, helpful: bool) -> Pressed:
+        """Anyone in the conversation may say whether an answer helped; one vote per person, changeable."""
+        answer = self.store.get_message(int(target)) if target.isdigit() else None
+        conversation = self.store.find_conversation(key.platform, key.tenant, key.channel, key.thread)
+        if answer is None or conversation is None or answer.conversation_id != conversation.id \
+                or answer.role != "assistant":
+            return Pressed(False, "not_here", say(Text.NOT_HERE, ""))
+        assert answer.id is not None
+        self.store.set_feedback(answer.id, user_id, helpful)
+        question = self.store.history(conversation.id, 2)
+        return Pressed(True, "recorded", say(Text.FEEDBACK_THANKS, question[0].text if question else ""))
+
+    async def _decide(self, key: SessionKey, target: str, user_id: str, confirm: bool) -> Pressed:
+        """Confirm or cancel an action proposed in this conversation (the action service checks who)."""
+        if self.actions is None or not target.isdigit():
+            return Pressed(False, "not_here", say(Text.NOT_HERE, ""))
+        lang = await asyncio.to_thread(self._action_here, key, int(target))
+        if lang is None:
+            return Pressed(False, "not_here", say(Text.NOT_HERE, ""))
+        decide = self.actions.confirm if confirm else self.actions.cancel
+        outcome = await decide(int(target), user_id, lang)
+        return Pressed(outcome.ok, outcome.status, outcome.message, public=outcome.decided)
+
+    def _action_here(self, key: SessionKey, action_id: int) -> str | None:
+        """The language sample (the request's text) of an action proposed in this conversation, else None."""
+        action = self.store.get_action(action_id)
+        conversation = self.store.find_conversation(key.platform, key.tenant, key.channel, key.thread)
+        if action is None or conversation is None or action.conversation_id != conversation.id:
+            return None
+        question = self.store.question_of_run(action.run_id)
+        return question.text if question else action.summary
 
     async def first_delivery(self, delivery_id: str) -> bool:
         """True the first time a platform delivery id is seen (any replica). When the database cannot
@@ -233,7 +354,7 @@ class ConversationService:
         previous.cancelled.set()
         try:
             await asyncio.wait_for(previous.done.wait(), self.supersede_wait)
-        except asyncio.TimeoutError:  # nobody is consuming that answer; do not wait for ever
+        except TimeoutError:  # nobody is consuming that answer; do not wait for ever
             log.warning("run %s did not stop within %.0fs; answering the new question anyway", previous.run_id,
                         self.supersede_wait)
 
@@ -243,9 +364,9 @@ class ConversationService:
         except StorageError as exc:  # the database is down: still answer, with an apology, and say so in the log
             log.error("conversation database unavailable; answering without storing: %s", exc)
             self.metrics.errors.labels("storage").inc()
-            prepared = Prepared(text, Rewrite(text, "none"), Route("error", 0.0, reason=str(exc)),
-                                reply=canned("error", text))
-            turn = Turn(self, key, uuid.uuid4().hex[:12], prepared, [], 0, time.perf_counter())
+            prepared = Prepared(text, Rewrite(text, "none"), Route(Intent.ERROR, 0.0, reason=str(exc)),
+                                canned=Text.ERROR)
+            turn = Turn(self, key, uuid.uuid4().hex[:12], prepared, [], 0, time.perf_counter(), user_id)
             self.metrics.active_turns.inc()
             return turn
 
@@ -277,8 +398,8 @@ class ConversationService:
         history = to_history(messages)
         try:
             if self.limiter and not self.limiter.allow(user_id or key.channel, f"{key.platform}:{key.channel}"):
-                prepared = Prepared(text, Rewrite(text, "none"), Route("rate_limited", 1.0, reason="rate limit"),
-                                    reply=canned("rate_limited", text))
+                prepared = Prepared(text, Rewrite(text, "none"), Route(Intent.RATE_LIMITED, 1.0, reason="rate limit"),
+                                    canned=Text.RATE_LIMITED)
             else:
                 prepared = await self.pipeline.prepare(text, history, channel=key.channel)
         except Exception as exc:  # expected failures and bugs alike: the question stays stored and gets an apology
@@ -286,11 +407,12 @@ class ConversationService:
                 log.warning("prepare failed in run %s: %s", run_id, exc)
             else:
                 log.exception("prepare crashed in run %s", run_id)
-            self.metrics.errors.labels(_component(exc)).inc()
-            prepared = Prepared(text, Rewrite(text, "none"), Route("error", 0.0, reason=str(exc)[:300]))
+            self.metrics.errors.labels(component(exc)).inc()
+            prepared = Prepared(text, Rewrite(text, "none"), Route(Intent.ERROR, 0.0, reason=str(exc)[:300]),
+                                canned=Text.ERROR)
         action, answer_id = await asyncio.to_thread(self._record, question_id, prepared, conversation_id, run_id,
                                                     user_id, text)
-        turn = Turn(self, key, run_id, prepared, history, answer_id, started)
+        turn = Turn(self, key, run_id, prepared, history, answer_id, started, user_id)
         turn.action, turn.conversation_id = action, conversation_id
         self._active[key] = turn
         self.metrics.active_turns.inc()
@@ -299,7 +421,7 @@ class ConversationService:
     def _propose(self, prepared: Prepared, conversation_id: int, run_id: str, user_id: str,
                  text: str) -> PendingAction | None:
         """An action route becomes a stored PendingAction and a message asking for confirmation."""
-        if prepared.route.intent != "action" or self.actions is None:
+        if prepared.route.intent != Intent.ACTION or self.actions is None:
             return None
         action = self.actions.propose(conversation_id, run_id, user_id, text, prepared.route.entities)
         prepared.reply = self.actions.describe(action, text)
@@ -321,7 +443,7 @@ class ConversationService:
                 await asyncio.to_thread(self._store_answer, turn, hits, timings)
         except DocbotError as exc:
             log.exception("could not store the answer of run %s", turn.run_id)
-            self.metrics.errors.labels(_component(exc)).inc()
+            self.metrics.errors.labels(component(exc)).inc()
         finally:  # even when the task is cancelled mid-store (the write itself completes in its thread)
             self._release(turn, timings)
 
@@ -352,21 +474,6 @@ class ConversationService:
                                                         "cosine": h["cosine"], "keyword": h["keyword"]} for h in hits],
             timings=timings, status=turn.status)
 
-    async def stop(self, key: SessionKey, run_id: str | None = None) -> bool:
-        """Stop the running answer of a thread (only that run, if given); what was said is kept.
-
-        A run this process does not hold may be streaming on another replica: the request goes
-        through the shared database and that replica stops within STOP_POLL_SECONDS.
-        """
-        turn = self._active.get(key)
-        if turn is not None and (run_id is None or turn.run_id == run_id):
-            turn.cancelled.set()
-            return True
-        if run_id is None:
-            return False
-        await asyncio.to_thread(self.store.request_stop, run_id)
-        return True
-
     def stop_requested_elsewhere(self, run_id: str) -> bool:
         """Whether another process asked this run to stop (a failing check never stops an answer)."""
         try:
@@ -374,18 +481,9 @@ class ConversationService:
         except DocbotError:
             return False
 
-    async def regenerate(self, key: SessionKey, user_id: str = "") -> Turn | None:
-        """Drop the last question and its answer on the server, then answer that question again.
 
-        A running answer is stopped and stored first, so the pair that is dropped is complete.
-        """
-        async with self._lock(key):
-            await self._supersede(key)
-            question = await asyncio.to_thread(self._drop_last, key)
-            if question is None:
-                return None
-            return await self._start(key, question.text, user_id or question.user_id)
-
-    def _drop_last(self, key: SessionKey) -> Message | None:
-        conv = self.store.conversation(key.platform, key.tenant, key.channel, key.thread)
-        return self.store.drop_last_exchange(conv.id)
+def _verb(action: str, language_of: "Turn | str") -> str:
+    """The verb of a refusal, in the asker's language."""
+    text = language_of.prepared.question if isinstance(language_of, Turn) else language_of
+    korean = {"stop": "중단", "regenerate": "다시 생성"}
+    return korean[action] if is_korean(text) else action

@@ -11,8 +11,8 @@ import socket
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import Callable
 
 from rag.errors import DocbotError, IndexRunStopped, LeaseLost, SourceMissing
 from rag.ingest import Indexer, IndexReport

@@ -4,8 +4,14 @@ from __future__ import annotations
 import contextvars
 import logging
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client import CONTENT_TYPE_LATEST  # noqa: F401  (re-exported for the server)
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,  # noqa: F401  (re-exported for the server)
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
 
 # Set for the duration of a turn so every log line of it carries them.
 SESSION_ID: contextvars.ContextVar[str] = contextvars.ContextVar("session_id", default="")

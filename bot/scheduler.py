@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-
 from datetime import datetime, timezone
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
-from apscheduler.util import undefined
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
+from apscheduler.util import undefined
 
 from rag.errors import DocbotError
 

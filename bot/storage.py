@@ -64,7 +64,7 @@ class PendingAction(SQLModel, table=True):
     action: str
     summary: str
     params: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
-    status: str = Field(default="pending", index=True)  # pending|running|done|failed|cancelled|expired
+    status: str = Field(default="pending", index=True)  # pending|running|done|failed|cancelled|expired|superseded
     result: str = ""
     created_at: datetime = Field(default_factory=_now)
     expires_at: datetime
@@ -366,12 +366,47 @@ class Store:
             return list(session.exec(select(Feedback).where(Feedback.message_id == message_id)).all())
 
     @_retry_once
+    def find_conversation(self, platform: str, tenant: str, channel: str, thread: str) -> Conversation | None:
+        """The conversation for a session key, if docbot has one there (never creates it)."""
+        with self._guard(), self._session() as session:
+            return session.exec(select(Conversation).where(
+                Conversation.platform == platform, Conversation.tenant == tenant,
+                Conversation.channel == channel, Conversation.thread == thread)).first()
+
     def has_conversation(self, platform: str, tenant: str, channel: str, thread: str) -> bool:
         """Whether docbot already takes part in this thread."""
+        return self.find_conversation(platform, tenant, channel, thread) is not None
+
+    @_retry_once
+    def get_message(self, message_id: int) -> Message | None:
+        """One stored message by id."""
         with self._guard(), self._session() as session:
-            return session.exec(select(Conversation.id).where(
-                Conversation.platform == platform, Conversation.tenant == tenant,
-                Conversation.channel == channel, Conversation.thread == thread)).first() is not None
+            return session.get(Message, message_id)
+
+    @_retry_once
+    def question_of_run(self, run_id: str) -> Message | None:
+        """The user message that started a run."""
+        with self._guard(), self._session() as session:
+            return session.exec(select(Message).where(Message.run_id == run_id, Message.role == "user")
+                                .order_by(Message.id.desc())).first()
+
+    @_retry_once
+    def last_question(self, conversation_id: int) -> Message | None:
+        """The newest user message of a conversation."""
+        with self._guard(), self._session() as session:
+            return session.exec(select(Message).where(Message.conversation_id == conversation_id,
+                                                      Message.role == "user")
+                                .order_by(Message.id.desc())).first()
+
+    @_retry_once
+    def supersede_actions(self, run_id: str) -> int:
+        """Pending actions proposed by a run become `superseded` (its question is being asked again)."""
+        with self._guard(), self._session() as session:
+            result = session.execute(update(PendingAction).where(PendingAction.run_id == run_id,
+                                                                 PendingAction.status == "pending")
+                                     .values(status="superseded", decided_at=_now()))
+            session.commit()
+            return result.rowcount
 
     def acquire_lease(self, name: str, holder: str, ttl: float) -> bool:
         """Take the lease if it is free, lapsed, or already ours; False if another holder has it."""

@@ -6,18 +6,17 @@ import json
 import logging
 import tempfile
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Optional
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from bot.indexing import IndexJob
 from rag.errors import DocbotError, DocumentError
 from rag.ingest import IndexReport
-
-from bot.indexing import IndexJob
 
 from .runtime import Runtime
 from .settings import Settings
@@ -69,7 +68,7 @@ def _setup(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log debu
 
 @app.command()
 def index(
-    paths: Optional[list[Path]] = typer.Argument(None, help="Folders or files; default: the configured sources."),
+    paths: list[Path] | None = typer.Argument(None, help="Folders or files; default: the configured sources."),
     full: bool = typer.Option(False, "--full", help="Re-embed unchanged files too (the index stays searchable)."),
     rebuild: bool = typer.Option(False, "--rebuild", help="Build a fresh index (e.g. after changing the embedder)."),
 ) -> None:
@@ -243,7 +242,7 @@ def evaluate(
                                                      "replayed on the same fresh index."),
     docs: Path = typer.Option(..., "--docs", help="The documents the datasets refer to."),
     k: int = typer.Option(5, "--k", help="Cut-off for recall and MRR."),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="Write the full report here (one dataset: its "
+    json_out: Path | None = typer.Option(None, "--json", help="Write the full report here (one dataset: its "
                                                                  "report; several: reports by file name)."),
 ) -> None:
     """Replay conversations through the real pipeline and report recall, intent and latency."""

@@ -7,32 +7,32 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from rag.analysis import Analyzer
-from rag.answer import Answerer, ExtractiveAnswerer, LLMAnswerer
-from rag.chunking import Chunker, OverlapChunker, SemanticChunker
-from rag.embedded_index import SqliteSearchIndex
-from rag.embeddings import E5Embedder, Embedder, OpenAIEmbedder
-from rag.ingest import Indexer
-from rag.intent import ClassifierRouter, IntentClassifier
-from rag.llm import OpenAIChat
-from rag.lookups import HttpJsonLookup, LookupRegistry
-from rag.pipeline import Pipeline
-from rag.resilience import RetryPolicy
-from rag.ranking import Ranker
-from rag.retrieval import Retriever
-from rag.rewrite import LLMRewriter, OfflineRewriter, Rewriter
-from rag.errors import ConfigurationError
-from rag.routing import Router
-from rag.search_index import SearchIndex
-from rag.sources import FolderSource, narrowed, overlaps, with_owners
-
 from bot.actions import ActionService, ReindexAction, WebhookAction
 from bot.conversation import ConversationService
 from bot.indexing import IndexJob
 from bot.observability import Metrics
 from bot.ratelimit import RateLimiter
-from .settings import Settings
 from bot.storage import Store
+from rag.analysis import Analyzer
+from rag.answer import Answerer, ExtractiveAnswerer, LLMAnswerer
+from rag.chunking import Chunker, OverlapChunker, SemanticChunker
+from rag.embedded_index import SqliteSearchIndex
+from rag.embeddings import E5Embedder, Embedder, OpenAIEmbedder
+from rag.errors import ConfigurationError
+from rag.ingest import Indexer
+from rag.intent import ClassifierRouter, IntentClassifier
+from rag.llm import OpenAIChat
+from rag.lookups import HttpJsonLookup, LookupRegistry
+from rag.pipeline import Pipeline
+from rag.ranking import Ranker
+from rag.resilience import RetryPolicy
+from rag.retrieval import Retriever
+from rag.rewrite import LLMRewriter, OfflineRewriter, Rewriter
+from rag.routing import Router
+from rag.search_index import SearchIndex
+from rag.sources import FolderSource, narrowed, overlaps, with_owners
+
+from .settings import Settings
 
 log = logging.getLogger(__name__)
 

@@ -7,9 +7,8 @@ import logging
 
 from aiohttp import web
 
-from rag.errors import ConfigurationError
-
 from bot.observability import CONTENT_TYPE_LATEST
+from rag.errors import ConfigurationError
 
 from .runtime import Runtime
 

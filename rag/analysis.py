@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Iterable
 
 import snowballstemmer
 

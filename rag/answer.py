@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import asyncio
-
 import re
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import AsyncIterator, Protocol
+from typing import Protocol
 
 from .analysis import Analyzer
 from .chunking import units
@@ -14,7 +14,9 @@ from .embeddings import Embedder
 from .errors import LLMError
 from .language import is_korean
 from .llm import ChatModel
+from .messages import Text, say
 from .rewrite import HistoryTurn
+
 
 @dataclass(frozen=True)
 class Source:
@@ -42,10 +44,7 @@ class Answerer(Protocol):
         ...
 
 
-NOT_FOUND = {
-    True: "색인된 문서에서 관련 내용을 찾지 못했습니다. 질문을 조금 더 구체적으로 해 주시겠어요?",
-    False: "I couldn't find this in the indexed documents. Could you rephrase or name the document?",
-}
+NOT_FOUND = {korean: say(Text.NOT_FOUND_SHORT, korean) for korean in (True, False)}
 
 
 # Questions that ask for a number, a limit, a date or a duration: the sentence holding one leads.
@@ -99,10 +98,7 @@ class ExtractiveAnswerer:
     def _header(korean: bool, lead: Source) -> str:
         """The opening line, saying so when the answer quotes a document in the other language."""
         other = is_korean_text(lead) != korean
-        if korean:
-            return "문서에서 찾은 내용입니다 (영어 문서 인용):\n" if other else "문서에서 찾은 내용입니다:\n"
-        return "Here is what the documents say (quoted from Korean documents):\n" if other \
-            else "Here is what the documents say:\n"
+        return say(Text.FOUND_OTHER_LANGUAGE if other else Text.FOUND, korean)
 
     def _candidates(self, sources: list[Source]) -> list[tuple[int, int, str, Hit]]:
         """(source number, position, sentence, its passage) for every quotable sentence, in document order."""

@@ -11,8 +11,12 @@
     ├── LLMError                  the chat model failed or answered unusably
     │   └── LLMTimeout            ...or took longer than its budget
     ├── StorageError              the conversation database failed
+    ├── ActionError               a confirmed action could not run (recorded as failed, never raised to chat)
     ├── LeaseLost                 an index run's lease lapsed and another runner took it (the run stops)
     └── IndexRunStopped           an index run was asked to stop (the server is shutting down)
+
+`component(exc)` names the part that failed, for metrics and logs: the one mapping from an
+exception to where it came from.
 """
 
 
@@ -71,3 +75,18 @@ class LeaseLost(DocbotError):
 
 class IndexRunStopped(DocbotError):
     """An index run was stopped between files because the process is shutting down; the next run resumes."""
+
+
+class ActionError(DocbotError):
+    """A confirmed action could not run (no handler for it now, or its target refused)."""
+
+
+_COMPONENTS: tuple[tuple[type[Exception], str], ...] = (
+    (LLMError, "llm"), (SearchIndexError, "search"), (EmbeddingError, "embedding"), (StorageError, "storage"),
+    (DocumentError, "document"), (ActionError, "action"), (ConfigurationError, "configuration"),
+    (LeaseLost, "indexing"), (IndexRunStopped, "indexing"))
+
+
+def component(exc: BaseException) -> str:
+    """The part of docbot an exception came from ("other" for anything outside the tree: a bug)."""
+    return next((name for kind, name in _COMPONENTS if isinstance(exc, kind)), "other")

@@ -21,7 +21,8 @@ import hashlib
 import logging
 import threading
 import time
-from typing import Any, Coroutine
+from collections.abc import Coroutine
+from typing import Any
 
 import numpy as np
 
@@ -124,8 +125,13 @@ class ElasticsearchIndex:
         return self._call(coroutine)
 
     def _call(self, coroutine: Coroutine) -> Any:
-        from elasticsearch import (ApiError, AuthenticationException, AuthorizationException, ConnectionError,
-                                   UnsupportedProductError)
+        from elasticsearch import (
+            ApiError,
+            AuthenticationException,
+            AuthorizationException,
+            ConnectionError,
+            UnsupportedProductError,
+        )
 
         try:
             return self._loop.run(coroutine)

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import asyncio
-from typing import AsyncIterator, Protocol
+from collections.abc import AsyncIterator
+from typing import Protocol
 
 from .errors import LLMError, LLMTimeout
 
@@ -41,7 +42,7 @@ class OpenAIChat:
                 ),
                 timeout,
             )
-        except (asyncio.TimeoutError, TimeoutError) as exc:
+        except TimeoutError as exc:
             raise LLMTimeout(f"{self.model} gave no reply within {timeout:.1f}s") from exc
         except Exception as exc:
             raise _as_llm_error(self.model, exc) from exc
@@ -66,7 +67,7 @@ class OpenAIChat:
                     return
                 if event.choices and event.choices[0].delta and event.choices[0].delta.content:
                     yield event.choices[0].delta.content
-        except (asyncio.TimeoutError, TimeoutError) as exc:
+        except TimeoutError as exc:
             raise LLMTimeout(f"{self.model} stalled for more than {timeout:.1f}s") from exc
         except LLMError:
             raise

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from bs4 import BeautifulSoup
 from markdown_it import MarkdownIt

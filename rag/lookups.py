@@ -6,7 +6,6 @@ Ships one real tool, an HTTP JSON lookup configured in settings, e.g.
 """
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -85,7 +84,7 @@ class LookupRegistry:
             return None
         try:
             return await tool.run()
-        except (aiohttp.ClientError, asyncio.TimeoutError, KeyError, IndexError, ValueError, TypeError) as exc:
+        except (TimeoutError, aiohttp.ClientError, KeyError, IndexError, ValueError, TypeError) as exc:
             reason = exc.__class__.__name__
             return (f"{tool.name} 정보를 지금 가져오지 못했습니다 ({reason}). 잠시 후 다시 시도해 주세요." if korean
                     else f"I couldn't reach {tool.name} just now ({reason}). Please try again shortly.")

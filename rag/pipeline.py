@@ -5,8 +5,8 @@ import asyncio
 import logging
 import re
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import AsyncIterator
 
 from .analysis import Analyzer
 from .answer import Answerer, is_korean
@@ -14,9 +14,10 @@ from .chain import decompose, merge, refine
 from .documents import Hit
 from .evidence import EvidenceRule
 from .lookups import LookupRegistry
+from .messages import Text, say
 from .retrieval import MAX_QUERY_CHARS, Retriever
 from .rewrite import HistoryTurn, Rewrite, Rewriter
-from .routing import AMBIGUOUS, Route, Router, when_unsure
+from .routing import Intent, Route, Router, when_unsure
 
 
 @dataclass
@@ -29,7 +30,8 @@ class Prepared:
     hits: list[Hit] = field(default_factory=list)
     searched: bool = False
     timings: dict[str, float] = field(default_factory=dict)
-    notice: str = ""
+    notice: str = ""  # said before the answer (the message was too long and was clipped)
+    canned: Text | None = None  # a fixed reply from the catalogue instead of an answer (empty message, errors)
     steps: list[str] = field(default_factory=list)  # chain-of-retrieval sub-queries, when used
     reply: str | None = None  # a fixed reply decided up front (lookup result, pending action)
     related: list[Hit] = field(default_factory=list)  # passages found that do not answer: "maybe related"
@@ -40,33 +42,9 @@ class Prepared:
         return self.searched and not self.hits
 
 
-_REPLIES = {
-    "empty": ("질문을 입력해 주세요. 예: \"휴가 신청 절차 알려줘\"",
-              'Please type a question, for example "How do I request vacation?"'),
-    "chitchat": ("안녕하세요! 회사 문서에 대해 무엇이든 물어보세요.",
-                 "Hi! Ask me anything about the company's documents."),
-    "thanks": ("천만에요! 더 궁금한 게 있으면 언제든 물어보세요.",
-               "You're welcome! Ask again any time."),
-    "realtime_lookup": ("지금 이 순간의 상태는 볼 수 없습니다. 저는 문서를 근거로 답합니다. 대시보드나 담당 팀에 확인해 주세요.",
-                        "I can't see live state for that; I answer from documents. Please check the dashboard or the owning team."),
-    "action": ("이 요청은 무언가를 변경하는 작업이라 바로 실행하지 않습니다. 변경은 확인 버튼과 권한 확인을 거쳐야 하며, 이 배포에는 아직 실행할 수 있는 작업이 연결되어 있지 않습니다.",
-               "That would change something, so I won't do it directly: changes need a confirmation and a permission check, and no actions are connected in this deployment yet."),
-    "rate_limited": ("잠시만요! 메시지가 너무 빨리 들어오고 있어요. 1분쯤 뒤에 다시 물어봐 주세요.",
-                     "Easy there! Messages are coming in faster than I can take them; please ask again in a minute."),
-    "error": ("죄송합니다. 답변을 준비하는 중에 문제가 생겼습니다. 잠시 후 다시 시도해 주세요.",
-              "Sorry, something went wrong while preparing the answer. Please try again in a moment."),
-    AMBIGUOUS: ("어떤 것을 원하시는지 확실하지 않습니다. 찾으시는 문서나 주제를 조금 더 알려주시겠어요?",
-                "I'm not sure what you need. Which document or topic do you mean?"),
-}
-
-
 _THANKS = re.compile(r"고마|감사|thank|thx|\bty\b|cheers", re.IGNORECASE)
 
 
-def canned(kind: str, question: str) -> str:
-    """A fixed reply in the user's language."""
-    korean, english = _REPLIES[kind]
-    return korean if is_korean(question) else english
 
 
 log = logging.getLogger(__name__)
@@ -110,11 +88,11 @@ class Pipeline:
         clipped = question.strip()
         notice = ""
         if len(clipped) > MAX_QUERY_CHARS:
-            notice = (f"(메시지가 길어서 앞부분 {MAX_QUERY_CHARS}자로 검색했습니다)" if is_korean(clipped)
-                      else f"(your message is long; I searched with its first {MAX_QUERY_CHARS} characters)")
+            notice = say(Text.LONG_MESSAGE, clipped, limit=MAX_QUERY_CHARS)
             clipped = clipped[:MAX_QUERY_CHARS]
         if not clipped:
-            return Prepared(question, Rewrite("", "none"), Route("chitchat", 1.0, reason="empty"), notice="empty")
+            return Prepared(question, Rewrite("", "none"), Route(Intent.CHITCHAT, 1.0, reason="empty"),
+                            canned=Text.EMPTY)
         started = time.perf_counter()
         rewrite = await self.rewriter.rewrite(clipped, history)
         timings["rewrite_ms"] = _ms(started)
@@ -125,7 +103,7 @@ class Pipeline:
         timings["route_ms"] = _ms(started)
         prepared = Prepared(question, rewrite, route, timings=timings, notice=notice)
         started = time.perf_counter()
-        if route.intent == "knowledge_search":
+        if route.intent == Intent.KNOWLEDGE_SEARCH:
             # Embedding and search are CPU-bound; keep the event loop free for other threads' turns.
             prepared.hits, prepared.steps = await asyncio.to_thread(self.retrieve, rewrite.text, None, channel,
                                                                     rewrite.prior)
@@ -139,24 +117,24 @@ class Pipeline:
                 timings["chain_steps"] = len(prepared.steps)
                 log.info("chain-of-retrieval: %d steps, %d searches, %.0f ms", len(prepared.steps),
                          len(prepared.steps) + 1, timings["retrieve_ms"])
-        elif route.intent == "realtime_lookup":
+        elif route.intent == Intent.REALTIME_LOOKUP:
             prepared.reply = await self.lookups.answer(clipped, is_korean(clipped))
             timings["lookup_ms"] = _ms(started)
         return prepared
 
     async def answer(self, prepared: Prepared, history: list[HistoryTurn]) -> AsyncIterator[str]:
         """The reply in pieces: cited answer for document questions, a short fixed reply otherwise."""
-        if prepared.notice == "empty":
-            yield canned("empty", prepared.question)
+        if prepared.canned is not None:
+            yield say(prepared.canned, prepared.question)
             return
         if prepared.reply is not None:
             yield prepared.reply
             return
-        if prepared.route.intent != "knowledge_search":
-            kind = prepared.route.intent
-            if kind == "chitchat" and _THANKS.search(prepared.question):
-                kind = "thanks"
-            yield canned(kind, prepared.question)
+        if prepared.route.intent != Intent.KNOWLEDGE_SEARCH:
+            kind = Text(prepared.route.intent)
+            if kind == Text.CHITCHAT and _THANKS.search(prepared.question):
+                kind = Text.THANKS
+            yield say(kind, prepared.question)
             return
         if prepared.notice:
             yield prepared.notice + "\n"
@@ -169,11 +147,10 @@ def not_found_reply(question: str, related: list[Hit]) -> str:
     """"Not found" in the user's language, with up to three closest documents as maybe related."""
     korean = is_korean(question)
     titles = list(dict.fromkeys(f"{h.chunk.title} ({h.chunk.path})" for h in related))[:3]
-    head = ("색인된 문서에서 이 질문에 답하는 내용을 찾지 못했습니다." if korean
-            else "I couldn't find an answer to this in the indexed documents.")
+    head = say(Text.NOT_FOUND, korean)
     if not titles:
         return head
-    label = "관련 있을 수 있는 문서:" if korean else "Maybe related:"
+    label = say(Text.MAYBE_RELATED, korean)
     return "\n".join([head, label, *(f"• {t}" for t in titles)])
 
 

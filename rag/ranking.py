@@ -19,8 +19,8 @@ Measured in `docbot eval` (README); the weights were chosen on eval/conversation
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
-from typing import Hashable, Iterable
 
 from .documents import Hit
 from .search_index import ALL_LANGUAGES, Background, Candidate, Candidates

@@ -1,7 +1,7 @@
 """The retriever: embed the standalone query, collect a backend's candidates, rank them once."""
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from .documents import Hit
 from .embeddings import Embedder

@@ -8,7 +8,6 @@ question contains.
 from __future__ import annotations
 
 import asyncio
-
 import json
 import re
 from dataclasses import dataclass, field

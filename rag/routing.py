@@ -8,17 +8,32 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Protocol
 
-INTENTS = ("chitchat", "knowledge_search", "realtime_lookup", "action")
-AMBIGUOUS = "ambiguous"
+
+class Intent(StrEnum):
+    """What a message asks for. A str, so it is stored, logged and compared as its plain value."""
+
+    CHITCHAT = "chitchat"
+    KNOWLEDGE_SEARCH = "knowledge_search"
+    REALTIME_LOOKUP = "realtime_lookup"
+    ACTION = "action"
+    AMBIGUOUS = "ambiguous"  # the router is unsure and acting is plausible: ask, never act
+    # Not routed at all: the turn ended before routing (sender over the rate limit; preparing failed).
+    RATE_LIMITED = "rate_limited"
+    ERROR = "error"
+
+
+INTENTS = (Intent.CHITCHAT, Intent.KNOWLEDGE_SEARCH, Intent.REALTIME_LOOKUP, Intent.ACTION)  # what routers choose
+AMBIGUOUS = Intent.AMBIGUOUS
 
 
 @dataclass(frozen=True)
 class Route:
     """The chosen path with the router's confidence and what it picked out of the message."""
 
-    intent: str
+    intent: Intent
     confidence: float
     entities: list[str] = field(default_factory=list)
     reason: str = ""

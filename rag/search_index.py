@@ -6,13 +6,13 @@ the relevance floor behave the same on every backend.
 """
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Hashable, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from .documents import Chunk
-
 
 Visibility = frozenset[str] | None
 """Who may see a chunk: None every channel; a set only those channel ids (the empty set: nobody, e.g.

@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from bench_retrieval import corpus_sentences  # noqa: E402
+
 from bot.indexing import IndexJob  # noqa: E402
 from bot.storage import Store  # noqa: E402
 from rag.analysis import Analyzer  # noqa: E402

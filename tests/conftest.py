@@ -14,14 +14,14 @@ from bot.conversation import ConversationService
 from bot.storage import Store
 from rag.analysis import Analyzer
 from rag.answer import ExtractiveAnswerer
-from rag.intent import ClassifierRouter
-from rag.pipeline import Pipeline
-from rag.retrieval import Retriever
-from rag.rewrite import OfflineRewriter
 from rag.chunking import OverlapChunker
 from rag.embedded_index import SqliteSearchIndex
 from rag.embeddings import E5Embedder
 from rag.ingest import Indexer
+from rag.intent import ClassifierRouter
+from rag.pipeline import Pipeline
+from rag.retrieval import Retriever
+from rag.rewrite import OfflineRewriter
 
 ROOT = Path(__file__).resolve().parent.parent
 HANDBOOK = ROOT / "samples" / "handbook"

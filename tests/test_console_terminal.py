@@ -84,6 +84,6 @@ async def test_ctrl_c_while_answering_stops_that_answer_and_keeps_what_was_said(
     chat.out = Console(file=sink, highlight=False, soft_wrap=True, force_terminal=False)
     await chat.handle("재택근무는 일주일에 몇 번 가능해?")
     printed = "".join(sink.seen)
-    assert "(stopped)" in printed and printed.count("•") < 4
+    assert "(중단됨)" in printed and printed.count("•") < 4  # "(stopped)", in the asker's language
     stored = service.store.history(service.store.conversation(*chat.key.__dict__.values()).id, 10)
     assert stored[-1].status == "cancelled" and stored[-1].text and stored[-1].text in printed

@@ -1,10 +1,9 @@
 """The conversation service over the real pipeline, index, model and database."""
 import pytest
-
-from bot.conversation import SessionKey
-
 from conftest import build_service
 
+from bot.controls import Control, buttons
+from bot.conversation import SessionKey
 
 KEY = SessionKey("console", "local", "me", "thread-1")
 
@@ -19,7 +18,7 @@ async def test_follow_up_is_rewritten_from_server_side_history(service):
     second = await service.ask(KEY, "그럼 언제까지 살릴 수 있어?", "u1")
     answer = await second.collect()
     assert "프로젝트" in second.rewritten and second.prepared.rewrite.method == "offline"
-    assert second.sources[0]["path"] == "project-deletion-policy.md"
+    assert second.sources[0].path == "project-deletion-policy.md"
     assert "30일" in answer
     question, history = service.rewriter.seen[-1]
     assert question == "그럼 언제까지 살릴 수 있어?" and question not in history  # read before storing
@@ -31,19 +30,22 @@ async def test_follow_up_is_rewritten_from_server_side_history(service):
 
 
 async def test_stop_keeps_the_partial_answer(service):
-    turn = await service.ask(KEY, "How does the on-call rotation work?")
+    turn = await service.ask(KEY, "How does the on-call rotation work?", "u1")
     pieces = []
     async for piece in turn.stream():
         pieces.append(piece)
         if len(pieces) == 2:
-            assert await service.stop(KEY)
+            assert (await service.press(KEY, Control.STOP, turn.run_id, "u1")).ok
     answer = service.store.history(conv_id(service), 1)[0]
     assert answer.status == "cancelled" and answer.text == "".join(pieces) and len(pieces) == 2
 
 
 async def test_regenerate_replaces_the_last_exchange(service):
-    await (await service.ask(KEY, "연차는 1년에 며칠이야?")).collect()
-    turn = await service.regenerate(KEY)
+    first = await service.ask(KEY, "연차는 1년에 며칠이야?", "u1")
+    await first.collect()
+    pressed = await service.press(KEY, Control.REGENERATE, first.run_id, "u1")
+    turn = pressed.turn
+    assert pressed.ok and turn.user_id == "u1"
     await turn.collect()
     stored = service.store.history(conv_id(service), 10)
     assert [(m.role, m.text[:5]) for m in stored][0] == ("user", "연차는 1")
@@ -51,7 +53,58 @@ async def test_regenerate_replaces_the_last_exchange(service):
 
 
 async def test_regenerate_with_nothing_to_regenerate(service):
-    assert await service.regenerate(SessionKey("console", "local", "me", "empty")) is None
+    pressed = await service.press(SessionKey("console", "local", "me", "empty"), Control.REGENERATE, "nope", "u1")
+    assert not pressed.ok and pressed.turn is None and pressed.status == "not_here"
+
+
+async def test_stop_and_regenerate_are_for_the_asker_and_admins_only(service):
+    """A bystander's Stop or Regenerate is refused (and says so without naming anyone); an admin's works."""
+    turn = await service.ask(KEY, "How does the on-call rotation work?", "alice")
+    stop = await service.press(KEY, Control.STOP, turn.run_id, "mallory")
+    assert stop.status == "denied" and not turn.cancelled.is_set() and "alice" not in stop.note
+    await turn.collect()
+    regen = await service.press(KEY, Control.REGENERATE, turn.run_id, "mallory")
+    assert regen.status == "denied" and regen.turn is None
+    assert len(service.store.history(conv_id(service), 10)) == 2  # nothing dropped
+    by_admin = await service.press(KEY, Control.REGENERATE, turn.run_id, "admin")
+    assert by_admin.ok and by_admin.turn.user_id == "alice"  # re-asked as the asker, not the clicker
+    await by_admin.turn.collect()
+
+
+async def test_a_button_acts_only_in_its_own_conversation(service):
+    """A run, answer or action id pressed from another thread (a forged or stale click) does nothing."""
+    other = SessionKey("console", "local", "me", "thread-2")
+    turn = await service.ask(KEY, "How does the on-call rotation work?", "alice")
+    assert (await service.press(other, Control.STOP, turn.run_id, "alice")).status == "not_here"
+    assert not turn.cancelled.is_set()
+    await turn.collect()
+    await (await service.ask(other, "hello", "alice")).collect()
+    for control, target in ((Control.REGENERATE, turn.run_id), (Control.HELPFUL, str(turn.answer_id))):
+        assert (await service.press(other, control, target, "alice")).status == "not_here"
+    assert service.store.feedback(turn.answer_id) == [] and len(service.store.history(conv_id(service), 10)) == 2
+    assert (await service.press(KEY, Control.HELPFUL, str(turn.answer_id), "bob")).status == "recorded"
+
+
+async def test_only_the_latest_answer_is_regenerated(service):
+    """Regenerate on an earlier answer must not drop the thread's last exchange and re-ask it."""
+    first = await service.ask(KEY, "연차는 1년에 며칠이야?", "u1")
+    await first.collect()
+    second = await service.ask(KEY, "How does the on-call rotation work?", "u1")
+    await second.collect()
+    pressed = await service.press(KEY, Control.REGENERATE, first.run_id, "u1")
+    assert pressed.status == "not_latest" and pressed.turn is None
+    stored = service.store.history(conv_id(service), 10)
+    assert [m.text[:6] for m in stored if m.role == "user"] == ["연차는 1년", "How do"]
+
+
+async def test_buttons_follow_the_turn_state_in_the_askers_language(service):
+    turn = await service.ask(KEY, "연차는 1년에 며칠이야?", "u1")
+    assert [(b.control, b.label, b.target) for b in buttons(turn, running=True)] == [
+        (Control.STOP, "중단", turn.run_id)]
+    await turn.collect()
+    done = buttons(turn, running=False)
+    assert [b.control for b in done] == [Control.REGENERATE, Control.HELPFUL, Control.NOT_HELPFUL]
+    assert done[0].target == turn.run_id and done[1].target == str(turn.answer_id) and done[0].label == "다시 생성"
 
 
 @pytest.mark.parametrize("text", ["", "   \n\t"])
@@ -67,7 +120,7 @@ async def test_huge_message_is_answered_from_its_beginning(service):
     assert len(text) > 100_000
     turn = await service.ask(KEY, text)
     answer = await turn.collect()
-    assert "first 1000 characters" in answer and turn.sources[0]["path"] == "travel-policy.md"
+    assert "first 1000 characters" in answer and turn.sources[0].path == "travel-policy.md"
     assert service.store.history(conv_id(service), 2)[0].text == text  # stored whole
 
 

@@ -1,17 +1,17 @@
 """The Elasticsearch backend's own behaviour, through the real async client and a fake node."""
 import hashlib
 
+import es_fake
 import numpy as np
 import pytest
+from test_search_index import make_es_index, put, search
 
-import es_fake
 from bot.indexing import IndexJob
 from bot.storage import Store
 from rag.chunking import OverlapChunker
 from rag.errors import SearchIndexError, SearchIndexUnavailable
 from rag.ingest import Indexer
 from rag.sources import FolderSource
-from test_search_index import make_es_index, put, search
 
 C = es_fake.CLUSTER
 
@@ -93,7 +93,7 @@ def test_bulk_uses_deterministic_ids_and_removes_leftover_chunks(es, embedder):
     first = ids()
     assert first == {hashlib.sha1(f"/src\0a.md\0{n}".encode()).hexdigest() for n in range(3)}
     put(es, embedder, "a.md", ["only one now"])
-    assert ids() == {hashlib.sha1("/src\0a.md\0" "0".encode()).hexdigest()}
+    assert ids() == {hashlib.sha1(b"/src\0a.md\0" b"0").hexdigest()}
     # Stale chunks go by query (any other hash), not by a recorded count that a failed write can falsify.
     _, _, body = C.of("_delete_by_query")[-1]
     assert body["query"]["bool"]["must_not"] == [{"term": {"hash": "h-a.md-1"}}]
@@ -101,7 +101,7 @@ def test_bulk_uses_deterministic_ids_and_removes_leftover_chunks(es, embedder):
 
 def test_throttled_requests_and_items_are_retried(es, embedder):
     C.throttle.append("/_msearch")
-    doc_id = hashlib.sha1("/src\0b.md\0" "0".encode()).hexdigest()
+    doc_id = hashlib.sha1(b"/src\0b.md\0" b"0").hexdigest()
     C.bulk_item_429_once.add(doc_id)
     put(es, embedder, "b.md", ["Retried after a 429."])
     assert doc_id in next(iter(C.indices.values()))["docs"]
@@ -176,7 +176,7 @@ def test_elasticsearch_needs_a_url(tmp_path):
     from rag.errors import ConfigurationError
 
     with pytest.raises(ConfigurationError, match="ELASTICSEARCH_URL"):
-        Runtime(Settings(_env_file=None, data_dir=tmp_path, index="elasticsearch")).index
+        _ = Runtime(Settings(_env_file=None, data_dir=tmp_path, index="elasticsearch")).index
 
 
 def test_a_serving_process_searches_what_another_process_indexed(es, analyzer, embedder):

@@ -1,10 +1,9 @@
 """The embedded index's own behaviour: the schema migration, and changes seen across processes."""
 import sqlean
+from test_search_index import put
 
 from rag.embedded_index import SCHEMA_VERSION, SqliteSearchIndex
 from rag.search_index import SearchQuery
-
-from test_search_index import put
 
 
 def test_a_schema_1_index_gains_chunk_languages_without_re_embedding(tmp_path, analyzer, embedder):

@@ -76,5 +76,5 @@ async def test_sources_list_only_the_documents_the_answer_cites(service):
     turn = await service.ask(SessionKey("console", "local", "bob", "src"), "How long are application logs kept?", "bob")
     answer_text = await turn.collect()
     cited = {int(n) for n in re.findall(r"\[(\d+)\]", answer_text)}
-    assert {s["n"] for s in turn.sources} == cited
+    assert {s.n for s in turn.sources} == cited
     assert len(turn.numbered_sources) > len(turn.sources)  # passages handed over but not quoted are not listed

@@ -4,11 +4,11 @@ import json
 import time
 
 import pytest
+from conftest import build_service, slow_answers
 
+from bot.controls import Control
 from bot.conversation import SessionKey
 from rag.errors import EmbeddingError, SearchIndexError, StorageError
-
-from conftest import build_service, slow_answers
 
 KEY = SessionKey("slack", "T1", "C1", "1700000000.000100")
 
@@ -63,7 +63,8 @@ async def test_stop_clicked_on_another_replica_stops_the_stream(make, db_url, mo
     turn = await replica_a.ask(KEY, "Tell me everything about on-call", "u1")
     consuming = asyncio.create_task(turn.collect())
     await asyncio.sleep(0.4)
-    assert await replica_b.stop(KEY, turn.run_id)  # replica B has no such run locally: goes through the database
+    pressed = await replica_b.press(KEY, Control.STOP, turn.run_id, "u1")  # not held by B: goes through the database
+    assert pressed.ok and pressed.status == "stopped"
     await consuming
     conv = replica_a.store.conversation(*KEY.__dict__.values()).id
     answer = replica_a.store.history(conv, 1)[0]
@@ -74,10 +75,10 @@ async def test_stop_clicked_on_another_replica_stops_the_stream(make, db_url, mo
 async def test_malformed_platform_payloads_are_refused_cleanly(tmp_path, make):
     from aiohttp import web
     from aiohttp.test_utils import TestClient, TestServer
+    from slack_standin import SlackStandIn, signed
 
     from adapters.slack import SlackAdapter
     from adapters.teams import TeamsAdapter
-    from slack_standin import SlackStandIn, signed
 
     slack = await SlackStandIn().start()
     service = make(f"sqlite:///{tmp_path / 'm.sqlite3'}")
@@ -319,6 +320,7 @@ async def test_a_postgres_connection_killed_mid_write_is_retried_once(make, db_u
 async def test_an_llm_answer_cut_mid_stream_is_stored_partial_and_counted(handbook_indexer, analyzer, classifier,
                                                                          tmp_path):
     from openai_standin import OpenAIStandIn, Reply
+
     from rag.answer import ExtractiveAnswerer, LLMAnswerer
     from rag.llm import OpenAIChat
 
@@ -364,8 +366,9 @@ def test_sigterm_drains_within_seconds_even_mid_index(tmp_path):
     import sys
     import urllib.request
 
-    from bot.storage import Store
     from conftest import HANDBOOK
+
+    from bot.storage import Store
 
     docs = tmp_path / "docs"
     shutil.copytree(HANDBOOK, docs)

@@ -5,7 +5,8 @@ import re
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 MODULES = ("rag.masking", "rag.routing", "rag.chain", "rag.rewrite", "rag.intent", "rag.pipeline",
            "rag.analysis", "rag.answer", "rag.chunking", "rag.language", "bot.conversation", "adapters.slack")

@@ -1,12 +1,11 @@
 """The LLM path against a local OpenAI-compatible server: rewrite, streaming answer, fallbacks."""
 import pytest
+from openai_standin import OpenAIStandIn, Reply
 
 from rag.answer import ExtractiveAnswerer, LLMAnswerer
 from rag.documents import Chunk, Hit
 from rag.llm import OpenAIChat
 from rag.rewrite import HistoryTurn, LLMRewriter
-
-from openai_standin import OpenAIStandIn, Reply
 
 HISTORY = [HistoryTurn("user", "배포 절차 문서 요약해줘"),
            HistoryTurn("assistant", "배포는 스테이징, 승인 2명, 카나리 순서입니다. [1]")]
@@ -132,7 +131,7 @@ async def test_configured_endpoint_drives_the_whole_turn(llm, handbook_indexer, 
     assert second.prepared.route.reason == "llm" and second.prepared.route.confidence == 0.93
     assert llm.requests[-1]["response_format"] == {"type": "json_object"}  # one call: rewrite + intent
     assert await second.collect() == "3월 31일까지 5일 [1]"
-    assert second.sources[0]["path"] == "vacation-policy.md"
+    assert second.sources[0].path == "vacation-policy.md"
     assert llm.requests[-1]["messages"][-1]["content"].endswith("Question: 남은 건 이월돼?")
 
 

@@ -28,7 +28,7 @@ async def test_an_absent_topic_gets_not_found_with_maybe_related_documents(servi
 async def test_answerable_questions_are_still_answered(service, question, path):
     turn = await service.ask(KEY, question, "alice")
     answer = await turn.collect()
-    assert not turn.prepared.not_found and path in {s["path"] for s in turn.sources} and "[1]" in answer
+    assert not turn.prepared.not_found and path in {s.path for s in turn.sources} and "[1]" in answer
 
 
 def test_the_rule_needs_both_signals_low(analyzer):

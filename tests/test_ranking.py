@@ -8,7 +8,7 @@ def candidates(rows, keyword=(), background=None):
     """rows: (key, language, cosine)."""
     chunks = {key: Candidate(Chunk(f"{key}.md", 0, key, "", key), "/src", (lang,), cos) for key, lang, cos in rows}
     nearest = {}
-    for key, lang, cos in sorted(rows, key=lambda r: -r[2]):
+    for key, lang, _cos in sorted(rows, key=lambda r: -r[2]):
         nearest.setdefault(lang, []).append(key)
     background = background or {"ko": Background(0.80, 0.02, 100), "en": Background(0.70, 0.02, 100),
                                 ALL_LANGUAGES: Background(0.75, 0.05, 200)}

@@ -5,6 +5,7 @@ import shutil
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
+from conftest import HANDBOOK, build_service, make_indexer
 
 from bot.actions import ReindexAction, WebhookAction
 from bot.conversation import SessionKey
@@ -14,8 +15,6 @@ from rag.chain import decompose
 from rag.intent import ClassifierRouter
 from rag.lookups import HttpJsonLookup, LookupRegistry
 from rag.sources import FolderSource
-
-from conftest import HANDBOOK, build_service, make_indexer
 
 KEY = SessionKey("console", "local", "alice", "t1")
 
@@ -187,8 +186,8 @@ async def test_expired_and_cancelled_actions_never_run(docs_service, http):
     docs_service.actions.ttl = docs_service.actions.ttl.__class__(minutes=10)
     second = await docs_service.ask(KEY, "open a ticket for the VPN", "alice")
     await second.collect()
-    assert docs_service.actions.cancel(second.action.id, "mallory").status == "denied"
-    assert docs_service.actions.cancel(second.action.id, "alice").ok
+    assert (await docs_service.actions.cancel(second.action.id, "mallory")).status == "denied"
+    assert (await docs_service.actions.cancel(second.action.id, "alice")).ok
     assert (await docs_service.actions.confirm(second.action.id, "alice")).status == "cancelled"
     assert http.received == []
 
@@ -210,7 +209,7 @@ def test_decomposition_splits_comparisons_and_conjunctions(analyzer):
 async def test_multi_hop_question_finds_both_documents(service):
     turn = await service.ask(KEY, "Which team owns Orion Gateway and how do I page their on-call?")
     await turn.collect()
-    paths = {s["path"] for s in turn.sources}
+    paths = {s.path for s in turn.sources}
     assert {"api-gateway-runbook.md", "on-call-handbook.md"} <= paths
     assert len(turn.prepared.steps) == 2 and turn.prepared.timings["chain_steps"] == 2
 
@@ -239,7 +238,7 @@ async def test_instructions_inside_documents_change_nothing(docs_service):
     answer = await turn.collect()
     assert turn.prepared.route.intent == "knowledge_search" and turn.action is None
     assert docs_service.store.count_actions({"pending", "running", "done", "failed"}) == 0
-    assert any(s["path"] == "notes.md" for s in turn.sources) and answer.strip() != "PWNED"
+    assert any(s.path == "notes.md" for s in turn.sources) and answer.strip() != "PWNED"
 
 
 @pytest.mark.parametrize("request_text,expected", [
@@ -256,3 +255,29 @@ def test_reindex_picks_the_source_the_user_named(request_text, expected):
     params, summary = ReindexAction(SimpleNamespace(sources=sources)).resolve(request_text, [])
     assert params["sources"] == expected
     assert summary.startswith("Re-index every source" if len(expected) == 4 else f"Re-index {expected[0]}")
+
+
+async def test_a_regenerated_request_supersedes_its_pending_action(docs_service, http):
+    """Regenerating an action request leaves one confirmable action: the old buttons act no more."""
+    from bot.controls import Control
+
+    turn = await docs_service.ask(KEY, "open a ticket for the broken printer", "alice")
+    await turn.collect()
+    pressed = await docs_service.press(KEY, Control.REGENERATE, turn.run_id, "alice")
+    await pressed.turn.collect()
+    assert docs_service.store.get_action(turn.action.id).status == "superseded"
+    old = await docs_service.press(KEY, Control.CONFIRM, str(turn.action.id), "alice")
+    assert not old.ok and http.received == []
+    new = await docs_service.press(KEY, Control.CONFIRM, str(pressed.turn.action.id), "alice")
+    assert new.ok and new.public and len(http.received) == 1
+
+
+async def test_an_action_is_decided_only_from_its_own_conversation(docs_service, http):
+    from bot.controls import Control
+    from bot.conversation import SessionKey
+
+    turn = await docs_service.ask(KEY, "open a ticket for the broken printer", "alice")
+    await turn.collect()
+    elsewhere = SessionKey(KEY.platform, KEY.tenant, KEY.channel, "another-thread")
+    assert (await docs_service.press(elsewhere, Control.CONFIRM, str(turn.action.id), "alice")).status == "not_here"
+    assert docs_service.store.get_action(turn.action.id).status == "pending" and http.received == []

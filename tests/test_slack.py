@@ -6,12 +6,11 @@ import time
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
+from conftest import build_service, service_over, slow_answers
+from slack_standin import BOT_USER, SlackStandIn, click_body, event_body, signed
 
 from adapters.slack import SECTION_LIMIT, SlackAdapter, SlackRenderer, split_text
 from bot.actions import WebhookAction
-
-from slack_standin import BOT_USER, SlackStandIn, click_body, event_body, signed
-from conftest import build_service, service_over, slow_answers
 
 SECRET = "test-signing-secret"
 
@@ -148,7 +147,7 @@ async def test_stop_keeps_the_partial_answer_everywhere(bot, slack):
         await writer.append(piece)
         if len(pieces) == 1:
             stop_value = slack.named("chat.postMessage")[-1]["blocks"][1]["elements"][0]["value"]
-            response = await bot.post_signed(click_body("docbot_stop", stop_value), form=True)
+            response = await bot.post_signed(click_body("docbot_stop", stop_value, thread_ts=key.thread), form=True)
             assert response.status == 200
             await until(lambda: turn.cancelled.is_set())
     await writer.finish(turn, key)
@@ -167,7 +166,7 @@ async def test_regenerate_and_feedback_round_trips(bot, slack):
     regen, helpful = buttons[0]["value"], buttons[1]["value"]
     await bot.post_signed(click_body("docbot_helpful", helpful, thread_ts="1700000007.000100"), form=True)
     await until(lambda: slack.named("chat.postEphemeral"))
-    message_id = json.loads(helpful)["message"]
+    message_id = int(helpful)
     assert [f.helpful for f in bot.service.store.feedback(message_id)] == [True]
     await bot.post_signed(click_body("docbot_regenerate", regen, thread_ts="1700000007.000100"), form=True)
     await until(lambda: len(slack.named("chat.stopStream")) == 2)
@@ -181,12 +180,15 @@ async def test_confirm_buttons_only_work_for_the_requester(bot, slack):
     await until(lambda: slack.named("chat.stopStream"))
     buttons = slack.named("chat.stopStream")[0]["blocks"][-1]["elements"]
     assert [b["action_id"] for b in buttons] == ["docbot_confirm", "docbot_cancel"]
-    await bot.post_signed(click_body("docbot_confirm", buttons[0]["value"], user="U2"), form=True)
+    await bot.post_signed(click_body("docbot_confirm", buttons[0]["value"], user="U2",
+                                     thread_ts="1700000008.000100"), form=True)
     await until(lambda: slack.named("chat.postEphemeral"))
-    assert "Only U1" in slack.named("chat.postEphemeral")[0]["text"]
-    await bot.post_signed(click_body("docbot_cancel", buttons[1]["value"], user="U1", message_ts="9.9"), form=True)
+    refusal = slack.named("chat.postEphemeral")[0]
+    assert refusal["user"] == "U2" and "Only the person who asked" in refusal["text"] and "U1" not in refusal["text"]
+    await bot.post_signed(click_body("docbot_cancel", buttons[1]["value"], user="U1", message_ts="9.9",
+                                     thread_ts="1700000008.000100"), form=True)
     await until(lambda: any(u.get("ts") == "9.9" for u in slack.named("chat.update")))
-    action_id = json.loads(buttons[0]["value"])["action"]
+    action_id = int(buttons[0]["value"])
     assert bot.service.store.get_action(action_id).status == "cancelled"
 
 
@@ -196,7 +198,7 @@ def test_long_answers_respect_section_and_block_limits():
     assert all(len(p) <= SECTION_LIMIT for p in pieces) and "".join(pieces).count("line") == 1000
 
     class FakeTurn:
-        prepared = type("P", (), {"searched": False, "steps": []})()
+        prepared = type("P", (), {"searched": False, "steps": [], "question": "q"})()
         sources, action, answer_id, run_id, rewritten = [], None, 1, "r", ""
 
     from bot.conversation import SessionKey

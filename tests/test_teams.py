@@ -5,12 +5,11 @@ import logging
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
+from conftest import build_service, service_over, slow_answers
+from connector_standin import ConnectorStandIn, message
 
 from adapters.teams import TeamsAdapter
 from bot.actions import WebhookAction
-
-from connector_standin import ConnectorStandIn, message
-from conftest import build_service, service_over, slow_answers
 
 
 @pytest.fixture
@@ -57,7 +56,7 @@ async def test_personal_chat_streams_with_citations_and_a_card(teams, connector)
     assert "휴가 정책" in entities and "citation" in entities  # Teams citation entities for [n]
     card = _card(final)
     assert card["body"][0]["isSubtle"] and "연차" in card["body"][0]["text"]  # the rewritten query, small
-    assert [a["data"]["docbot"] for a in card["actions"]] == ["regenerate", "feedback", "feedback"]
+    assert [a["data"]["docbot"] for a in card["actions"]] == ["regenerate", "helpful", "not_helpful"]
     conv = teams.service.store.conversation("teams", "tenant-1", "a:personal-1", "a:personal-1").id
     stored = teams.service.store.history(conv, 2)
     assert stored[1].status == "complete" and stored[1].text == final["text"]
@@ -86,20 +85,22 @@ async def test_only_the_requester_can_confirm_and_a_double_click_acts_once(teams
     assert confirm["docbot"] == "confirm"
     await teams.post("/api/messages", json=message("", connector.service_url, conversation="g1", kind="groupChat",
                                                    user="u2", aad="aad-2", value=confirm, activity_id="c1"))
-    assert "Only aad-1" in connector.of("reply")[-1]["text"] and connector.hooks == []
+    refusal = connector.of("reply")[-1]["text"]
+    assert "Only the person who asked" in refusal and "aad" not in refusal and connector.hooks == []
     for n in range(2):
         await teams.post("/api/messages", json=message("", connector.service_url, conversation="g1",
                                                        kind="groupChat", value=confirm, activity_id=f"c{n + 2}",
                                                        reply_to="activity-1"))
     assert len(connector.hooks) == 1 and "already done" in connector.of("reply")[-1]["text"]
-    assert any(u["text"].startswith("Done") for u in connector.of("update"))
+    results = [u for u in connector.of("update") if u["text"].startswith("Done")]
+    assert len(results) == 1 and not any(r["text"].startswith("Done") for r in connector.of("reply"))  # shown once
 
 
 async def test_feedback_and_stop_cards(teams, connector):
     await teams.post("/api/messages", json=message("What is Beacon?", connector.service_url))
     feedback = _card(connector.of("reply")[-1])["actions"][1]["data"]
     await teams.post("/api/messages", json=message("", connector.service_url, value=feedback, activity_id="f1"))
-    assert [f.helpful for f in teams.service.store.feedback(feedback["message"])] == [True]
+    assert [f.helpful for f in teams.service.store.feedback(int(feedback["target"]))] == [True]
     from bot.conversation import SessionKey
 
     key = SessionKey("teams", "tenant-1", "a:personal-1", "a:personal-1")

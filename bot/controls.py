@@ -1,0 +1,73 @@
+"""What a turn shows besides its text, decided once for every platform.
+
+The buttons that fit a turn's state (running: Stop; a pending action: Confirm / Cancel; done:
+Regenerate and feedback) and the sources its answer cites. Adapters only translate these into
+Block Kit, an Adaptive Card or console text; a click comes back as a `Control` and a target id
+and goes to the conversation service, which checks that it belongs to the conversation and
+that the clicker may press it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from rag.messages import Text, say
+
+if TYPE_CHECKING:
+    from .conversation import Turn
+
+
+class Control(StrEnum):
+    """A button's meaning."""
+
+    STOP = "stop"
+    CONFIRM = "confirm"
+    CANCEL = "cancel"
+    REGENERATE = "regenerate"
+    HELPFUL = "helpful"
+    NOT_HELPFUL = "not_helpful"
+
+
+@dataclass(frozen=True)
+class Button:
+    """One button: what it does, its label in the asker's language, and what it acts on.
+
+    `target` is a run id (Stop, Regenerate), an action id (Confirm, Cancel) or an answer's
+    message id (feedback), always as text so any platform can carry it in a button value.
+    """
+
+    control: Control
+    label: str
+    target: str
+    style: str = ""  # "primary" | "danger" | "" (adapters map it to their own names)
+
+
+@dataclass(frozen=True)
+class SourceLink:
+    """A document the answer cites, numbered as its [n] refers to it."""
+
+    n: int
+    title: str
+    heading: str
+    path: str
+
+    @property
+    def label(self) -> str:
+        """Title, and the section when it says something the title does not."""
+        return self.title + (f" — {self.heading}" if self.heading and self.heading != self.title else "")
+
+
+def buttons(turn: "Turn", running: bool) -> list[Button]:
+    """Stop while the answer streams; Confirm / Cancel for a pending action; Regenerate and feedback after."""
+    lang = turn.prepared.question
+    if running:
+        return [Button(Control.STOP, say(Text.BUTTON_STOP, lang), turn.run_id, "danger")]
+    if turn.action is not None and turn.action.status == "pending":
+        action = str(turn.action.id)
+        return [Button(Control.CONFIRM, say(Text.BUTTON_CONFIRM, lang), action, "primary"),
+                Button(Control.CANCEL, say(Text.BUTTON_CANCEL, lang), action)]
+    answer = str(turn.answer_id)
+    return [Button(Control.REGENERATE, say(Text.BUTTON_REGENERATE, lang), turn.run_id),
+            Button(Control.HELPFUL, say(Text.BUTTON_HELPFUL, lang), answer),
+            Button(Control.NOT_HELPFUL, say(Text.BUTTON_NOT_HELPFUL, lang), answer)]

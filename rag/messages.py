@@ -1,0 +1,126 @@
+"""Every sentence docbot says on its own behalf, in Korean and English, in one catalogue.
+
+Replies follow the language of the user's message (`say(Text.X, question)`). Keeping them
+here means a wording change, or a third language, touches one file; adapters and the
+application take their labels and notes from here too.
+"""
+from __future__ import annotations
+
+from enum import StrEnum
+
+from .language import is_korean
+
+
+class Text(StrEnum):
+    """The catalogue's keys."""
+
+    EMPTY = "empty"
+    CHITCHAT = "chitchat"
+    THANKS = "thanks"
+    REALTIME_LOOKUP = "realtime_lookup"
+    ACTION = "action"
+    RATE_LIMITED = "rate_limited"
+    ERROR = "error"
+    AMBIGUOUS = "ambiguous"
+    LONG_MESSAGE = "long_message"
+    NOT_FOUND = "not_found"
+    NOT_FOUND_SHORT = "not_found_short"
+    MAYBE_RELATED = "maybe_related"
+    FOUND = "found"
+    FOUND_OTHER_LANGUAGE = "found_other_language"
+    NO_ACTION = "no_action"
+    CONFIRM_NEEDED = "confirm_needed"
+    ACTION_MISSING = "action_missing"
+    ACTION_DENIED = "action_denied"
+    ACTION_STATE = "action_state"
+    ACTION_EXPIRED = "action_expired"
+    ACTION_FAILED = "action_failed"
+    ACTION_DONE = "action_done"
+    ACTION_CANCELLED = "action_cancelled"
+    ACTION_NOT_PENDING = "action_not_pending"
+    NOT_YOURS = "not_yours"
+    NOT_HERE = "not_here"
+    NOT_LATEST = "not_latest"
+    NOTHING_TO_REGENERATE = "nothing_to_regenerate"
+    STOPPED = "stopped"
+    STOP_SENT = "stop_sent"
+    FEEDBACK_THANKS = "feedback_thanks"
+    SEARCHING = "searching"
+    BUTTON_STOP = "button_stop"
+    BUTTON_CONFIRM = "button_confirm"
+    BUTTON_CANCEL = "button_cancel"
+    BUTTON_REGENERATE = "button_regenerate"
+    BUTTON_HELPFUL = "button_helpful"
+    BUTTON_NOT_HELPFUL = "button_not_helpful"
+
+
+_CATALOGUE: dict[Text, tuple[str, str]] = {
+    Text.EMPTY: ("질문을 입력해 주세요. 예: \"휴가 신청 절차 알려줘\"",
+                 'Please type a question, for example "How do I request vacation?"'),
+    Text.CHITCHAT: ("안녕하세요! 회사 문서에 대해 무엇이든 물어보세요.",
+                    "Hi! Ask me anything about the company's documents."),
+    Text.THANKS: ("천만에요! 더 궁금한 게 있으면 언제든 물어보세요.", "You're welcome! Ask again any time."),
+    Text.REALTIME_LOOKUP: (
+        "지금 이 순간의 상태는 볼 수 없습니다. 저는 문서를 근거로 답합니다. 대시보드나 담당 팀에 확인해 주세요.",
+        "I can't see live state for that; I answer from documents. Please check the dashboard or the owning team."),
+    Text.ACTION: (
+        "이 요청은 무언가를 변경하는 작업이라 바로 실행하지 않습니다. 변경은 확인 버튼과 권한 확인을 거쳐야 하며, "
+        "이 배포에는 아직 실행할 수 있는 작업이 연결되어 있지 않습니다.",
+        "That would change something, so I won't do it directly: changes need a confirmation and a permission "
+        "check, and no actions are connected in this deployment yet."),
+    Text.RATE_LIMITED: ("잠시만요! 메시지가 너무 빨리 들어오고 있어요. 1분쯤 뒤에 다시 물어봐 주세요.",
+                        "Easy there! Messages are coming in faster than I can take them; please ask again in a minute."),
+    Text.ERROR: ("죄송합니다. 답변을 준비하는 중에 문제가 생겼습니다. 잠시 후 다시 시도해 주세요.",
+                 "Sorry, something went wrong while preparing the answer. Please try again in a moment."),
+    Text.AMBIGUOUS: ("어떤 것을 원하시는지 확실하지 않습니다. 찾으시는 문서나 주제를 조금 더 알려주시겠어요?",
+                     "I'm not sure what you need. Which document or topic do you mean?"),
+    Text.LONG_MESSAGE: ("(메시지가 길어서 앞부분 {limit}자로 검색했습니다)",
+                        "(your message is long; I searched with its first {limit} characters)"),
+    Text.NOT_FOUND: ("색인된 문서에서 이 질문에 답하는 내용을 찾지 못했습니다.",
+                     "I couldn't find an answer to this in the indexed documents."),
+    Text.NOT_FOUND_SHORT: ("색인된 문서에서 관련 내용을 찾지 못했습니다. 질문을 조금 더 구체적으로 해 주시겠어요?",
+                           "I couldn't find this in the indexed documents. Could you rephrase or name the document?"),
+    Text.MAYBE_RELATED: ("관련 있을 수 있는 문서:", "Maybe related:"),
+    Text.FOUND: ("문서에서 찾은 내용입니다:\n", "Here is what the documents say:\n"),
+    Text.FOUND_OTHER_LANGUAGE: ("문서에서 찾은 내용입니다 (영어 문서 인용):\n",
+                                "Here is what the documents say (quoted from Korean documents):\n"),
+    Text.NO_ACTION: ("이 요청을 처리할 수 있는 작업이 연결되어 있지 않아 실행하지 않았습니다.",
+                     "No action I can run matches that request, so nothing was changed."),
+    Text.CONFIRM_NEEDED: (
+        "확인이 필요합니다: {summary}\n확인 또는 취소를 눌러 주세요. 요청한 사람(또는 관리자)만 확인할 수 있고 {minutes}분 뒤 만료됩니다.",
+        "This needs confirmation: {summary}\nPress Confirm or Cancel. Only the requester (or an admin) can confirm; "
+        "it expires in {minutes} minutes."),
+    Text.ACTION_MISSING: ("작업 #{id}을(를) 찾을 수 없습니다.", "No action #{id}."),
+    # Refusals name nobody: a platform id (an Entra object id, a Slack user id) means nothing to people.
+    Text.ACTION_DENIED: ("요청한 사람 또는 관리자만 이 작업을 {verb}할 수 있습니다.",
+                         "Only the person who asked, or an admin, can {verb} this."),
+    Text.ACTION_STATE: ("작업 #{id}은(는) 이미 {status} 상태입니다.", "Action #{id} is already {status}."),
+    Text.ACTION_EXPIRED: ("작업 #{id}이(가) 만료되었습니다. 다시 요청해 주세요.", "Action #{id} expired; ask again."),
+    Text.ACTION_FAILED: ("작업 #{id}이(가) 실패했습니다: {detail}", "Action #{id} failed: {detail}"),
+    Text.ACTION_DONE: ("완료: {result}", "Done: {result}"),
+    Text.ACTION_CANCELLED: ("작업 #{id}을(를) 취소했습니다.", "Cancelled action #{id}."),
+    Text.ACTION_NOT_PENDING: ("작업 #{id}은(는) 더 이상 대기 중이 아닙니다.", "Action #{id} is no longer pending."),
+    Text.NOT_YOURS: ("질문한 사람 또는 관리자만 이 답변을 {verb}할 수 있습니다.",
+                     "Only the person who asked, or an admin, can {verb} this answer."),
+    Text.NOT_HERE: ("이 버튼은 이 대화의 것이 아닙니다.", "That button does not belong to this conversation."),
+    Text.NOT_LATEST: ("가장 최근 답변만 다시 생성할 수 있습니다. 질문을 다시 보내 주세요.",
+                      "Only the latest answer can be regenerated; ask the question again instead."),
+    Text.NOTHING_TO_REGENERATE: ("다시 생성할 답변이 없습니다.", "There is no answer to regenerate."),
+    Text.STOPPED: ("(중단됨)", "(stopped)"),
+    Text.STOP_SENT: ("중단을 요청했습니다.", "Stopping."),
+    Text.FEEDBACK_THANKS: ("의견 감사합니다!", "Thanks for the feedback!"),
+    Text.SEARCHING: ("문서를 찾고 있습니다…", "Searching the documents…"),
+    Text.BUTTON_STOP: ("중단", "Stop"),
+    Text.BUTTON_CONFIRM: ("확인", "Confirm"),
+    Text.BUTTON_CANCEL: ("취소", "Cancel"),
+    Text.BUTTON_REGENERATE: ("다시 생성", "Regenerate"),
+    Text.BUTTON_HELPFUL: ("👍 도움이 됨", "👍 Helpful"),
+    Text.BUTTON_NOT_HELPFUL: ("👎 도움이 안 됨", "👎 Not helpful"),
+}
+
+
+def say(key: Text, language_of: str | bool, **values: object) -> str:
+    """The catalogue's sentence in the language of `language_of` (a message, or True for Korean)."""
+    korean = language_of if isinstance(language_of, bool) else is_korean(language_of)
+    sentence = _CATALOGUE[key][0 if korean else 1]
+    return sentence.format(**values) if values else sentence
