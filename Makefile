@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SAMPLES := samples/handbook
 
-.PHONY: run test install install-test index chat serve eval eval-holdout bench load teams-package clean
+.PHONY: run test check install install-test index chat serve eval eval-holdout bench load teams-package clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,12 @@ run: install
 ## test: install test dependencies and run the whole suite
 test: install-test
 	$(BIN)/python -m pytest -q
+
+## check: lint (ruff), the layering contract (import-linter) and types (mypy)
+check: install-test
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 index: install
 	$(BIN)/docbot index $(SAMPLES)

@@ -375,7 +375,8 @@ class SlackAdapter:
                                                   text=f"<@{command['user_id']}> asked: {slack_escape(text)}")
         key = SessionKey("slack", command.get("team_id", ""), command["channel_id"], root["ts"])
         turn = await self.service.ask(key, text, command["user_id"])
-        await self.render(turn, key, command["user_id"])
+        if turn is not None:
+            await self.render(turn, key, command["user_id"])
 
 
 async def start_socket_mode(adapter: SlackAdapter, app_token: str) -> Any:

@@ -127,7 +127,8 @@ class DocbotAgent(ActivityHandler):
     def key(activity: Activity) -> SessionKey:
         """conversation.id already names the thread in channels, so it is both channel and thread."""
         conversation = activity.conversation
-        tenant = conversation.tenant_id or ((activity.channel_data or {}).get("tenant") or {}).get("id", "")
+        channel_data: dict = activity.channel_data if isinstance(activity.channel_data, dict) else {}
+        tenant = conversation.tenant_id or (channel_data.get("tenant") or {}).get("id", "")
         return SessionKey("teams", tenant or "", conversation.id, conversation.id)
 
     @staticmethod
@@ -136,7 +137,7 @@ class DocbotAgent(ActivityHandler):
         sender = activity.from_property
         return (sender.aad_object_id or sender.id) if sender else ""
 
-    async def on_message_activity(self, turn_context: TurnContext) -> None:
+    async def on_message_activity(self, turn_context: TurnContext) -> None:  # type: ignore[override]  # SDK types it as a protocol
         activity = turn_context.activity
         if isinstance(activity.value, dict) and "docbot" in activity.value:
             await self._on_card(turn_context, activity.value)
@@ -215,6 +216,7 @@ class TeamsAdapter:
                  tenant_id: str | None = None, update_every: float = 1.0, source_url_base: str | None = None,
                  policy: RetryPolicy = POLICY):
         self.agent = DocbotAgent(service, update_every, source_url_base, policy)
+        connections: Any
         if app_id:
             from microsoft_agents.authentication.msal import MsalConnectionManager
             from microsoft_agents.hosting.core.authorization import AuthTypes
@@ -243,7 +245,8 @@ class TeamsAdapter:
             body = None
         if not isinstance(body, dict):
             return web.json_response({"error": "the body must be one activity (a JSON object)"}, status=400)
-        return await self.adapter.process(request, self.agent)
+        response = await self.adapter.process(request, self.agent)
+        return response if response is not None else web.Response(status=202)
 
 
 @web.middleware

@@ -165,7 +165,8 @@ class ActionService:
         action = self.store.add(PendingAction(
             conversation_id=conversation_id, run_id=run_id, requester=requester, action=handler.name,
             summary=summary, params=params, expires_at=datetime.now(timezone.utc) + self.ttl))
-        self.store.audit(action.id, requester, "requested", mask(f"{summary} {params}"))
+        assert action.id is not None
+        self.store.audit(action.id, requester, "requested", mask(f"{summary} {params}") or "")
         return action
 
     def describe(self, action: PendingAction | None, question: str) -> str:

@@ -7,8 +7,9 @@ import re
 import time
 import uuid
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
+from typing import Any
 
 from rag.answer import number_sources
 from rag.errors import DocbotError, StorageError, component
@@ -89,7 +90,7 @@ class Turn:
         cited = {int(n) for n in _CITATION.findall(self.text)}
         return [s for s in self.numbered_sources if s.n in cited]
 
-    async def stream(self) -> AsyncIterator[str]:
+    async def stream(self) -> AsyncGenerator[str, None]:
         """Answer pieces; the stored answer is saved as it streams and updated when the stream ends."""
         started = time.perf_counter()
         checked = saved = time.monotonic()
@@ -432,7 +433,7 @@ class ConversationService:
         if turn.finishing:
             return
         turn.finishing = True  # set before the first await: a second caller (fail, then the stream) stops here
-        timings = dict(turn.prepared.timings)
+        timings: dict[str, Any] = dict(turn.prepared.timings)
         timings["answer_ms"] = round(answer_ms, 2)
         timings["total_ms"] = round((time.perf_counter() - turn._started) * 1000, 2)
         if turn.error:
@@ -470,7 +471,7 @@ class ConversationService:
             conversation_id=turn.conversation_id, run_id=turn.run_id, original=mask(p.question) or "",
             rewritten=mask(p.rewrite.text) or "", rewrite_method=p.rewrite.method, intent=p.route.intent,
             confidence=p.route.confidence, route_reason=mask(p.route.reason) or "",
-            steps=[mask(s) for s in p.steps], sources=[{"path": h["path"], "chunk": h["chunk"], "score": h["score"],
+            steps=[mask(s) or "" for s in p.steps], sources=[{"path": h["path"], "chunk": h["chunk"], "score": h["score"],
                                                         "cosine": h["cosine"], "keyword": h["keyword"]} for h in hits],
             timings=timings, status=turn.status)
 

@@ -11,7 +11,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 
 from rag.errors import DocbotError, IndexRunStopped, LeaseLost, SourceMissing
@@ -34,7 +34,7 @@ def runner_id() -> str:
 class IndexJob:
     """Runs the indexer over every configured source while holding the lease."""
 
-    def __init__(self, store: Store, indexer: Indexer, sources: list[Source], *, lease_ttl: float = 120.0,
+    def __init__(self, store: Store, indexer: Indexer, sources: Sequence[Source], *, lease_ttl: float = 120.0,
                  holder: str | None = None, lease: str = LEASE, metrics: Metrics | None = None,
                  configured: bool = False, missing_grace: float = 86400.0):
         """`configured`: these are all the configured sources, so an indexed source not among them was

@@ -106,8 +106,8 @@ def run_index(runtime: Runtime, paths: list[Path] | None = None, *, full: bool =
         run = job.run("cli", full=full, rebuild=rebuild, on_file=on_file, on_source=on_source)
     if run is None:
         return None
-    return IndexReport(run.added, run.updated, run.unchanged, run.deleted, run.chunks, run.chunks,
-                       [tuple(e) for e in run.errors], run.seconds)
+    return IndexReport(run.added, run.updated, run.unchanged, run.deleted, run.chunks,
+                       [(str(e[0]), str(e[1])) for e in run.errors], run.seconds)
 
 
 def print_report(report: IndexReport) -> None:
@@ -263,6 +263,8 @@ def evaluate(
         runtime = Runtime(settings)
         try:
             report_index = run_index(runtime, [docs])
+            if report_index is None:
+                raise DocbotError("another indexing run holds the index; try again when it finishes")
             print_report(report_index)
             languages = document_languages(docs)
             for path, conversations in loaded.items():
@@ -305,6 +307,7 @@ def service_responder(runtime: Runtime, dataset: str = ""):
 
     async def respond(conversation: str, text: str, history: list) -> tuple:
         turn = await runtime.conversations.ask(SessionKey("eval", "local", "eval", f"{dataset}:{conversation}"), text, "eval")
+        assert turn is not None  # no delivery id: never a duplicate
         return turn.prepared, await turn.collect()
 
     return respond

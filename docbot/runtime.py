@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from bot.actions import ActionService, ReindexAction, WebhookAction
+from bot.actions import ActionHandler, ActionService, ReindexAction, WebhookAction
 from bot.conversation import ConversationService
 from bot.indexing import IndexJob
 from bot.observability import Metrics
@@ -84,14 +84,14 @@ class Runtime:
         def make():
             from elasticsearch import AsyncElasticsearch
 
-            auth: dict = {}
+            auth: dict = {"ca_certs": s.elasticsearch_ca_certs} if s.elasticsearch_ca_certs else {}
             if s.elasticsearch_api_key:
                 auth["api_key"] = s.elasticsearch_api_key.get_secret_value()
             elif s.elasticsearch_username:
                 auth["basic_auth"] = (s.elasticsearch_username,
                                       s.elasticsearch_password.get_secret_value() if s.elasticsearch_password else "")
             policy = self.retry_policy
-            return AsyncElasticsearch(s.elasticsearch_url, ca_certs=s.elasticsearch_ca_certs,
+            return AsyncElasticsearch(s.elasticsearch_url,
                                       request_timeout=policy.timeout, max_retries=policy.retries,
                                       retry_on_status=(429, 502, 503, 504), retry_on_timeout=True,
                                       retry_backoff_base=policy.base_wait, retry_backoff_cap=policy.max_wait,
@@ -210,7 +210,7 @@ class Runtime:
     def actions(self) -> ActionService:
         """Re-index and configured webhooks, behind confirmation."""
         s = self.settings
-        handlers = [ReindexAction(self.index_job)]
+        handlers: list[ActionHandler] = [ReindexAction(self.index_job)]
         handlers += [WebhookAction(**spec) for spec in s.webhooks]
         return ActionService(self.store, handlers, set(s.action_admins), s.action_ttl_seconds)
 

@@ -100,6 +100,7 @@ def _mount_slack(app: web.Application, runtime: Runtime) -> None:
     s = runtime.settings
     if not s.slack_signing_secret and not s.slack_app_token:
         raise ConfigurationError("SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET nor SLACK_APP_TOKEN is")
+    assert s.slack_bot_token is not None  # checked by the caller
     adapter = SlackAdapter(runtime.conversations, s.slack_bot_token.get_secret_value(),
                            s.slack_signing_secret.get_secret_value() if s.slack_signing_secret else "",
                            api_base_url=s.slack_api_base_url, source_url_base=s.source_url_base,
@@ -109,6 +110,7 @@ def _mount_slack(app: web.Application, runtime: Runtime) -> None:
         adapter.mount(app)
     if s.slack_app_token:
         async def socket_mode(app: web.Application):
+            assert s.slack_app_token is not None
             handler = await start_socket_mode(adapter, s.slack_app_token.get_secret_value())
             yield
             await handler.close_async()

@@ -102,7 +102,8 @@ class ExtractiveAnswerer:
 
     def _candidates(self, sources: list[Source]) -> list[tuple[int, int, str, Hit]]:
         """(source number, position, sentence, its passage) for every quotable sentence, in document order."""
-        out, seen = [], set()
+        out: list[tuple[int, int, str, Hit]] = []
+        seen: set[str] = set()
         for source in sources:
             for hit in sorted(source.hits, key=lambda h: h.chunk.ordinal):
                 for unit in units(hit.chunk.text):
@@ -151,7 +152,8 @@ def _sentence_relevance(passages: list[Hit], texts: list[str], cosines) -> list[
     different languages comparable; without retrieval scores, within-language z-scores stand in."""
     if any(h.relevance is None or h.spread is None or h.cosine is None for h in passages):
         return _within_language(texts, cosines)
-    return [h.relevance + (float(c) - h.cosine) / h.spread for h, c in zip(passages, cosines)]
+    return [h.relevance + (float(c) - h.cosine) / h.spread for h, c in zip(passages, cosines)  # type: ignore[operator]
+            ]  # (None ruled out just above; mypy cannot see through any())
 
 
 def _quotable(sentence: str) -> bool:

@@ -8,7 +8,6 @@ answerer, which synthesises with citations. Offline, decomposition splits on con
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from .analysis import Analyzer
 from .documents import Hit
@@ -18,14 +17,6 @@ _COMPARE = re.compile(r"\b(compare|comparison|versus|vs\.?|difference|differ|bot
 _SPLIT_EN = re.compile(r"(?<!\s)\s*+(?:,\s*and\s+|\band\b|\bvs\.?\b|\bversus\b|\bwith\b|,)\s*", re.IGNORECASE)
 _LEADING_EN = re.compile(r"^(compare|tell me|what about|what are|what is|what's)\s+(the\s+)?", re.IGNORECASE)
 _REFERS_BACK = re.compile(r"\b(their|its|it|they|them|that team|those)\b|(그 팀|거기|그곳|그쪽)", re.IGNORECASE)
-
-
-@dataclass
-class ChainResult:
-    """Sub-queries as run, and every hit in merged order."""
-
-    steps: list[str]
-    hits: list[Hit] = field(default_factory=list)
 
 
 def decompose(question: str, analyzer: Analyzer, max_steps: int = 3) -> list[str]:

@@ -172,7 +172,7 @@ class ElasticsearchIndex:
         refuses the tokenizer, so the Kiwi analyzer is used instead: no monitoring privilege is needed
         to find out (the `_cat`/`_nodes` APIs need `monitor`, which a least-privilege key lacks)."""
         name = f"{self.alias}-v{int(time.time() * 1000)}"
-        options = {"index_options": self.index_options, "shards": self.shards, "replicas": self.replicas,
+        options: dict[str, Any] = {"index_options": self.index_options, "shards": self.shards, "replicas": self.replicas,
                    "loading": loading}
         if self.korean in ("auto", "nori"):
             from elasticsearch import BadRequestError
@@ -296,6 +296,7 @@ class ElasticsearchIndex:
         # Serverless); `flush()` refreshes once per run.
         _, errors = await async_bulk(self.client, actions, raise_on_error=False, raise_on_exception=True,
                                      max_retries=3, initial_backoff=0.5, max_backoff=8)
+        errors = errors if isinstance(errors, list) else []  # a list with raise_on_error=False
         failed = [e for e in errors if not (next(iter(e.values())).get("status") == 404
                                             and next(iter(e)) == "delete")]
         if not failed:

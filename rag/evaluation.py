@@ -79,8 +79,8 @@ def _percentiles(values: list[float]) -> dict:
 
 def intent_metrics(pairs: list[tuple[str, str]]) -> dict:
     """Accuracy, macro-F1 over the gold labels, confusion matrix and the AMBIGUOUS share."""
-    labels = [label for label in INTENTS if any(g == label for g, _ in pairs)]
-    confusion = {g: {} for g in labels}
+    labels = [str(label) for label in INTENTS if any(g == label for g, _ in pairs)]
+    confusion: dict[str, dict[str, int]] = {g: {} for g in labels}
     for gold, pred in pairs:
         confusion.setdefault(gold, {})
         confusion[gold][pred] = confusion[gold].get(pred, 0) + 1
@@ -144,7 +144,9 @@ async def run_eval(pipeline: Pipeline, conversations: list[dict], k: int = 5, re
     respond = respond or pipeline_responder(pipeline)
     doc_languages = doc_languages or {}
     buckets: dict[str, list[Scored]] = {name: [] for name in BUCKETS}
-    per_turn, intents, latency = [], [], {"rewrite": [], "retrieve": [], "total": []}
+    per_turn: list[dict] = []
+    intents: list[tuple[str, str]] = []
+    latency: dict[str, list[float]] = {"rewrite": [], "retrieve": [], "total": []}
     needless, non_knowledge, clarified, documents = 0, 0, 0, 0
     unanswerable, false_answers, answerable, false_not_found = 0, 0, 0, 0
     for conv in conversations:

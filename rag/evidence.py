@@ -42,13 +42,13 @@ class EvidenceRule:
         scored = [h for h in hits if h.relevance is not None]
         if not scored:
             return True  # without a relevance scale (no statistics) the floor has already judged
-        best = max(scored, key=lambda h: h.relevance)
+        best = max(scored, key=lambda h: h.relevance or 0.0)
         if best.population < self.min_population:
             return True  # a handful of documents: z-scores cannot reach the bar (at most sqrt(n - 1))
         coverage = self.coverage(query, hits, analyzer)
         if main_language(query) in languages(best.chunk.text) and coverage == 0:
             return False
-        return best.relevance >= self.min_relevance or coverage >= self.min_coverage
+        return (best.relevance or 0.0) >= self.min_relevance or coverage >= self.min_coverage
 
     def coverage(self, query: str, hits: list[Hit], analyzer: Analyzer) -> float:
         """Share of the query's topic terms found in the top passages (titles and headings included)."""

@@ -26,13 +26,12 @@ class IndexReport:
     unchanged: int = 0
     deleted: int = 0
     chunks: int = 0
-    embedded: int = 0
     errors: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
 
     def merge(self, other: "IndexReport") -> None:
         """Add another run's counts to this one (several roots in one command)."""
-        for name in ("added", "updated", "unchanged", "deleted", "chunks", "embedded", "seconds"):
+        for name in ("added", "updated", "unchanged", "deleted", "chunks", "seconds"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.errors.extend(other.errors)
 
@@ -136,7 +135,6 @@ class Indexer:
             report.errors.append((rel, f"failed: {exc.__class__.__name__}: {exc}"[:300]))
             return
         report.chunks += len(chunks)
-        report.embedded += len(chunks)
         if known:
             report.updated += 1
         else:

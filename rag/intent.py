@@ -16,7 +16,7 @@ import numpy as np
 
 from .analysis import Analyzer
 from .embeddings import Embedder
-from .routing import INTENTS, Route, rule_route
+from .routing import INTENTS, Intent, Route, rule_route
 
 EXAMPLES = "intents.jsonl"
 _CODE = re.compile(r"\b[A-Za-z]+[-_.][\w.-]+\b|\b[A-Z]{2,}\d*\b|\b\w*\d+\w*\b")
@@ -39,7 +39,7 @@ class IntentClassifier:
         self.labels = list(INTENTS)
         features = self._example_vectors(cache_dir)
         self.mean, self.scale = features.mean(axis=0), features.std(axis=0) + 1e-6
-        targets = np.array([self.labels.index(intent) for _, intent in self.examples])
+        targets = np.array([self.labels.index(Intent(intent)) for _, intent in self.examples])
         self.weights, self.bias = _train(self._standardise(features), targets, len(self.labels), l2, epochs, lr)
 
     def _example_vectors(self, cache_dir: Path | None) -> np.ndarray:
@@ -106,7 +106,7 @@ class ClassifierRouter:
         mixed = (weights @ probs) * self.priors
         mixed /= mixed.sum()
         best = int(mixed.argmax())
-        scores = {label: round(float(p), 4) for label, p in zip(self.classifier.labels, mixed)}
+        scores = {str(label): round(float(p), 4) for label, p in zip(self.classifier.labels, mixed)}
         return Route(self.classifier.labels[best], float(mixed[best]), entities, "classifier", scores)
 
     def entities(self, text: str) -> list[str]:

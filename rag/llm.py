@@ -37,7 +37,8 @@ class OpenAIChat:
         try:
             response = await asyncio.wait_for(
                 self._client.chat.completions.create(
-                    model=self.model, messages=messages, max_tokens=max_tokens, temperature=0, timeout=timeout,
+                    model=self.model, messages=messages, max_tokens=max_tokens, temperature=0,  # type: ignore[call-overload]
+                    timeout=timeout,
                     **extra,
                 ),
                 timeout,
@@ -55,11 +56,11 @@ class OpenAIChat:
         try:
             stream = await asyncio.wait_for(
                 self._client.chat.completions.create(
-                    model=self.model, messages=messages, stream=True, temperature=0.2, timeout=timeout
-                ),
+                    model=self.model, messages=messages, stream=True,  # type: ignore[arg-type]
+                    temperature=0.2, timeout=timeout),
                 timeout,
             )
-            iterator = stream.__aiter__()
+            iterator = stream.__aiter__()  # type: ignore[union-attr]  # stream=True: an AsyncStream
             while True:
                 try:
                     event = await asyncio.wait_for(iterator.__anext__(), timeout)

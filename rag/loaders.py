@@ -42,7 +42,9 @@ def _fallback_title(path: str) -> str:
 def load_markdown(path: str, raw: bytes) -> Document:
     """Markdown: the first H1 is the title; every heading opens a section."""
     tokens = MarkdownIt("commonmark").enable("table").parse(decode(path, raw))
-    title, heading, parts, sections = "", "", [], []
+    title, heading = "", ""
+    parts: list[str] = []
+    sections: list[Section] = []
     in_heading = False
     table = _Table()
     marker = ""  # a list item's marker, put back in front of its text so steps keep their numbers
@@ -134,7 +136,9 @@ def load_html(path: str, raw: bytes) -> Document:
     title = (soup.title.string or "").strip() if soup.title and soup.title.string else ""
     title = title or (h1.get_text(" ", strip=True) if h1 else "") or _fallback_title(path)
     body = soup.body or soup
-    sections, heading, parts = [], "", []
+    heading = ""
+    parts: list[str] = []
+    sections: list[Section] = []
     for el in body.find_all(["h1", "h2", "h3", "p", "li", "pre", "td", "th", "blockquote"]):
         if el.name in ("h1", "h2", "h3"):
             _flush(sections, heading, parts)

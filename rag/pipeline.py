@@ -98,8 +98,10 @@ class Pipeline:
         timings["rewrite_ms"] = _ms(started)
         started = time.perf_counter()
         # The classifier embeds the message: CPU work, kept off the event loop like the search below.
-        route = when_unsure(rewrite.route or await asyncio.to_thread(self.router.route, clipped, rewrite.text),
-                            self.threshold)
+        routed = rewrite.route
+        if routed is None:
+            routed = await asyncio.to_thread(self.router.route, clipped, rewrite.text)
+        route = when_unsure(routed, self.threshold)
         timings["route_ms"] = _ms(started)
         prepared = Prepared(question, rewrite, route, timings=timings, notice=notice)
         started = time.perf_counter()

@@ -60,9 +60,9 @@ class Ranker:
         language (its best one if mixed)."""
         scores = [self._standardise(candidate.cosine, found.background.get(language), MIN_BACKGROUND)
                   for language in candidate.languages]
-        scores = [s for s in scores if s is not None]
-        if scores:
-            return max(scores)
+        known = [s for s in scores if s is not None]
+        if known:
+            return max(known)
         # A language with too few chunks for statistics of its own is judged against the whole index.
         overall = self._standardise(candidate.cosine, found.background.get(ALL_LANGUAGES), 2)
         return overall if overall is not None else (candidate.cosine / self.min_std, self.min_std, 1)

@@ -162,7 +162,8 @@ class LLMRewriter:
             return Rewrite(question, "fallback", str(exc))
         route = None
         if self.classify:
-            raw, route = parse_classified(raw)
+            parsed, route = parse_classified(raw)
+            raw = parsed or ""
         text, reason = accept(raw, question, recent, self.analyzer, self.max_chars)
         return Rewrite(text, "llm", route=route) if text else Rewrite(question, "fallback", reason, route)
 

@@ -58,7 +58,7 @@ def when_unsure(route: Route, threshold: float) -> Route:
         return route
     if route.intent == "action" or route.scores.get("action", 0.0) >= RISKY_SHARE:
         return Route(AMBIGUOUS, route.confidence, route.entities, f"below {threshold}: {route.reason}", route.scores)
-    return Route("knowledge_search", route.confidence, route.entities,
+    return Route(Intent.KNOWLEDGE_SEARCH, route.confidence, route.entities,
                  f"below {threshold}, no action in sight: searched ({route.reason})", route.scores)
 
 
@@ -132,17 +132,17 @@ def rule_route(original: str) -> Route | None:
     """The route when a pattern is unmistakable, else None (the classifier decides)."""
     text = original.strip()
     if not text:
-        return Route("chitchat", 1.0, reason="empty")
+        return Route(Intent.CHITCHAT, 1.0, reason="empty")
     if _CHITCHAT.search(text):
-        return Route("chitchat", 0.92, reason="small-talk pattern")
+        return Route(Intent.CHITCHAT, 0.92, reason="small-talk pattern")
     if _REACTION.search(text) and not _INFO_REQUEST.search(text):
-        return Route("chitchat", 0.85, reason="reaction pattern")
+        return Route(Intent.CHITCHAT, 0.85, reason="reaction pattern")
     if _REALTIME.search(text):
-        return Route("realtime_lookup", 0.9, reason="live-state pattern")
+        return Route(Intent.REALTIME_LOOKUP, 0.9, reason="live-state pattern")
     if _SELF_QUESTION.search(text) and not text.lower().lstrip().startswith(("can you", "could you")):
-        return Route("knowledge_search", 0.85, reason="question about what to do")
+        return Route(Intent.KNOWLEDGE_SEARCH, 0.85, reason="question about what to do")
     if _ACTION.search(text) and not _HOW_TO.search(text):
-        return Route("action", 0.9, reason="mutation request pattern")
+        return Route(Intent.ACTION, 0.9, reason="mutation request pattern")
     if _INFO_REQUEST.search(text):
-        return Route("knowledge_search", 0.9, reason="information request pattern")
+        return Route(Intent.KNOWLEDGE_SEARCH, 0.9, reason="information request pattern")
     return None

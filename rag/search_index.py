@@ -6,9 +6,8 @@ the relevance floor behave the same on every backend.
 """
 from __future__ import annotations
 
-from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -78,9 +77,11 @@ class Candidates:
     whole index's under ALL_LANGUAGES).
     """
 
-    keyword: list[tuple[Hashable, float]] = field(default_factory=list)
-    nearest: dict[str, list[Hashable]] = field(default_factory=dict)
-    chunks: dict[Hashable, Candidate] = field(default_factory=dict)
+    # Ids are whatever the backend uses (a SQLite rowid, an Elasticsearch _id): Any, so each backend's
+    # own dicts fit without copying (dict and list are invariant in their types).
+    keyword: list[tuple[Any, float]] = field(default_factory=list)
+    nearest: dict[str, list[Any]] = field(default_factory=dict)
+    chunks: dict[Any, Candidate] = field(default_factory=dict)
     background: dict[str, Background] = field(default_factory=dict)
 
 

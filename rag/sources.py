@@ -29,10 +29,15 @@ class Source(Protocol):
     it were deleted at the source; a narrowed source (one file) is not complete.
     """
 
-    name: str
-    key: str
-    complete: bool
-    visibility: frozenset[str] | None  # who may see its documents: None every channel, else those ids
+    # Read-only members (properties in the protocol): frozen dataclasses satisfy them.
+    @property
+    def name(self) -> str: ...
+    @property
+    def key(self) -> str: ...
+    @property
+    def complete(self) -> bool: ...
+    @property
+    def visibility(self) -> frozenset[str] | None: ...  # who may see its documents: None every channel, else ids
 
     def files(self) -> list[SourceFile]:
         """Every document the source holds now (raises DocumentError if the source is unavailable)."""
