@@ -12,14 +12,15 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bot.indexing import IndexJob
-from rag.errors import DocbotError, DocumentError
+from rag.errors import ConfigurationError, DocbotError, DocumentError
 from rag.ingest import IndexReport
 
 from .runtime import Runtime
-from .settings import Settings
+from .settings import Settings, load_settings
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="docbot: answers about your documents.")
 console = Console(highlight=False, soft_wrap=True)
@@ -28,14 +29,10 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 def _settings() -> Settings:
     """Settings from the environment; a bad value is a clear message naming the variable, and exit 2."""
-    from pydantic import ValidationError
-
     try:
-        return Settings()
-    except ValidationError as exc:
-        for error in exc.errors():
-            name = "DOCBOT_" + "_".join(str(part) for part in error["loc"]).upper()
-            err.print(f"[red]configuration error:[/] {name}: {error['msg']} (got {error.get('input')!r})")
+        return load_settings()
+    except ConfigurationError as exc:
+        err.print(f"[red]configuration error:[/] {escape(str(exc))}")
         raise typer.Exit(2)
 
 

@@ -121,9 +121,9 @@ class Runtime:
         """
         s = self.settings
         if s.sources:
-            sources = [FolderSource(Path(spec["path"]), spec.get("name", ""),
-                                    **{k: spec[k] for k in ("include", "exclude") if k in spec},
-                                    visibility=frozenset(spec["channels"]) if spec.get("channels") else None)
+            sources = [FolderSource(spec.path, spec.name,
+                                    **spec.model_dump(include={"include", "exclude"}, exclude_none=True),
+                                    visibility=frozenset(spec.channels) if spec.channels else None)
                        for spec in s.sources]
         else:
             sources = [FolderSource(path) for path in s.docs]
@@ -196,7 +196,7 @@ class Runtime:
     @cached_property
     def lookups(self) -> LookupRegistry:
         """Configured live-state lookups."""
-        return LookupRegistry([HttpJsonLookup(**{"policy": self.retry_policy, **spec}) for spec in self.settings.lookups])
+        return LookupRegistry([HttpJsonLookup(**spec.model_dump(), policy=self.retry_policy) for spec in self.settings.lookups])
 
     @cached_property
     def pipeline(self) -> Pipeline:
@@ -211,7 +211,7 @@ class Runtime:
         """Re-index and configured webhooks, behind confirmation."""
         s = self.settings
         handlers: list[ActionHandler] = [ReindexAction(self.index_job)]
-        handlers += [WebhookAction(**spec) for spec in s.webhooks]
+        handlers += [WebhookAction(**spec.model_dump()) for spec in s.webhooks]
         return ActionService(self.store, handlers, set(s.action_admins), s.action_ttl_seconds)
 
     @cached_property

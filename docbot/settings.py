@@ -2,10 +2,51 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from rag.errors import ConfigurationError
+
+
+class _Spec(BaseModel):
+    """A JSON setting's item: unknown keys are refused (a typo is an error, not a silent default)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SourceSpec(_Spec):
+    """One DOCBOT_SOURCES entry: a folder, its globs, and the channels that may see it."""
+
+    path: Path
+    name: str = ""
+    include: list[str] | None = None
+    exclude: list[str] | None = None
+    channels: list[str] | None = Field(None, description="channel ids that may see it; unset: every channel")
+
+
+class LookupSpec(_Spec):
+    """One DOCBOT_LOOKUPS entry: a live-state HTTP JSON endpoint."""
+
+    name: str = Field(min_length=1)
+    url: str = Field(pattern=r"^https?://")
+    keywords: list[str] = Field(default_factory=list)
+    path: str = ""
+    template: str = "{name}: {value}"
+    timeout: float = Field(5.0, gt=0, le=120)
+    headers: dict[str, str] = Field(default_factory=dict)
+
+
+class WebhookSpec(_Spec):
+    """One DOCBOT_WEBHOOKS entry: an action that POSTs the confirmed request."""
+
+    name: str = Field(min_length=1)
+    url: str = Field(pattern=r"^https?://")
+    keywords: list[str] = Field(min_length=1)
+    description: str = ""
+    timeout: float = Field(10.0, gt=0, le=300)
+    headers: dict[str, str] = Field(default_factory=dict)
 
 
 class Settings(BaseSettings):
@@ -18,7 +59,7 @@ class Settings(BaseSettings):
     database_url: str | None = Field(None, description="SQLAlchemy URL; default sqlite:///<data_dir>/docbot.sqlite3")
     docs: list[Path] = Field(default_factory=lambda: [Path("samples/handbook")],
                              description="Folders to index when DOCBOT_SOURCES is not set")
-    sources: list[dict] = Field(default_factory=list,
+    sources: list[SourceSpec] = Field(default_factory=list,
                                 description='Sources, JSON: [{"name": "handbook", "path": "docs", "include": ["*.md"], '
                                             '"exclude": ["drafts/*"], "channels": ["C0123"]}] (channels: only cited there)')
     index_schedule: str | None = Field("*/15 * * * *", description="crontab (UTC) or '<n>s'; empty disables")
@@ -69,8 +110,8 @@ class Settings(BaseSettings):
     chain_max_steps: int = 3
 
     # Live-state lookups and confirmed actions (JSON in env, e.g. DOCBOT_LOOKUPS='[{"name": ...}]')
-    lookups: list[dict] = Field(default_factory=list, description="HTTP JSON lookups: name, url, keywords, path, template")
-    webhooks: list[dict] = Field(default_factory=list, description="Webhook actions: name, url, keywords, description")
+    lookups: list[LookupSpec] = Field(default_factory=list, description="HTTP JSON lookups: name, url, keywords, path, template")
+    webhooks: list[WebhookSpec] = Field(default_factory=list, description="Webhook actions: name, url, keywords, description")
     action_admins: list[str] = Field(default_factory=list, description="User ids that may confirm anyone's action")
     action_ttl_seconds: int = 600
     rate_limit_per_user: int = 20  # messages a minute; 0 disables
@@ -135,3 +176,27 @@ class Settings(BaseSettings):
         """Part of every file hash: changing the chunker (or how docbot cuts text: v2 keeps list items
         and table rows whole, one per line) re-chunks every file."""
         return f"{self.chunker}:{self.chunk_size}:{self.chunk_overlap}:v2"
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings from the environment and .env (and `overrides`), validated whole before anything loads.
+
+    Every problem is named by its variable and position (`DOCBOT_SOURCES[1].path: Field required`)
+    in one ConfigurationError, so a typo stops start-up at once instead of surfacing as a TypeError
+    after the models have loaded.
+    """
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        raise ConfigurationError("invalid settings:\n" + "\n".join(_describe(e) for e in exc.errors())) from None
+
+
+def _describe(error: Any) -> str:
+    """One validation error as `VARIABLE[index].key: message (got value)`."""
+    field, *rest = error["loc"] or ("?",)
+    info = Settings.model_fields.get(str(field))
+    alias = info.validation_alias if info else None
+    name = alias.choices[0] if isinstance(alias, AliasChoices) else f"DOCBOT_{str(field).upper()}"
+    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in rest)
+    got = repr(error.get("input"))
+    return f"{name}{where}: {error['msg']} (got {got[:120]})"

@@ -7,13 +7,14 @@ whatever the router decided; routing mistakes show in the intent metrics instead
 """
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
+from pydantic import BaseModel, Field, ValidationError
 
 from .answer import number_sources
 from .language import main_language
@@ -34,19 +35,39 @@ class Scored:
     files: list[str]
 
 
+class EvalTurn(BaseModel):
+    """One turn of a dataset line (eval/FORMAT.md, ../shared/EVAL_FORMAT.md); extra fields are ignored."""
+
+    user: str
+    intent: Literal["chitchat", "knowledge_search", "realtime_lookup", "action"] = "knowledge_search"
+    relevant: list[str] = Field(default_factory=list)
+    standalone: str | None = None
+    multi_hop: bool = False
+    history_dependent: bool | None = None
+    answerable: bool | None = None
+
+
+class EvalConversation(BaseModel):
+    """One dataset line: a conversation's id and turns."""
+
+    id: str = ""
+    turns: list[EvalTurn]
+
+
 def load_dataset(path: Path) -> list[dict]:
-    """Conversations from a JSONL file; a bad line is an error naming its line number."""
+    """Conversations from a JSONL file, every line checked before anything runs; a bad line is an error
+    naming its line number and field (`dev.jsonl:12: turns[1].intent: Input should be ...`)."""
     conversations = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
         try:
-            conv = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{number}: not JSON ({exc.msg})") from exc
-        if not isinstance(conv.get("turns"), list):
-            raise ValueError(f"{path}:{number}: no 'turns' list")
-        conversations.append(conv)
+            conv = EvalConversation.model_validate_json(line)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"]).lstrip(".")
+            raise ValueError(f"{path}:{number}: {where or 'line'}: {first['msg']}") from None
+        conversations.append(conv.model_dump())
     return conversations
 
 

@@ -103,13 +103,6 @@ def test_eval_writes_the_report_format(env, docs, monkeypatch):
     assert all(t["intent"] != "rate_limited" for t in report["per_turn"])
 
 
-def test_eval_reports_a_bad_dataset_line(env, docs):
-    bad = env / "bad.jsonl"
-    bad.write_text('{"id": "x", "turns": []}\nnot json\n')
-    result = invoke("eval", str(bad), "--docs", str(docs))
-    assert result.exit_code == 1 and "bad.jsonl:2" in result.output
-
-
 async def test_server_health(env):
     client = TestClient(TestServer(make_app(Runtime(Settings()))))
     await client.start_server()
