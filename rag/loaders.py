@@ -13,7 +13,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup
 from markdown_it import MarkdownIt
 from pypdf import PdfReader
-from pypdf.errors import PdfReadError
+from pypdf.errors import LimitReachedError, PdfReadError
 
 from .documents import Document, Section
 from .errors import DocumentError
@@ -164,6 +164,8 @@ def load_pdf(path: str, raw: bytes) -> Document:
         meta_title = (reader.metadata.title if reader.metadata else None) or ""
     except DocumentError:
         raise
+    except LimitReachedError as exc:  # a compression bomb: pypdf stops inflating at its limit (75 MB a stream)
+        raise DocumentError(path, "refused: a PDF stream expands beyond the decompression limit") from exc
     except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
         raise DocumentError(path, f"unreadable PDF ({exc.__class__.__name__}: {exc})") from exc
     # PDF text breaks lines where the page did; rejoin lines that do not end a sentence.

@@ -111,25 +111,29 @@ async def test_malformed_platform_payloads_are_refused_cleanly(tmp_path, make):
 
 
 def test_a_pdf_zip_bomb_is_refused_not_inflated():
+    """~90 MB of real text operators behind a 360 KB stream: refused as a bomb, not read as 'no text'."""
     import zlib
 
     from rag.errors import DocumentError
     from rag.loaders import load
 
-    bomb = zlib.compress(b"0" * 120_000_000, 9)  # ~120 MB of text behind a ~120 KB stream
+    line = b"BT /F1 12 Tf 72 712 Td (" + b"A" * 200 + b") Tj ET\n"
+    bomb = zlib.compress(line * 400_000, 9)
     objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R >>",
-               b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(bomb) + bomb + b"\nendstream"]
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
+               b"/Resources << /Font << /F1 5 0 R >> >> >>",
+               b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(bomb) + bomb + b"\nendstream",
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
     out, offsets = bytearray(b"%PDF-1.4\n"), []
     for n, body in enumerate(objects, 1):
         offsets.append(len(out))
         out += b"%d 0 obj\n" % n + body + b"\nendobj\n"
     xref = len(out)
-    out += b"xref\n0 5\n0000000000 65535 f \n" + b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % xref
+    out += b"xref\n0 6\n0000000000 65535 f \n" + b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size 6 /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % xref
     with pytest.raises(DocumentError) as info:
         load("bomb.pdf", bytes(out))
-    assert "bomb.pdf" in str(info.value)
+    assert info.value.path == "bomb.pdf" and "decompression limit" in info.value.reason
 
 
 async def test_secrets_never_reach_the_logs(tmp_path, caplog, handbook_indexer):

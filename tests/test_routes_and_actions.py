@@ -215,7 +215,9 @@ async def test_multi_hop_question_finds_both_documents(service):
 
 
 async def test_trace_is_stored_with_personal_data_masked(service):
-    text = "My email is kim@nurilabs.example, phone 010-1234-5678, token xoxb-123456789012-abcdefABCDEF. 연차는 며칠이야?"
+    # Routed by a rule ("...알려줘"), not by the classifier: this test is about masking, and a route decided
+    # a hair from the threshold differed between machines.
+    text = "연차 규정 알려줘. 제 이메일은 kim@nurilabs.example, 전화 010-1234-5678, 토큰 xoxb-123456789012-abcdefABCDEF 입니다."
     turn = await service.ask(KEY, text, "alice")
     await turn.collect()
     conv = service.store.conversation(*KEY.__dict__.values()).id
@@ -223,7 +225,8 @@ async def test_trace_is_stored_with_personal_data_masked(service):
     for secret in ("kim@nurilabs.example", "010-1234-5678", "xoxb-123456789012"):
         assert secret not in trace.original and secret not in trace.rewritten
     assert "[email]" in trace.original and "[phone]" in trace.original
-    assert trace.intent == "knowledge_search" and trace.sources and "retrieve_ms" in trace.timings
+    assert trace.intent == "knowledge_search" and trace.route_reason == "information request pattern"
+    assert "retrieve_ms" in trace.timings  # it searched (with the masked words kept out of the trace)
     assert service.store.history(conv, 2)[0].text == text  # the conversation itself keeps the words
 
 
@@ -238,7 +241,10 @@ async def test_instructions_inside_documents_change_nothing(docs_service):
     answer = await turn.collect()
     assert turn.prepared.route.intent == "knowledge_search" and turn.action is None
     assert docs_service.store.count_actions({"pending", "running", "done", "failed"}) == 0
-    assert any(s.path == "notes.md" for s in turn.sources) and answer.strip() != "PWNED"
+    assert any(s.path == "notes.md" for s in turn.sources)
+    assert "The production project runs in Seoul." in answer  # the notes are quoted as data
+    # What a model might say back is the LLM path's concern: tests/test_llm_path.py, where a model
+    # that obeys the injected instruction still changes nothing.
 
 
 @pytest.mark.parametrize("request_text,expected", [

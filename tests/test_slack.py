@@ -53,7 +53,9 @@ async def until(condition, timeout=30.0):
 async def test_mention_is_answered_in_its_thread_with_a_stream(bot, slack):
     response = await bot.post_signed(event_body(f"<@{BOT_USER}> 연차는 1년에 며칠이야?", event_id="Ev1", ts="1700000000.000100"))
     assert response.status == 200
-    await until(lambda: slack.named("chat.stopStream"))
+    # The answer's stream is stopped, and only then the control message above it loses its Stop button:
+    # wait for both (waiting for stopStream alone raced the update).
+    await until(lambda: slack.named("chat.stopStream") and slack.named("chat.update"))
     control, = slack.named("chat.postMessage")
     assert control["thread_ts"] == "1700000000.000100" and control["channel"] == "C1"
     assert control["blocks"][0]["type"] == "context" and "연차" in control["blocks"][0]["elements"][0]["text"]
