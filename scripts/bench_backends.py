@@ -46,10 +46,11 @@ def main() -> None:
     print("-> every cosine from one NumPy product over the vectors (read from chunks_vec after each commit); "
           "the 40 nearest per language; one ranker (rag/ranking.py)\n")
 
-    import es_fake
     from elasticsearch import AsyncElasticsearch
 
     from rag.es_index import ElasticsearchIndex
+
+    import es_fake
 
     es = ElasticsearchIndex(lambda: AsyncElasticsearch("http://es.test:9200", node_class=es_fake.FakeNode), analyzer)
     es.bind_model(embedder.name, embedder.dim)

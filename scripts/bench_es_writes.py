@@ -22,13 +22,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-import es_fake  # noqa: E402
 from elasticsearch import AsyncElasticsearch  # noqa: E402
 
 from rag.analysis import Analyzer  # noqa: E402
 from rag.documents import Chunk  # noqa: E402
 from rag.es_index import ElasticsearchIndex  # noqa: E402
 from rag.search_index import FileRecord  # noqa: E402
+
+import es_fake  # noqa: E402
 
 DIM = 384
 

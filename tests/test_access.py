@@ -6,10 +6,11 @@ import threading
 import time
 
 import pytest
-from conftest import CountingEmbedder
 
 from docbot.runtime import Runtime
 from docbot.settings import Settings
+
+from conftest import CountingEmbedder
 
 SECRET = "# Executive hotel allowance\n\nThe hotel allowance for executives is 900 USD a night.\n"
 PUBLIC = "# Travel policy\n\nBook hotels through the travel portal. Economy class for flights under 6 hours.\n"
@@ -180,11 +181,11 @@ def test_a_missing_folder_is_an_error_and_is_withdrawn_after_the_grace(tmp_path,
 
 
 def test_the_lease_is_renewed_while_one_long_file_is_embedded(tmp_path, tree, db_url, analyzer, embedder):
-    from conftest import make_indexer
-
     from bot.indexing import IndexJob
     from bot.storage import Store
     from rag.sources import FolderSource
+
+    from conftest import make_indexer
 
     class Slow(CountingEmbedder):
         def embed_passages(self, texts):

@@ -1,9 +1,10 @@
 """Korean analysis and document loaders on real inputs."""
 import pytest
-from pdfgen import pdf_bytes
 
 from rag.errors import DocumentError
 from rag.loaders import load
+
+from pdfgen import pdf_bytes
 
 
 def test_korean_particles_reduce_to_the_same_term(analyzer):

@@ -1,9 +1,10 @@
 """The conversation service over the real pipeline, index, model and database."""
 import pytest
-from conftest import build_service
 
 from bot.controls import Control, buttons
 from bot.conversation import SessionKey
+
+from conftest import build_service
 
 KEY = SessionKey("console", "local", "me", "thread-1")
 

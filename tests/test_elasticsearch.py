@@ -1,7 +1,6 @@
 """The Elasticsearch backend's own behaviour, through the real async client and a fake node."""
 import hashlib
 
-import es_fake
 import numpy as np
 import pytest
 from test_search_index import make_es_index, put, search
@@ -12,6 +11,8 @@ from rag.chunking import OverlapChunker
 from rag.errors import SearchIndexError, SearchIndexUnavailable
 from rag.ingest import Indexer
 from rag.sources import FolderSource
+
+import es_fake
 
 C = es_fake.CLUSTER
 

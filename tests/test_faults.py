@@ -4,11 +4,12 @@ import json
 import time
 
 import pytest
-from conftest import build_service, slow_answers
 
 from bot.controls import Control
 from bot.conversation import SessionKey
 from rag.errors import EmbeddingError, SearchIndexError, StorageError
+
+from conftest import build_service, slow_answers
 
 KEY = SessionKey("slack", "T1", "C1", "1700000000.000100")
 
@@ -75,10 +76,11 @@ async def test_stop_clicked_on_another_replica_stops_the_stream(make, db_url, mo
 async def test_malformed_platform_payloads_are_refused_cleanly(tmp_path, make):
     from aiohttp import web
     from aiohttp.test_utils import TestClient, TestServer
-    from slack_standin import SlackStandIn, signed
 
     from adapters.slack import SlackAdapter
     from adapters.teams import TeamsAdapter
+
+    from slack_standin import SlackStandIn, signed
 
     slack = await SlackStandIn().start()
     service = make(f"sqlite:///{tmp_path / 'm.sqlite3'}")
@@ -323,10 +325,10 @@ async def test_a_postgres_connection_killed_mid_write_is_retried_once(make, db_u
 
 async def test_an_llm_answer_cut_mid_stream_is_stored_partial_and_counted(handbook_indexer, analyzer, classifier,
                                                                          tmp_path):
-    from openai_standin import OpenAIStandIn, Reply
-
     from rag.answer import ExtractiveAnswerer, LLMAnswerer
     from rag.llm import OpenAIChat
+
+    from openai_standin import OpenAIStandIn, Reply
 
     llm = await OpenAIStandIn().start()
     try:
@@ -370,9 +372,9 @@ def test_sigterm_drains_within_seconds_even_mid_index(tmp_path):
     import sys
     import urllib.request
 
-    from conftest import HANDBOOK
-
     from bot.storage import Store
+
+    from conftest import HANDBOOK
 
     docs = tmp_path / "docs"
     shutil.copytree(HANDBOOK, docs)

@@ -4,13 +4,14 @@ import threading
 import time
 
 import pytest
-from conftest import CountingEmbedder, make_indexer
 
 from bot.indexing import IndexJob
 from bot.scheduler import start_scheduler, trigger_for
 from bot.storage import IndexRun, Store
 from rag.retrieval import Retriever
 from rag.sources import FolderSource
+
+from conftest import CountingEmbedder, make_indexer
 
 
 class FlakyEmbedder(CountingEmbedder):

@@ -1,7 +1,7 @@
 """Ingestion: incremental by content hash, deletion-aware, broken files skipped and reported."""
-from conftest import make_indexer
-
 from rag.retrieval import Retriever
+
+from conftest import make_indexer
 
 
 def test_second_run_on_an_unchanged_folder_embeds_nothing(tmp_path, docs, analyzer, counting):

@@ -1,11 +1,12 @@
 """The LLM path against a local OpenAI-compatible server: rewrite, streaming answer, fallbacks."""
 import pytest
-from openai_standin import OpenAIStandIn, Reply
 
 from rag.answer import ExtractiveAnswerer, LLMAnswerer
 from rag.documents import Chunk, Hit
 from rag.llm import OpenAIChat
 from rag.rewrite import HistoryTurn, LLMRewriter
+
+from openai_standin import OpenAIStandIn, Reply
 
 HISTORY = [HistoryTurn("user", "배포 절차 문서 요약해줘"),
            HistoryTurn("assistant", "배포는 스테이징, 승인 2명, 카나리 순서입니다. [1]")]
@@ -167,9 +168,10 @@ async def test_a_model_that_obeys_an_injected_document_still_changes_nothing(llm
     Its words reach the user as an answer, never as an action: routing reads only the user's message,
     and only a Confirm click on a proposed action runs anything."""
     from bot.conversation import SessionKey
-    from conftest import make_indexer
     from docbot.runtime import Runtime
     from docbot.settings import Settings
+
+    from conftest import make_indexer
 
     docs = tmp_path / "docs"
     docs.mkdir()

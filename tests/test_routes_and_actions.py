@@ -5,7 +5,6 @@ import shutil
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
-from conftest import HANDBOOK, build_service, make_indexer
 
 from bot.actions import ReindexAction, WebhookAction
 from bot.conversation import SessionKey
@@ -15,6 +14,8 @@ from rag.chain import decompose
 from rag.intent import ClassifierRouter
 from rag.lookups import HttpJsonLookup, LookupRegistry
 from rag.sources import FolderSource
+
+from conftest import HANDBOOK, build_service, make_indexer
 
 KEY = SessionKey("console", "local", "alice", "t1")
 

@@ -6,11 +6,12 @@ import time
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
-from conftest import build_service, service_over, slow_answers
-from slack_standin import BOT_USER, SlackStandIn, click_body, event_body, signed
 
 from adapters.slack import SECTION_LIMIT, SlackAdapter, SlackRenderer, split_text
 from bot.actions import WebhookAction
+
+from conftest import build_service, service_over, slow_answers
+from slack_standin import BOT_USER, SlackStandIn, click_body, event_body, signed
 
 SECRET = "test-signing-secret"
 

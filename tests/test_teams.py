@@ -5,11 +5,12 @@ import logging
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
-from conftest import build_service, service_over, slow_answers
-from connector_standin import ConnectorStandIn, message
 
 from adapters.teams import TeamsAdapter
 from bot.actions import WebhookAction
+
+from conftest import build_service, service_over, slow_answers
+from connector_standin import ConnectorStandIn, message
 
 
 @pytest.fixture
