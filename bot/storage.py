@@ -5,6 +5,7 @@ import functools
 import logging
 import time
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import JSON, Column, UniqueConstraint, delete, event, or_, text, update
@@ -175,6 +176,25 @@ def make_engine(url: str):
     return create_engine(url, pool_pre_ping=True)
 
 
+MIGRATIONS = Path(__file__).parent / "migrations"
+_MIGRATION_LOCK = 72_406_001  # a PostgreSQL advisory lock id: replicas starting together migrate one at a time
+
+
+def migrate(engine) -> None:
+    """Bring the database to the newest schema (Alembic, bot/migrations): creates a new one, adds what
+    an older docbot's lacks. Idempotent; replicas starting together on PostgreSQL take turns."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            connection.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _MIGRATION_LOCK})
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
 def _retry_once(method):
     """Run a storage call again, once, when its database connection died under it (a failover, a restart,
     `pg_terminate_backend`): the pool drops the dead connection and the retry takes a fresh one.
@@ -208,7 +228,7 @@ class Store:
 
                 Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
             self.engine = make_engine(url)
-            SQLModel.metadata.create_all(self.engine)
+            migrate(self.engine)
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot open the conversation database: {exc}") from exc
 

@@ -41,3 +41,45 @@ def test_drop_last_exchange_checks_roles_from_the_end(db_url):
     assert [m.text for m in store.history(conv.id, 10)] == ["q1", "a1"]
     store.drop_last_exchange(conv.id)
     assert store.drop_last_exchange(conv.id) is None
+
+
+def test_migrations_build_exactly_the_models_schema(db_url):
+    """The Alembic history and the SQLModel models agree: a model changed without a migration fails here."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+    from sqlmodel import SQLModel
+
+    store = Store(db_url)
+    with store.engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), SQLModel.metadata)
+        version = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+    assert diff == [] and version == "0001"
+    Store(db_url)  # opening again is a no-op
+
+
+def test_a_database_from_before_migrations_gains_the_columns_it_lacks(tmp_path):
+    """`create_all` never added a column to an existing table: a database from an early docbot (no
+    status, run ids or timings on messages; no alembic_version) is brought up to date, rows kept."""
+    import sqlite3
+
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as old:
+        old.executescript("""
+            CREATE TABLE conversation (id INTEGER PRIMARY KEY, platform VARCHAR NOT NULL, tenant VARCHAR NOT NULL,
+                channel VARCHAR NOT NULL, thread VARCHAR NOT NULL, created_at DATETIME NOT NULL,
+                UNIQUE (platform, tenant, channel, thread));
+            CREATE TABLE message (id INTEGER PRIMARY KEY AUTOINCREMENT, conversation_id INTEGER NOT NULL,
+                role VARCHAR NOT NULL, text VARCHAR NOT NULL, user_id VARCHAR NOT NULL,
+                rewritten VARCHAR, intent VARCHAR, created_at DATETIME NOT NULL);
+            INSERT INTO conversation VALUES (1, 'slack', 'T1', 'C1', '1.1', '2026-01-01 00:00:00');
+            INSERT INTO message (conversation_id, role, text, user_id, created_at)
+                VALUES (1, 'user', '연차는 며칠?', 'U1', '2026-01-01 00:00:01');
+        """)
+    store = Store(f"sqlite:///{path}")
+    conv = store.conversation("slack", "T1", "C1", "1.1")
+    old_question, = store.history(conv.id, 5)
+    assert old_question.text == "연차는 며칠?" and conv.id == 1
+    answer = store.add(Message(conversation_id=conv.id, role="assistant", text="15일", status="complete",
+                               run_id="r1", timings={"total_ms": 1.0}))
+    assert [m.status for m in store.history(conv.id, 5)][-1] == "complete" and answer.id == 2
+    assert store.question_of_run("r1") is None and store.traces(conv.id) == []  # new tables exist too
