@@ -191,7 +191,7 @@ class ActionService:
 
     async def confirm(self, action_id: int, user: str, lang: str = "") -> Outcome:
         """Execute once, if this user may and the action is still pending and fresh (storage off the loop)."""
-        claimed = await asyncio.to_thread(self._claim, action_id, user, lang)
+        claimed = await self.store.call(self._claim, action_id, user, lang)
         if isinstance(claimed, Outcome):
             return claimed
         return await self._execute(claimed, user, lang)
@@ -223,10 +223,10 @@ class ActionService:
             result = await handler.execute(action.params)
         except Exception as exc:  # a handler's failure is recorded, never raised into the chat adapter
             detail = mask(f"{exc.__class__.__name__}: {exc}") or ""
-            await asyncio.to_thread(self._settle, action, user, "failed", detail)
+            await self.store.call(self._settle, action, user, "failed", detail)
             log.warning("action %s #%s failed: %s", action.action, action.id, detail)
             return Outcome(False, "failed", say(Text.ACTION_FAILED, lang, id=action.id, detail=detail), True)
-        await asyncio.to_thread(self._settle, action, user, "done", mask(result) or "")
+        await self.store.call(self._settle, action, user, "done", mask(result) or "")
         return Outcome(True, "done", say(Text.ACTION_DONE, lang, result=result), True)
 
     def _settle(self, action: PendingAction, user: str, status: str, result: str) -> None:
@@ -236,7 +236,7 @@ class ActionService:
 
     async def cancel(self, action_id: int, user: str, lang: str = "") -> Outcome:
         """Cancel a pending action (requester or admin)."""
-        return await asyncio.to_thread(self._cancel, action_id, user, lang)
+        return await self.store.call(self._cancel, action_id, user, lang)
 
     def _cancel(self, action_id: int, user: str, lang: str) -> Outcome:
         action = self._authorize(action_id, user, "cancel", lang)

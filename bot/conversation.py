@@ -98,7 +98,7 @@ class Turn:
             async for piece in self.service.pipeline.answer(self.prepared, self.history):
                 if time.monotonic() - checked >= STOP_POLL_SECONDS:  # a Stop clicked on another replica
                     checked = time.monotonic()
-                    if await asyncio.to_thread(self.service.stop_requested_elsewhere, self.run_id):
+                    if await self.service.store.call(self.service.stop_requested_elsewhere, self.run_id):
                         self.cancelled.set()
                 if self.cancelled.is_set():
                     self.status = "cancelled"
@@ -205,7 +205,7 @@ class ConversationService:
             if control == Control.REGENERATE:
                 return await self._regenerate(key, target, user_id)
             if control in (Control.HELPFUL, Control.NOT_HELPFUL):
-                return await asyncio.to_thread(self._feedback, key, target, user_id, control == Control.HELPFUL)
+                return await self.store.call(self._feedback, key, target, user_id, control == Control.HELPFUL)
             return await self._decide(key, target, user_id, control == Control.CONFIRM)
         except DocbotError as exc:  # the database failed: the clicker hears so, nothing half-done is claimed
             log.error("%s pressed in %s failed: %s", control, key.thread, exc)
@@ -233,12 +233,12 @@ class ConversationService:
                 return Pressed(False, "denied", say(Text.NOT_YOURS, turn.prepared.question, verb=_verb("stop", turn)))
             turn.cancelled.set()
             return Pressed(True, "stopped")
-        question = await asyncio.to_thread(self._question_here, key, run_id)
+        question = await self.store.call(self._question_here, key, run_id)
         if question is None:
             return Pressed(False, "not_here", say(Text.NOT_HERE, ""))
         if not self._may(user_id, question.user_id):
             return Pressed(False, "denied", say(Text.NOT_YOURS, question.text, verb=_verb("stop", question.text)))
-        await asyncio.to_thread(self.store.request_stop, run_id)
+        await self.store.call(self.store.request_stop, run_id)
         return Pressed(True, "stopped")
 
     async def _regenerate(self, key: SessionKey, run_id: str, user_id: str) -> Pressed:
@@ -246,7 +246,7 @@ class ConversationService:
         back (an earlier one would rewrite history under later answers); its pending action is superseded."""
         async with self._lock(key):
             await self._supersede(key)
-            question = await asyncio.to_thread(self._take_back, key, run_id, user_id)
+            question = await self.store.call(self._take_back, key, run_id, user_id)
             if isinstance(question, Pressed):
                 return question
             turn = await self._start(key, question.text, question.user_id)
@@ -281,7 +281,7 @@ class ConversationService:
         """Confirm or cancel an action proposed in this conversation (the action service checks who)."""
         if self.actions is None or not target.isdigit():
             return Pressed(False, "not_here", say(Text.NOT_HERE, ""))
-        lang = await asyncio.to_thread(self._action_here, key, int(target))
+        lang = await self.store.call(self._action_here, key, int(target))
         if lang is None:
             return Pressed(False, "not_here", say(Text.NOT_HERE, ""))
         decide = self.actions.confirm if confirm else self.actions.cancel
@@ -301,7 +301,7 @@ class ConversationService:
         """True the first time a platform delivery id is seen (any replica). When the database cannot
         say, True: a possible duplicate answer beats silence."""
         try:
-            return await asyncio.to_thread(self.store.first_sighting, delivery_id)
+            return await self.store.call(self.store.first_sighting, delivery_id)
         except DocbotError as exc:
             log.error("duplicate-delivery check unavailable; answering anyway: %s", exc)
             self.metrics.errors.labels("storage").inc()
@@ -310,7 +310,7 @@ class ConversationService:
     async def takes_part(self, key: SessionKey) -> bool:
         """Whether docbot already has a conversation in this thread (False when the database cannot say)."""
         try:
-            return await asyncio.to_thread(self.store.has_conversation, key.platform, key.tenant, key.channel,
+            return await self.store.call(self.store.has_conversation, key.platform, key.tenant, key.channel,
                                            key.thread)
         except DocbotError as exc:
             log.error("cannot tell whether docbot is in thread %s: %s", key.thread, exc)
@@ -319,7 +319,7 @@ class ConversationService:
     async def persist(self, turn: Turn) -> None:
         """Save a streaming answer's text so far (a failed save is logged; the final store still runs)."""
         try:
-            await asyncio.to_thread(self.store.update, turn.answer_id, text=turn.text)
+            await self.store.call(self.store.update, turn.answer_id, text=turn.text)
         except DocbotError as exc:
             log.warning("could not save the streaming answer of run %s: %s", turn.run_id, exc)
 
@@ -395,7 +395,7 @@ class ConversationService:
         SESSION_ID.set(f"{key.platform}:{key.channel}:{key.thread}")
         RUN_ID.set(run_id)
         # Storage is blocking I/O: it runs on a worker thread so one slow database never stalls other turns.
-        conversation_id, messages, question_id = await asyncio.to_thread(self._open, key, text, user_id, run_id)
+        conversation_id, messages, question_id = await self.store.call(self._open, key, text, user_id, run_id)
         history = to_history(messages)
         try:
             if self.limiter and not self.limiter.allow(user_id or key.channel, f"{key.platform}:{key.channel}"):
@@ -411,7 +411,7 @@ class ConversationService:
             self.metrics.errors.labels(component(exc)).inc()
             prepared = Prepared(text, Rewrite(text, "none"), Route(Intent.ERROR, 0.0, reason=str(exc)[:300]),
                                 canned=Text.ERROR)
-        action, answer_id = await asyncio.to_thread(self._record, question_id, prepared, conversation_id, run_id,
+        action, answer_id = await self.store.call(self._record, question_id, prepared, conversation_id, run_id,
                                                     user_id, text)
         turn = Turn(self, key, run_id, prepared, history, answer_id, started, user_id)
         turn.action, turn.conversation_id = action, conversation_id
@@ -441,7 +441,7 @@ class ConversationService:
         hits = [h.citation() for h in turn.prepared.hits]
         try:
             if turn.answer_id:
-                await asyncio.to_thread(self._store_answer, turn, hits, timings)
+                await self.store.call(self._store_answer, turn, hits, timings)
         except DocbotError as exc:
             log.exception("could not store the answer of run %s", turn.run_id)
             self.metrics.errors.labels(component(exc)).inc()

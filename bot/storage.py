@@ -1,12 +1,15 @@
 """Conversation storage with SQLModel: SQLite by default, PostgreSQL by URL."""
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from sqlalchemy import JSON, Column, UniqueConstraint, delete, event, or_, text, update
 from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
@@ -15,6 +18,7 @@ from sqlmodel import Field, Session, SQLModel, create_engine, select
 from rag.errors import StorageError
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def _now() -> datetime:
@@ -220,17 +224,23 @@ def _retry_once(method):
 class Store:
     """Conversations and messages; every method is one short transaction."""
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, workers: int = 8):
         self.url = url
         try:
             if url.startswith("sqlite:///"):
-                from pathlib import Path
-
                 Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
             self.engine = make_engine(url)
             migrate(self.engine)
         except SQLAlchemyError as exc:
             raise StorageError(f"cannot open the conversation database: {exc}") from exc
+        # The one boundary between async code and the database: its own threads, as many as the
+        # connection pool has connections, so a slow database never takes the threads CPU work
+        # (embedding, classification) runs on, and never blocks the event loop.
+        self._threads = ThreadPoolExecutor(workers, thread_name_prefix="docbot-store")
+
+    async def call(self, work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run blocking storage work (a Store method, or a function of several) on the store's threads."""
+        return await asyncio.get_running_loop().run_in_executor(self._threads, functools.partial(work, *args, **kwargs))
 
     def _session(self) -> Session:
         return Session(self.engine, expire_on_commit=False)

@@ -77,7 +77,7 @@ async def _turns(app: web.Application):
     async def sweep() -> None:
         while True:
             try:
-                await asyncio.to_thread(service.interrupt_stale)
+                await service.store.call(service.interrupt_stale)
             except Exception as exc:  # the database may be down; the next sweep tries again
                 log.warning("could not sweep interrupted answers: %s", exc)
             await asyncio.sleep(60)

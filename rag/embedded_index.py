@@ -39,6 +39,7 @@ class SqliteSearchIndex:
         self._dim: int | None = None
         self._matrix: _Matrix | None = None  # every chunk vector, reloaded after any commit
         self._seen_version: int | None = None
+        self._staging: SqliteSearchIndex | None = None  # the file a rebuild fills; writes go there meanwhile
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -115,6 +116,8 @@ class SqliteSearchIndex:
 
     def bind_model(self, model: str, dim: int) -> None:
         """Record the model on first use; refuse a different one afterwards."""
+        if self._staging is not None:
+            return self._staging.bind_model(model, dim)
         with self._lock:
             meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
             if meta.get("model") and (meta["model"] != model or int(meta["dim"]) != dim):
@@ -131,18 +134,24 @@ class SqliteSearchIndex:
                 self._dim = dim
 
     def files(self, source: str) -> dict[str, FileRecord]:
-        """Indexed files of one source root."""
+        """Indexed files of one source root (of the rebuild, while one runs)."""
+        if self._staging is not None:
+            return self._staging.files(source)
         with self._lock:
             rows = self._db.execute("SELECT path, hash, title, chunks, channels FROM files WHERE source=?", (source,))
             return {r[0]: FileRecord(r[0], r[1], r[2], r[3], _decode(r[4])) for r in rows.fetchall()}
 
     def indexed_sources(self) -> dict[str, int]:
-        """Source keys with their indexed file counts."""
+        """Source keys with their indexed file counts (of the rebuild, while one runs)."""
+        if self._staging is not None:
+            return self._staging.indexed_sources()
         with self._lock:
             return dict(self._db.execute("SELECT source, count(*) FROM files GROUP BY source").fetchall())
 
     def replace_file(self, source: str, record: FileRecord, chunks: list[Chunk], vectors: np.ndarray) -> None:
         """Delete the file's old chunks and insert the new ones in one transaction."""
+        if self._staging is not None:
+            return self._staging.replace_file(source, record, chunks, vectors)
         if self._dim is None:
             raise SearchIndexError("bind_model() must be called before writing")
         if len(chunks) != len(vectors):
@@ -180,6 +189,8 @@ class SqliteSearchIndex:
 
     def delete_file(self, source: str, path: str) -> None:
         """Remove a file and its chunks."""
+        if self._staging is not None:
+            return self._staging.delete_file(source, path)
         with self._lock, self._transaction():
             self._matrix = None
             self._delete_chunks(source, path)
@@ -187,6 +198,8 @@ class SqliteSearchIndex:
 
     def set_visibility(self, source: str, path: str, visibility: Visibility) -> None:
         """Restamp a file's chunks with who may see them."""
+        if self._staging is not None:
+            return self._staging.set_visibility(source, path, visibility)
         channels = _encode(visibility)
         with self._lock, self._transaction():
             self._matrix = None
@@ -283,18 +296,58 @@ class SqliteSearchIndex:
             self._matrix = None
 
     def begin_rebuild(self, model: str, dim: int) -> None:
-        """SQLite rebuilds in place: empty, rebind (each file is then swapped in its own transaction)."""
-        self.clear()
-        self.bind_model(model, dim)
+        """Fill a new file beside this one; searches (here and in other processes) keep using the current
+        contents until `finish_rebuild` swaps the new ones in, as Elasticsearch's alias swap does."""
+        if self.path == ":memory:":
+            raise SearchIndexError("an in-memory index cannot be rebuilt aside; clear() it instead")
+        _remove_database(self.path + ".rebuild")  # a rebuild a crash left half-done
+        self._staging = SqliteSearchIndex(self.path + ".rebuild", self.analyzer)
+        self._staging.bind_model(model, dim)
 
     def finish_rebuild(self) -> None:
-        """Nothing to swap."""
+        """Copy the rebuilt index over the current one in one transaction: readers see the old contents
+        or the new, never a mix and never an empty index; then delete the rebuild file."""
+        staging, self._staging = self._staging, None
+        if staging is None:
+            return
+        dim = staging._dim
+        staging.close()
+        with self._lock:
+            self._db.execute("ATTACH DATABASE ? AS staging", (staging.path,))
+            try:
+                with self._transaction():
+                    self._swap_in(dim or 0)
+            finally:
+                self._db.execute("DETACH DATABASE staging")
+            self._dim, self._matrix = dim, None
+        _remove_database(staging.path)
+
+    def _swap_in(self, dim: int) -> None:
+        for table in ("files", "chunks", "chunks_fts", "meta"):
+            self._db.execute(f"DELETE FROM main.{table}")
+        self._db.execute("DROP TABLE IF EXISTS main.chunks_vec")
+        self._db.execute(f"CREATE VIRTUAL TABLE main.chunks_vec USING vec0(embedding float[{dim}] "
+                         "distance_metric=cosine)")
+        self._db.execute("INSERT INTO main.meta SELECT key, value FROM staging.meta")
+        self._db.execute("INSERT INTO main.files (source, path, hash, title, chunks, updated_at, channels) "
+                         "SELECT source, path, hash, title, chunks, updated_at, channels FROM staging.files")
+        self._db.execute("INSERT INTO main.chunks (id, source, path, ordinal, title, heading, text, langs, channels) "
+                         "SELECT id, source, path, ordinal, title, heading, text, langs, channels FROM staging.chunks")
+        self._db.execute("INSERT INTO main.chunks_fts (rowid, title, body) "
+                         "SELECT rowid, title, body FROM staging.chunks_fts")
+        self._db.execute("INSERT INTO main.chunks_vec (rowid, embedding) "
+                         "SELECT rowid, embedding FROM staging.chunks_vec")
 
     def abort_rebuild(self) -> None:
-        """Files already rebuilt stay; the next run adds the rest."""
+        """Throw the half-built file away; the current contents were never touched."""
+        staging, self._staging = self._staging, None
+        if staging is not None:
+            staging.close()
+            _remove_database(staging.path)
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection (a rebuild still open is thrown away)."""
+        self.abort_rebuild()
         with self._lock:
             self._db.close()
 
@@ -311,6 +364,12 @@ class _Transaction:
     def __exit__(self, exc_type, exc, tb):
         self._db.execute("ROLLBACK" if exc_type else "COMMIT")
         return False
+
+
+def _remove_database(path: str) -> None:
+    """Delete an SQLite file and its WAL side files, if there."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(path + suffix).unlink(missing_ok=True)
 
 
 def _encode(visibility: Visibility) -> str:

@@ -130,8 +130,9 @@ class SearchIndex(Protocol):
         ...
 
     def begin_rebuild(self, model: str, dim: int) -> None:
-        """Start a rebuild from nothing for this model (Elasticsearch keeps serving the old index until
-        `finish_rebuild`; the embedded index rebuilds in place)."""
+        """Start a rebuild from nothing for this model. Writes go to the new contents; searches keep
+        serving the current ones until `finish_rebuild` (both backends: a new Elasticsearch index behind
+        the alias, a new SQLite file copied in by one transaction)."""
         ...
 
     def finish_rebuild(self) -> None:

@@ -192,3 +192,26 @@ async def test_rate_limits_answer_politely_and_store_the_message(handbook_indexe
     assert len(service.store.history(conv_id(service), 10)) == 6  # every message stored, answered or not
 
 
+
+
+async def test_storage_never_runs_on_the_event_loop(service, monkeypatch):
+    """Every database call of a turn and of a press runs on the store's own threads: not on the loop,
+    and not on the default pool that embedding and classification use."""
+    import threading
+
+    from bot.storage import Store
+
+    threads = []
+    opened = Store._session
+
+    def spy(self):
+        threads.append(threading.current_thread().name)
+        return opened(self)
+
+    monkeypatch.setattr(Store, "_session", spy)
+    turn = await service.ask(KEY, "How does the on-call rotation work?", "u1")
+    await turn.collect()
+    await service.press(KEY, Control.HELPFUL, str(turn.answer_id), "u1")
+    regenerated = (await service.press(KEY, Control.REGENERATE, turn.run_id, "u1")).turn
+    await regenerated.collect()
+    assert len(threads) > 8 and all(name.startswith("docbot-store") for name in threads), set(threads)
