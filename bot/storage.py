@@ -5,10 +5,10 @@ import asyncio
 import functools
 import logging
 import time
-from datetime import datetime, timedelta, timezone
-from pathlib import Path
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlalchemy import JSON, Column, UniqueConstraint, delete, event, or_, text, update
