@@ -199,7 +199,9 @@ class DocbotAgent(ActivityHandler):
         parsed = pressed_control(data)
         if parsed is None:
             return
-        pressed = await self.service.press(self.key(ctx.activity), *parsed, self.user(ctx.activity))
+        activity_id = ctx.activity.id
+        pressed = await self.service.press(self.key(ctx.activity), *parsed, self.user(ctx.activity),
+                                           delivery_id=f"teams:{activity_id}" if activity_id else None)
         if pressed.turn is not None:
             await self.render(ctx, pressed.turn)
         elif pressed.note and pressed.public and ctx.activity.reply_to_id:  # the result replaces the buttons

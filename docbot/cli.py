@@ -247,7 +247,7 @@ def evaluate(
 
     try:  # a bad line is reported before minutes of indexing, not after
         loaded = {path: load_dataset(path) for path in datasets}
-    except (ValueError, OSError) as exc:
+    except (DocbotError, OSError) as exc:
         err.print(f"[red]error:[/] {exc}")
         raise typer.Exit(1)
     base = _settings()
@@ -268,7 +268,7 @@ def evaluate(
                 reports[path.name] = asyncio.run(run_eval(
                     runtime.pipeline, conversations, k, respond=service_responder(runtime, path.name),
                     executed_actions=runtime.executed_actions, doc_languages=languages))
-        except (DocbotError, ValueError, OSError) as exc:
+        except (DocbotError, OSError) as exc:
             err.print(f"[red]error:[/] {exc}")
             raise typer.Exit(1)
         finally:

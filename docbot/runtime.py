@@ -29,7 +29,7 @@ from rag.resilience import RetryPolicy
 from rag.retrieval import Retriever
 from rag.rewrite import LLMRewriter, OfflineRewriter, Rewriter
 from rag.routing import Router
-from rag.search_index import SearchIndex
+from rag.search_index import RebuildableIndex
 from rag.sources import FolderSource, narrowed, overlaps, with_owners
 
 from .settings import Settings
@@ -64,7 +64,7 @@ class Runtime:
         return E5Embedder()
 
     @cached_property
-    def index(self) -> SearchIndex:
+    def index(self) -> RebuildableIndex:
         """The configured search backend: the embedded index under the data dir, or Elasticsearch."""
         s = self.settings
         if s.index == "elasticsearch":

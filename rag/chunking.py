@@ -12,6 +12,7 @@ import numpy as np
 
 from .documents import Chunk, Document
 from .embeddings import Embedder
+from .errors import ConfigurationError
 
 # Sentence ends: terminal punctuation followed by space (Korean uses it too), and line breaks.
 _SENTENCE_END = re.compile(r"(?<=[.!?。？！])\s+|\n+")
@@ -93,7 +94,7 @@ class OverlapChunker:
 
     def __init__(self, size: int = 900, overlap: int = 150):
         if overlap >= size:
-            raise ValueError("chunk overlap must be smaller than chunk size")
+            raise ConfigurationError("DOCBOT_CHUNK_OVERLAP must be smaller than DOCBOT_CHUNK_SIZE")
         self.size, self.overlap = size, overlap
 
     def chunk(self, doc: Document) -> list[Chunk]:

@@ -12,6 +12,7 @@
     │   └── LLMTimeout            ...or took longer than its budget
     ├── StorageError              the conversation database failed
     ├── ActionError               a confirmed action could not run (recorded as failed, never raised to chat)
+    ├── DatasetError              an evaluation dataset line is malformed (named by file, line and field)
     ├── LeaseLost                 an index run's lease lapsed and another runner took it (the run stops)
     └── IndexRunStopped           an index run was asked to stop (the server is shutting down)
 
@@ -79,6 +80,10 @@ class IndexRunStopped(DocbotError):
 
 class ActionError(DocbotError):
     """A confirmed action could not run (no handler for it now, or its target refused)."""
+
+
+class DatasetError(DocbotError):
+    """An evaluation dataset that cannot be replayed: the message names the file, line and field."""
 
 
 _COMPONENTS: tuple[tuple[type[Exception], str], ...] = (

@@ -17,6 +17,7 @@ import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
 from .answer import number_sources
+from .errors import DatasetError
 from .language import main_language
 from .pipeline import Pipeline, Prepared
 from .rewrite import HistoryTurn
@@ -66,7 +67,7 @@ def load_dataset(path: Path) -> list[dict]:
         except ValidationError as exc:
             first = exc.errors()[0]
             where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"]).lstrip(".")
-            raise ValueError(f"{path}:{number}: {where or 'line'}: {first['msg']}") from None
+            raise DatasetError(f"{path}:{number}: {where or 'line'}: {first['msg']}") from None
         conversations.append(conv.model_dump())
     return conversations
 

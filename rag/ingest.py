@@ -12,7 +12,7 @@ from .chunking import Chunker
 from .embeddings import Embedder
 from .errors import DocumentError, IndexRunStopped, LeaseLost, SearchIndexError, SearchIndexUnavailable
 from .loaders import load
-from .search_index import FileRecord, SearchIndex, Visibility
+from .search_index import FileRecord, RebuildableIndex, Visibility
 from .sources import FolderSource, Source, SourceFile, narrowed
 
 log = logging.getLogger(__name__)
@@ -49,7 +49,7 @@ def folder_source(root: Path) -> FolderSource:
 class Indexer:
     """Keeps a search index in step with folders of documents."""
 
-    def __init__(self, index: SearchIndex, embedder: Embedder, chunker: Chunker, chunker_signature: str):
+    def __init__(self, index: RebuildableIndex, embedder: Embedder, chunker: Chunker, chunker_signature: str):
         self.index, self.embedder, self.chunker = index, embedder, chunker
         self.signature = chunker_signature
 

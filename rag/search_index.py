@@ -129,6 +129,15 @@ class SearchIndex(Protocol):
         """Drop every file, chunk and the model binding."""
         ...
 
+    def close(self) -> None:
+        """Release connections."""
+        ...
+
+
+class Rebuildable(Protocol):
+    """Rebuilding from nothing (another embedding model, a new schema), a capability of its own with one
+    behaviour on every backend: searches keep the current contents until the new ones are complete."""
+
     def begin_rebuild(self, model: str, dim: int) -> None:
         """Start a rebuild from nothing for this model. Writes go to the new contents; searches keep
         serving the current ones until `finish_rebuild` (both backends: a new Elasticsearch index behind
@@ -143,6 +152,6 @@ class SearchIndex(Protocol):
         """Throw a failed rebuild away."""
         ...
 
-    def close(self) -> None:
-        """Release connections."""
-        ...
+
+class RebuildableIndex(SearchIndex, Rebuildable, Protocol):
+    """An index the indexing job can also rebuild (both backends are)."""

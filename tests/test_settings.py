@@ -4,7 +4,7 @@ import json
 import pytest
 
 from docbot.settings import load_settings
-from rag.errors import ConfigurationError
+from rag.errors import ConfigurationError, DatasetError
 from rag.evaluation import load_dataset
 
 
@@ -50,8 +50,8 @@ def test_a_dataset_turn_with_a_bad_field_is_named_with_its_line(tmp_path):
     data = tmp_path / "d.jsonl"
     data.write_text('{"id": "a", "turns": [{"user": "hi", "intent": "chitchat"}]}\n'
                     '{"id": "b", "turns": [{"user": "x"}, {"user": "y", "intent": "search"}]}\n', encoding="utf-8")
-    with pytest.raises(ValueError, match=r"d.jsonl:2: turns\[1\].intent: Input should be"):
+    with pytest.raises(DatasetError, match=r"d.jsonl:2: turns\[1\].intent: Input should be"):
         load_dataset(data)
     data.write_text('{"id": "a", "turns": [{"question": "hi"}]}\n', encoding="utf-8")
-    with pytest.raises(ValueError, match=r"d.jsonl:1: turns\[0\].user: Field required"):
+    with pytest.raises(DatasetError, match=r"d.jsonl:1: turns\[0\].user: Field required"):
         load_dataset(data)

@@ -1,85 +1,115 @@
-"""Conversation storage on SQLite and (when reachable) PostgreSQL."""
+"""The conversation store's contract, run on SQLite and (when reachable) PostgreSQL."""
+import pytest
+
 from bot.storage import Message, Store
 
-
-def test_conversation_is_created_once_per_session_key(db_url):
-    store = Store(db_url)
-    a = store.conversation("slack", "T1", "C1", "111.1")
-    b = store.conversation("slack", "T1", "C1", "111.1")
-    c = store.conversation("slack", "T1", "C1", "222.2")
-    assert a.id == b.id != c.id
+from conftest import PG_URL, postgres_reachable
 
 
-def test_history_is_the_last_n_oldest_first(db_url):
-    store = Store(db_url)
-    conv = store.conversation("console", "local", "me", "t")
-    for n in range(5):
-        store.add(Message(conversation_id=conv.id, role="user" if n % 2 == 0 else "assistant", text=f"m{n}"))
-    assert [m.text for m in store.history(conv.id, 3)] == ["m2", "m3", "m4"]
+class StoreContract:
+    """What the store must do on every database. A database's test class provides `db_url`."""
+
+    def test_conversation_is_created_once_per_session_key(self, db_url):
+        store = Store(db_url)
+        a = store.conversation("slack", "T1", "C1", "111.1")
+        b = store.conversation("slack", "T1", "C1", "111.1")
+        c = store.conversation("slack", "T1", "C1", "222.2")
+        assert a.id == b.id != c.id
+
+    def test_history_is_the_last_n_oldest_first(self, db_url):
+        store = Store(db_url)
+        conv = store.conversation("console", "local", "me", "t")
+        for n in range(5):
+            store.add(Message(conversation_id=conv.id, role="user" if n % 2 == 0 else "assistant", text=f"m{n}"))
+        assert [m.text for m in store.history(conv.id, 3)] == ["m2", "m3", "m4"]
+
+    def test_sources_and_timings_round_trip_as_json(self, db_url):
+        store = Store(db_url)
+        conv = store.conversation("console", "local", "me", "t")
+        msg = store.add(Message(conversation_id=conv.id, role="assistant", text="", status="partial"))
+        store.update(msg.id, text="답", status="complete", sources=[{"path": "a.md", "score": 0.1}],
+                     timings={"retrieve_ms": 12.5})
+        stored = store.history(conv.id, 1)[0]
+        assert (stored.text, stored.status) == ("답", "complete")
+        assert stored.sources == [{"path": "a.md", "score": 0.1}] and stored.timings == {"retrieve_ms": 12.5}
+
+    def test_drop_last_exchange_checks_roles_from_the_end(self, db_url):
+        store = Store(db_url)
+        conv = store.conversation("console", "local", "me", "t")
+        for role, text in [("user", "q1"), ("assistant", "a1"), ("user", "q2"), ("assistant", "a2")]:
+            store.add(Message(conversation_id=conv.id, role=role, text=text))
+        assert store.drop_last_exchange(conv.id).text == "q2"
+        assert [m.text for m in store.history(conv.id, 10)] == ["q1", "a1"]
+        store.add(Message(conversation_id=conv.id, role="user", text="q3"))  # interrupted: no answer
+        assert store.drop_last_exchange(conv.id).text == "q3"
+        assert [m.text for m in store.history(conv.id, 10)] == ["q1", "a1"]
+        store.drop_last_exchange(conv.id)
+        assert store.drop_last_exchange(conv.id) is None
+
+    def test_migrations_build_exactly_the_models_schema(self, db_url):
+        """The Alembic history and the SQLModel models agree: a model changed without a migration fails here."""
+        from alembic.autogenerate import compare_metadata
+        from alembic.migration import MigrationContext
+        from sqlmodel import SQLModel
+
+        store = Store(db_url)
+        with store.engine.connect() as conn:
+            diff = compare_metadata(MigrationContext.configure(conn), SQLModel.metadata)
+            version = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+        assert diff == [] and version == "0001"
+        Store(db_url)  # opening again is a no-op
 
 
-def test_sources_and_timings_round_trip_as_json(db_url):
-    store = Store(db_url)
-    conv = store.conversation("console", "local", "me", "t")
-    msg = store.add(Message(conversation_id=conv.id, role="assistant", text="", status="partial"))
-    store.update(msg.id, text="답", status="complete", sources=[{"path": "a.md", "score": 0.1}],
-                 timings={"retrieve_ms": 12.5})
-    stored = store.history(conv.id, 1)[0]
-    assert (stored.text, stored.status) == ("답", "complete")
-    assert stored.sources == [{"path": "a.md", "score": 0.1}] and stored.timings == {"retrieve_ms": 12.5}
+class TestSqliteStore(StoreContract):
+    """The embedded default: one file in the data folder."""
+
+    @pytest.fixture
+    def db_url(self, tmp_path):
+        return f"sqlite:///{tmp_path / 'docbot.sqlite3'}"
+
+    def test_a_database_from_before_migrations_gains_the_columns_it_lacks(self, tmp_path):
+        """`create_all` never added a column to an existing table: a database from an early docbot (no
+        status, run ids or timings on messages; no alembic_version) is brought up to date, rows kept."""
+        import sqlite3
+
+        path = tmp_path / "old.sqlite3"
+        with sqlite3.connect(path) as old:
+            old.executescript("""
+                CREATE TABLE conversation (id INTEGER PRIMARY KEY, platform VARCHAR NOT NULL, tenant VARCHAR NOT NULL,
+                    channel VARCHAR NOT NULL, thread VARCHAR NOT NULL, created_at DATETIME NOT NULL,
+                    UNIQUE (platform, tenant, channel, thread));
+                CREATE TABLE message (id INTEGER PRIMARY KEY AUTOINCREMENT, conversation_id INTEGER NOT NULL,
+                    role VARCHAR NOT NULL, text VARCHAR NOT NULL, user_id VARCHAR NOT NULL,
+                    rewritten VARCHAR, intent VARCHAR, created_at DATETIME NOT NULL);
+                INSERT INTO conversation VALUES (1, 'slack', 'T1', 'C1', '1.1', '2026-01-01 00:00:00');
+                INSERT INTO message (conversation_id, role, text, user_id, created_at)
+                    VALUES (1, 'user', '연차는 며칠?', 'U1', '2026-01-01 00:00:01');
+            """)
+        store = Store(f"sqlite:///{path}")
+        conv = store.conversation("slack", "T1", "C1", "1.1")
+        old_question, = store.history(conv.id, 5)
+        assert old_question.text == "연차는 며칠?" and conv.id == 1
+        answer = store.add(Message(conversation_id=conv.id, role="assistant", text="15일", status="complete",
+                                   run_id="r1", timings={"total_ms": 1.0}))
+        assert [m.status for m in store.history(conv.id, 5)][-1] == "complete" and answer.id == 2
+        assert store.question_of_run("r1") is None and store.traces(conv.id) == []  # new tables exist too
 
 
-def test_drop_last_exchange_checks_roles_from_the_end(db_url):
-    store = Store(db_url)
-    conv = store.conversation("console", "local", "me", "t")
-    for role, text in [("user", "q1"), ("assistant", "a1"), ("user", "q2"), ("assistant", "a2")]:
-        store.add(Message(conversation_id=conv.id, role=role, text=text))
-    assert store.drop_last_exchange(conv.id).text == "q2"
-    assert [m.text for m in store.history(conv.id, 10)] == ["q1", "a1"]
-    store.add(Message(conversation_id=conv.id, role="user", text="q3"))  # interrupted: no answer
-    assert store.drop_last_exchange(conv.id).text == "q3"
-    assert [m.text for m in store.history(conv.id, 10)] == ["q1", "a1"]
-    store.drop_last_exchange(conv.id)
-    assert store.drop_last_exchange(conv.id) is None
+@pytest.mark.postgres
+class TestPostgresStore(StoreContract):
+    """PostgreSQL, each test in a private schema (skipped when no server is reachable)."""
 
+    @pytest.fixture
+    def db_url(self):
+        if not postgres_reachable():
+            pytest.skip("PostgreSQL is not reachable on 127.0.0.1:5432")
+        import uuid
 
-def test_migrations_build_exactly_the_models_schema(db_url):
-    """The Alembic history and the SQLModel models agree: a model changed without a migration fails here."""
-    from alembic.autogenerate import compare_metadata
-    from alembic.migration import MigrationContext
-    from sqlmodel import SQLModel
+        import psycopg
 
-    store = Store(db_url)
-    with store.engine.connect() as conn:
-        diff = compare_metadata(MigrationContext.configure(conn), SQLModel.metadata)
-        version = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
-    assert diff == [] and version == "0001"
-    Store(db_url)  # opening again is a no-op
-
-
-def test_a_database_from_before_migrations_gains_the_columns_it_lacks(tmp_path):
-    """`create_all` never added a column to an existing table: a database from an early docbot (no
-    status, run ids or timings on messages; no alembic_version) is brought up to date, rows kept."""
-    import sqlite3
-
-    path = tmp_path / "old.sqlite3"
-    with sqlite3.connect(path) as old:
-        old.executescript("""
-            CREATE TABLE conversation (id INTEGER PRIMARY KEY, platform VARCHAR NOT NULL, tenant VARCHAR NOT NULL,
-                channel VARCHAR NOT NULL, thread VARCHAR NOT NULL, created_at DATETIME NOT NULL,
-                UNIQUE (platform, tenant, channel, thread));
-            CREATE TABLE message (id INTEGER PRIMARY KEY AUTOINCREMENT, conversation_id INTEGER NOT NULL,
-                role VARCHAR NOT NULL, text VARCHAR NOT NULL, user_id VARCHAR NOT NULL,
-                rewritten VARCHAR, intent VARCHAR, created_at DATETIME NOT NULL);
-            INSERT INTO conversation VALUES (1, 'slack', 'T1', 'C1', '1.1', '2026-01-01 00:00:00');
-            INSERT INTO message (conversation_id, role, text, user_id, created_at)
-                VALUES (1, 'user', '연차는 며칠?', 'U1', '2026-01-01 00:00:01');
-        """)
-    store = Store(f"sqlite:///{path}")
-    conv = store.conversation("slack", "T1", "C1", "1.1")
-    old_question, = store.history(conv.id, 5)
-    assert old_question.text == "연차는 며칠?" and conv.id == 1
-    answer = store.add(Message(conversation_id=conv.id, role="assistant", text="15일", status="complete",
-                               run_id="r1", timings={"total_ms": 1.0}))
-    assert [m.status for m in store.history(conv.id, 5)][-1] == "complete" and answer.id == 2
-    assert store.question_of_run("r1") is None and store.traces(conv.id) == []  # new tables exist too
+        schema = f"t_{uuid.uuid4().hex[:10]}"
+        with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True) as conn:
+            conn.execute(f"CREATE SCHEMA {schema}")
+        yield f"{PG_URL}?options=-csearch_path%3D{schema}"
+        with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")

