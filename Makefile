@@ -4,18 +4,19 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SAMPLES := samples/handbook
 
-.PHONY: run test check install install-test index chat serve eval eval-holdout bench load teams-package clean
+.PHONY: run test check lock install install-test index chat serve eval eval-holdout bench load teams-package clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e .
+# requirements.lock pins every dependency (constraints: the versions CI and a fresh machine get).
+$(VENV)/.installed: pyproject.toml requirements.lock | $(BIN)/python
+	$(BIN)/pip install --quiet -c requirements.lock -e .
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e ".[test]"
+$(VENV)/.installed-test: pyproject.toml requirements.lock | $(BIN)/python
+	$(BIN)/pip install --quiet -c requirements.lock -e ".[test]"
 	touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed
@@ -30,6 +31,12 @@ run: install
 ## test: install test dependencies and run the whole suite
 test: install-test
 	$(BIN)/python -m pytest -q
+
+## lock: re-pin requirements.lock after changing dependencies in pyproject.toml
+lock: | $(BIN)/python
+	$(BIN)/pip install --quiet pip-tools
+	$(BIN)/pip-compile --quiet --extra test --strip-extras --no-emit-index-url --no-emit-find-links \
+		-o requirements.lock pyproject.toml
 
 ## check: lint (ruff), the layering contract (import-linter) and types (mypy)
 check: install-test
