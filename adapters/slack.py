@@ -278,7 +278,7 @@ class SlackAdapter:
                                       delivery_id=f"slack:{body.get('event_id') or event.get('ts')}")
         if turn is None:
             return
-        await self._status(key, "is reading the documents…")
+        await self._status(key, say(Text.READING, text))
         await self.render(turn, key, event.get("user", ""))
 
     async def _status(self, key: SessionKey, status: str) -> None:
@@ -369,10 +369,11 @@ class SlackAdapter:
         await ack()
         if not text:
             await self.client.chat_postEphemeral(channel=command["channel_id"], user=command["user_id"],
-                                                 text="Usage: /docbot your question")
+                                                 text=say(Text.USAGE, False))
             return
         root = await self.client.chat_postMessage(channel=command["channel_id"],
-                                                  text=f"<@{command['user_id']}> asked: {slack_escape(text)}")
+                                                  text=say(Text.ASKED, text, who=f"<@{command['user_id']}>",
+                                                           question=slack_escape(text)))
         key = SessionKey("slack", command.get("team_id", ""), command["channel_id"], root["ts"])
         turn = await self.service.ask(key, text, command["user_id"])
         if turn is not None:

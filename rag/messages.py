@@ -46,6 +46,9 @@ class Text(StrEnum):
     STOP_SENT = "stop_sent"
     FEEDBACK_THANKS = "feedback_thanks"
     SEARCHING = "searching"
+    READING = "reading"
+    USAGE = "usage"
+    ASKED = "asked"
     BUTTON_STOP = "button_stop"
     BUTTON_CONFIRM = "button_confirm"
     BUTTON_CANCEL = "button_cancel"
@@ -110,6 +113,9 @@ _CATALOGUE: dict[Text, tuple[str, str]] = {
     Text.STOP_SENT: ("중단을 요청했습니다.", "Stopping."),
     Text.FEEDBACK_THANKS: ("의견 감사합니다!", "Thanks for the feedback!"),
     Text.SEARCHING: ("문서를 찾고 있습니다…", "Searching the documents…"),
+    Text.READING: ("문서를 읽고 있습니다…", "is reading the documents…"),  # Slack shows it after the app's name
+    Text.USAGE: ("사용법: /docbot 질문", "Usage: /docbot your question"),
+    Text.ASKED: ("{who} 님의 질문: {question}", "{who} asked: {question}"),
     Text.BUTTON_STOP: ("중단", "Stop"),
     Text.BUTTON_CONFIRM: ("확인", "Confirm"),
     Text.BUTTON_CANCEL: ("취소", "Cancel"),
