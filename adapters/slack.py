@@ -33,7 +33,7 @@ from .markup import slack_escape, slack_markdown, url_path
 
 log = logging.getLogger(__name__)
 
-PREFIX = "docbot_"  # a button's action_id is PREFIX + its Control; its value is the Control's target
+PREFIX = "docbot_"  # a button's action_id is PREFIX + its Control; its value is "<team>:<target>"
 STOP, REGENERATE, HELPFUL, NOT_HELPFUL = (PREFIX + c for c in (Control.STOP, Control.REGENERATE, Control.HELPFUL,
                                                                 Control.NOT_HELPFUL))
 CONFIRM, CANCEL = PREFIX + Control.CONFIRM, PREFIX + Control.CANCEL
@@ -58,24 +58,30 @@ def split_text(text: str, limit: int = SECTION_LIMIT) -> list[str]:
     return pieces + ([rest] if rest else [])
 
 
-def _button(button: Button) -> dict:
-    """A core button as a Block Kit button: action_id names the control, the value carries only its target."""
+def _button(button: Button, team: str) -> dict:
+    """A core button as a Block Kit button: action_id names the control; the value carries its target and
+    the team of the conversation it belongs to. A click's `team` is the clicker's workspace, which in a
+    Slack Connect channel or an Enterprise org is not the one docbot keys the thread by; the value comes
+    back exactly as docbot wrote it (Slack builds the payload), and channel and thread come from the
+    clicked message itself."""
     block = {"type": "button", "text": {"type": "plain_text", "text": button.label, "emoji": True},
-             "action_id": PREFIX + button.control, "value": button.target}
+             "action_id": PREFIX + button.control, "value": f"{team}:{button.target}"}
     if button.style in _STYLES:
         block["style"] = _STYLES[button.style]
     return block
 
 
-def _target(value: str) -> str:
-    """A button's target; buttons posted before targets were plain carry JSON ({"run": ...} and the like)."""
+def _pressed(value: str) -> tuple[str | None, str]:
+    """(team, target) of a button's value; buttons posted by earlier versions carry JSON instead."""
     if value.startswith("{"):
         try:
             legacy = json.loads(value)
         except ValueError:
-            return ""
-        return str(next((legacy[k] for k in ("run", "action", "message") if k in legacy), ""))
-    return value
+            return None, ""
+        target = next((legacy[k] for k in ("run", "action", "message") if k in legacy), "")
+        return legacy.get("team"), str(target)
+    team, _, target = value.rpartition(":")
+    return team or None, target
 
 
 def _context(text: str) -> dict:
@@ -109,7 +115,7 @@ class SlackRenderer:
 
     def buttons(self, turn: Turn, key: SessionKey, running: bool) -> dict:
         """The turn's buttons (decided in the core) as an actions block."""
-        return {"type": "actions", "elements": [_button(b) for b in buttons(turn, running)]}
+        return {"type": "actions", "elements": [_button(b, key.tenant) for b in buttons(turn, running)]}
 
     def message(self, turn: Turn, key: SessionKey, text: str, running: bool) -> list[list[dict]]:
         """The answer as one or more messages' blocks, within Slack's section and block limits."""
@@ -342,10 +348,11 @@ class SlackAdapter:
             control = Control(action["action_id"].removeprefix(PREFIX))
         except ValueError:
             return
-        team = (body.get("team") or {}).get("id") or body["user"].get("team_id") or ""
+        team, target = _pressed(action.get("value", ""))
+        team = team if team is not None else (body.get("team") or {}).get("id") or body["user"].get("team_id", "")
         key = SessionKey("slack", team, container.get("channel_id", ""),
                          container.get("thread_ts") or container.get("message_ts", ""))
-        pressed = await self.service.press(key, control, _target(action.get("value", "")), user,
+        pressed = await self.service.press(key, control, target, user,
                                            delivery_id=f"slack:press:{container.get('message_ts')}:{control}:"
                                                        f"{action.get('action_ts', '')}")
         if pressed.turn is not None:

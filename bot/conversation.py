@@ -199,6 +199,8 @@ class ConversationService:
         """A button pressed in conversation `key` by `user_id`, acting on `target` (see controls.Button)."""
         if delivery_id and not await self.first_delivery(delivery_id):
             return Pressed(False, "duplicate")
+        if not target:  # rows from before run ids have "" as theirs: an empty target must match nothing
+            return Pressed(False, "not_here", say(Text.NOT_HERE, ""))
         try:
             if control == Control.STOP:
                 return await self._stop(key, target, user_id)

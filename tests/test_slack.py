@@ -169,7 +169,7 @@ async def test_regenerate_and_feedback_round_trips(bot, slack):
     regen, helpful = buttons[0]["value"], buttons[1]["value"]
     await bot.post_signed(click_body("docbot_helpful", helpful, thread_ts="1700000007.000100"), form=True)
     await until(lambda: slack.named("chat.postEphemeral"))
-    message_id = int(helpful)
+    message_id = int(helpful.split(":")[1])
     assert [f.helpful for f in bot.service.store.feedback(message_id)] == [True]
     await bot.post_signed(click_body("docbot_regenerate", regen, thread_ts="1700000007.000100"), form=True)
     await until(lambda: len(slack.named("chat.stopStream")) == 2)
@@ -191,7 +191,7 @@ async def test_confirm_buttons_only_work_for_the_requester(bot, slack):
     await bot.post_signed(click_body("docbot_cancel", buttons[1]["value"], user="U1", message_ts="9.9",
                                      thread_ts="1700000008.000100"), form=True)
     await until(lambda: any(u.get("ts") == "9.9" for u in slack.named("chat.update")))
-    action_id = int(buttons[0]["value"])
+    action_id = int(buttons[0]["value"].split(":")[1])
     assert bot.service.store.get_action(action_id).status == "cancelled"
 
 
@@ -396,3 +396,28 @@ async def test_shutdown_stops_the_slack_stream_before_it_returns(bot, slack, mon
     assert slack.named("chat.stopStream")  # closed before shutdown returned
     conv = bot.service.store.conversation("slack", "T1", "C1", "1700000600.000100")
     assert bot.service.store.history(conv.id, 1)[0].status == "interrupted"
+
+
+async def test_a_click_acts_only_in_the_thread_of_its_message_and_slack_connect_users_count(bot, slack):
+    """The conversation is the clicked message's channel and thread (not anything a value could name); a
+    user from another workspace in a Slack Connect channel (their own `team` on the click) is heard."""
+    import urllib.parse
+
+    await bot.post_signed(event_body(f"<@{BOT_USER}> 재택근무는 일주일에 몇 번 가능해?", event_id="EvC1",
+                                     ts="1700000030.000100"))
+    await until(lambda: slack.named("chat.stopStream"))
+    buttons = slack.named("chat.stopStream")[0]["blocks"][-1]["elements"]
+    helpful = buttons[1]["value"]
+    answer_id = int(helpful.split(":")[1])
+    elsewhere = click_body("docbot_helpful", helpful, thread_ts="1700000099.000100", action_ts="1.2")
+    await bot.post_signed(elsewhere, form=True)
+    await until(lambda: slack.named("chat.postEphemeral"))
+    assert "does not belong" in slack.named("chat.postEphemeral")[-1]["text"]
+    assert bot.service.store.feedback(answer_id) == []
+    payload = json.loads(urllib.parse.parse_qs(click_body("docbot_helpful", helpful, user="UEXT",
+                                                          thread_ts="1700000030.000100"))["payload"][0])
+    payload["team"] = {"id": "T2OTHER", "domain": "partner"}
+    payload["user"]["team_id"] = "T2OTHER"
+    await bot.post_signed(urllib.parse.urlencode({"payload": json.dumps(payload)}), form=True)
+    await until(lambda: len(slack.named("chat.postEphemeral")) == 2)
+    assert [(f.user_id, f.helpful) for f in bot.service.store.feedback(answer_id)] == [("UEXT", True)]
