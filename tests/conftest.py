@@ -103,6 +103,12 @@ def db_url(request, tmp_path):
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'docbot.sqlite3'}"
         return
+    yield from postgres_schema()
+
+
+def postgres_schema():
+    """A PostgreSQL URL whose search path is a fresh private schema, dropped afterwards (a generator for
+    fixtures); skips the test when no server answers."""
     if not postgres_reachable():
         pytest.skip("PostgreSQL is not reachable on 127.0.0.1:5432")
     import psycopg

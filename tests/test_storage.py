@@ -3,7 +3,7 @@ import pytest
 
 from bot.storage import Message, Store
 
-from conftest import PG_URL, postgres_reachable
+from conftest import postgres_schema
 
 
 class StoreContract:
@@ -101,15 +101,4 @@ class TestPostgresStore(StoreContract):
 
     @pytest.fixture
     def db_url(self):
-        if not postgres_reachable():
-            pytest.skip("PostgreSQL is not reachable on 127.0.0.1:5432")
-        import uuid
-
-        import psycopg
-
-        schema = f"t_{uuid.uuid4().hex[:10]}"
-        with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True) as conn:
-            conn.execute(f"CREATE SCHEMA {schema}")
-        yield f"{PG_URL}?options=-csearch_path%3D{schema}"
-        with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True) as conn:
-            conn.execute(f"DROP SCHEMA {schema} CASCADE")
+        yield from postgres_schema()
