@@ -40,3 +40,14 @@ def html_escape(text: str) -> str:
 def url_path(path: str) -> str:
     """A document path as a URL path: spaces, Hangul and '|' or '>' percent-encoded, slashes kept."""
     return quote(path, safe="/")
+
+
+def split_text(text: str, limit: int) -> list[str]:
+    """Cut text into pieces of at most `limit` characters, at line breaks where possible."""
+    pieces, rest = [], text
+    while len(rest) > limit:
+        cut = rest.rfind("\n", 0, limit)
+        cut = cut if cut > limit // 2 else limit
+        pieces.append(rest[:cut])
+        rest = rest[cut:].lstrip("\n")
+    return pieces + ([rest] if rest else [])

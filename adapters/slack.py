@@ -29,7 +29,7 @@ from bot.controls import Button, Control, buttons
 from bot.conversation import ConversationService, Pressed, SessionKey, Turn
 from rag.messages import Text, say
 
-from .markup import slack_escape, slack_markdown, url_path
+from .markup import slack_escape, slack_markdown, split_text, url_path
 
 log = logging.getLogger(__name__)
 
@@ -45,17 +45,6 @@ APPEND_LIMIT = 2000  # characters per appendStream call
 _MENTION = re.compile(r"<@[A-Z0-9]+>")
 # Writing into a stream or message Slack already closed is normal flow after Stop, not an error.
 _CLOSED = {"message_not_in_streaming_state", "message_not_found", "cant_update_message", "not_in_streaming_state"}
-
-
-def split_text(text: str, limit: int = SECTION_LIMIT) -> list[str]:
-    """Cut text into pieces of at most `limit` characters, at line breaks where possible."""
-    pieces, rest = [], text
-    while len(rest) > limit:
-        cut = rest.rfind("\n", 0, limit)
-        cut = cut if cut > limit // 2 else limit
-        pieces.append(rest[:cut])
-        rest = rest[cut:].lstrip("\n")
-    return pieces + ([rest] if rest else [])
 
 
 def _button(button: Button, team: str) -> dict:
@@ -121,7 +110,7 @@ class SlackRenderer:
         """The answer as one or more messages' blocks, within Slack's section and block limits."""
         head = [b for b in (self.query_line(turn),) if b]
         sections = [{"type": "section", "text": {"type": "mrkdwn", "text": piece}}
-                    for piece in split_text(slack_markdown(text) or "…")]
+                    for piece in split_text(slack_markdown(text) or "…", SECTION_LIMIT)]
         tail = [b for b in (None if running else self.sources(turn), self.buttons(turn, key, running)) if b]
         room = BLOCK_LIMIT - len(head) - len(tail)
         messages = [head + sections[:room] + tail]

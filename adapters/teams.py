@@ -1,21 +1,29 @@
 """The Microsoft Teams adapter, on the Microsoft 365 Agents SDK (the successor of the archived
 Bot Framework SDK), mounted on `docbot serve` at /api/messages.
 
-A thin translation: an activity becomes a `ConversationService` turn keyed by
-conversation.id (which includes the thread root in channel threads); a turn becomes a
-streamed reply in one-on-one chats (the SDK's streaming response) or a sent-then-updated
-message in group chats and channels, finished with an Adaptive Card (rewritten query small,
-answer, sources, buttons) and Teams citation entities.
+A thin translation: an activity becomes a `ConversationService` turn keyed by the channel id (a
+channel thread's conversation.id carries `;messageid=`, the channel id does not) and the
+conversation id; a turn becomes a streamed reply in one-on-one chats (the SDK's streaming
+response) or a sent-then-updated card in group chats and channels, with the AI-generated label,
+Teams citation entities and Teams' own feedback buttons.
+
+Teams waits about 15 seconds for the HTTP answer to an activity and then delivers it again, so a
+message is acknowledged at once (202) and answered in a continued turn of its own; invokes (the
+feedback form) are answered in their request, as Teams requires. Every activity stays under
+MESSAGE_BUDGET (Teams refuses 100 KB with 413 MessageSizeTooBig and advises 80 KB): a longer
+answer continues in further messages.
 """
 from __future__ import annotations
 
+import asyncio
+import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
-from microsoft_agents.activity import Activity, Attachment
+from microsoft_agents.activity import Activity, Attachment, Entity, InvokeResponse
 from microsoft_agents.hosting.aiohttp import CloudAdapter, jwt_authorization_middleware
 from microsoft_agents.hosting.core import ActivityHandler, TurnContext
 from microsoft_agents.hosting.core.app.streaming import Citation, StreamingResponse
@@ -24,15 +32,19 @@ from microsoft_agents.hosting.core.authorization.anonymous_token_provider import
 
 from bot.controls import Button, Control, buttons
 from bot.conversation import ConversationService, SessionKey, Turn
+from bot.observability import RUN_ID
 from rag.messages import Text, say
 from rag.resilience import RetryPolicy, transient_http
 
-from .markup import explicit_links, html_escape, url_path
+from .markup import explicit_links, html_escape, split_text, url_path
 
 log = logging.getLogger(__name__)
 
 CARD = "application/vnd.microsoft.card.adaptive"
-
+MESSAGE_BUDGET = 80 * 1024  # bytes of an activity's JSON as UTF-16 (Teams: 100 KB refused, 80 KB advised)
+ENVELOPE = 4096  # bytes the SDK's envelope (ids, urls, conversation, sender) may add to what docbot builds
+CITATION_ABSTRACT = 160  # characters of a citation's abstract (the strictest figure seen; the SDK clips at 480)
+START_OVER = {"/new", "new conversation", "start over", "새 대화", "새 대화 시작", "처음부터"}
 
 # Connector calls: 429, 5xx and connection errors retried with backoff and jitter (see rag.resilience).
 POLICY = RetryPolicy(attempts=4)
@@ -43,14 +55,20 @@ async def with_retries(policy: RetryPolicy, call: Callable[[], Awaitable[Any]]) 
     return await policy.call_async(call, transient_http)
 
 
-def card(turn: Turn, text: str, running: bool) -> dict:
-    """The answer card: rewritten query (small), answer, sources, and the buttons that fit its state."""
+def utf16_size(payload: Any) -> int:
+    """How Teams measures a message: its JSON encoded as UTF-16."""
+    return len(json.dumps(payload, ensure_ascii=False, default=str).encode("utf-16-le"))
+
+
+def card(turn: Turn, text: str | None, running: bool) -> dict:
+    """The answer card: rewritten query (small), the answer (None: the message text is the answer),
+    sources, and the buttons that fit its state."""
     body: list[dict] = []
     if turn.prepared.searched:
         body.append({"type": "TextBlock", "text": f"🔎 {explicit_links(turn.rewritten)}", "size": "Small",
                      "isSubtle": True, "wrap": True})
-    # TextBlocks render Markdown links (not HTML): a document's link shows its target.
-    body.append({"type": "TextBlock", "text": explicit_links(text) or "…", "wrap": True})
+    if text is not None:  # TextBlocks render Markdown links (not HTML): a document's link shows its target.
+        body.append({"type": "TextBlock", "text": explicit_links(text) or "…", "wrap": True})
     if turn.sources and not running:
         lines = [f"[{s.n}] {s.label} ({s.path})" for s in turn.sources]
         body.append({"type": "TextBlock", "text": "\n\n".join(lines), "size": "Small", "isSubtle": True,
@@ -90,9 +108,45 @@ def citations(turn: Turn, url_base: str | None = None) -> list[Citation]:
     for s in turn.numbered_sources:  # positions must match the [n] numbers, cited or not
         hit = next((h for h in turn.prepared.hits if h.chunk.path == s.path), None)
         url = f"{url_base.rstrip('/')}/{url_path(s.path)}" if url_base else None
-        out.append(Citation(content=(hit.chunk.text if hit else s.title)[:500], title=s.title,
+        out.append(Citation(content=_abstract(hit.chunk.text if hit else s.title), title=s.title[:80],
                             url=url, filepath=s.path))
     return out
+
+
+def _abstract(text: str) -> str:
+    """A citation's abstract: at most CITATION_ABSTRACT characters, cut at a word."""
+    text = " ".join(text.split())
+    if len(text) <= CITATION_ABSTRACT:
+        return text
+    cut = text.rfind(" ", 0, CITATION_ABSTRACT - 1)
+    return text[:cut if cut > CITATION_ABSTRACT // 2 else CITATION_ABSTRACT - 1] + "…"
+
+
+def ai_entity(turn: Turn, url_base: str | None) -> dict:
+    """The AI-generated label and the citations, as the message entity Teams reads (group chats and
+    channels; one-on-one streams get the same from the SDK)."""
+    claims = [{"@type": "Claim", "position": n, "appearance": {
+        "@type": "DigitalDocument", "name": c.title or f"Document #{n}", "abstract": c.content,
+        **({"url": c.url} if c.url else {})}} for n, c in enumerate(citations(turn, url_base), 1)]
+    entity: dict = {"type": "https://schema.org/Message", "@type": "Message", "@context": "https://schema.org",
+                    "@id": "", "additionalType": ["AIGeneratedContent"]}
+    if claims:
+        entity["citation"] = claims
+    return entity
+
+
+def fit(text: str, room: int) -> tuple[str, str]:
+    """(head, rest): the longest head of `text` whose UTF-16 JSON string takes at most `room` bytes,
+    cut at a line break where one is near."""
+    if utf16_size(text) <= room:
+        return text, ""
+    low, high = 0, len(text)
+    while low < high:  # binary search on the length: JSON escaping makes the size uneven per character
+        mid = (low + high + 1) // 2
+        low, high = (mid, high) if utf16_size(text[:mid]) <= room else (low, mid - 1)
+    cut = text.rfind("\n", 0, low)
+    cut = cut if cut > low // 2 else low
+    return text[:cut], text[cut:].lstrip("\n")
 
 
 class _AnonymousConnections:
@@ -115,21 +169,26 @@ class _AnonymousConnections:
 
 
 class DocbotAgent(ActivityHandler):
-    """Messages become turns; Adaptive Card submits become stop / regenerate / feedback / decisions."""
+    """Messages become turns; Adaptive Card submits become presses; Teams' feedback form is stored."""
 
     def __init__(self, service: ConversationService, update_every: float = 1.0, source_url_base: str | None = None,
                  policy: RetryPolicy = POLICY):
         super().__init__()
         self.service, self.update_every, self.source_url_base = service, update_every, source_url_base
         self.policy = policy
+        self.adapter: CloudAdapter | None = None  # set by TeamsAdapter: answers run in continued turns
+        self.running: set[asyncio.Task] = set()
 
     @staticmethod
     def key(activity: Activity) -> SessionKey:
-        """conversation.id already names the thread in channels, so it is both channel and thread."""
+        """Channel and thread: in a channel thread conversation.id is `<channel id>;messageid=<root>`, and
+        channel-scoped sources name the channel id (channelData.channel.id); elsewhere both are the
+        conversation id."""
         conversation = activity.conversation
         channel_data: dict = activity.channel_data if isinstance(activity.channel_data, dict) else {}
         tenant = conversation.tenant_id or (channel_data.get("tenant") or {}).get("id", "")
-        return SessionKey("teams", tenant or "", conversation.id, conversation.id)
+        channel = (channel_data.get("channel") or {}).get("id") or conversation.id.split(";messageid=")[0]
+        return SessionKey("teams", tenant or "", channel, conversation.id)
 
     @staticmethod
     def user(activity: Activity) -> str:
@@ -137,23 +196,72 @@ class DocbotAgent(ActivityHandler):
         sender = activity.from_property
         return (sender.aad_object_id or sender.id) if sender else ""
 
+    @staticmethod
+    def personal(activity: Activity) -> bool:
+        """A one-on-one chat (the only place Teams streams)."""
+        return (activity.conversation.conversation_type or "personal") == "personal"
+
     async def on_message_activity(self, turn_context: TurnContext) -> None:  # type: ignore[override]  # SDK types it as a protocol
-        activity = turn_context.activity
-        if isinstance(activity.value, dict) and "docbot" in activity.value:
-            await self._on_card(turn_context, activity.value)
+        """Acknowledge now; answer in a continued turn (Teams redelivers what is not answered in ~15 s)."""
+        if self.adapter is None or turn_context.identity is None:  # no adapter to continue on: answer inline
+            await self.answer(turn_context)
             return
-        text = (turn_context.remove_recipient_mention(activity) or activity.text or "").strip()
+        adapter, identity, activity = self.adapter, turn_context.identity, turn_context.activity
+        task = asyncio.create_task(adapter.continue_conversation_with_claims(identity, activity, self.answer))
+        self.running.add(task)
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task) -> None:
+        self.running.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("a Teams answer failed outside its turn", exc_info=task.exception())
+
+    async def answer(self, ctx: TurnContext) -> None:
+        """One message: a card press, "start over" in a 1:1 chat, or a question (each activity id once)."""
+        activity = ctx.activity
+        if isinstance(activity.value, dict) and "docbot" in activity.value:
+            await self._on_card(ctx, activity.value)
+            return
+        text = (ctx.remove_recipient_mention(activity) or activity.text or "").strip()
         key = self.key(activity)
+        if self.personal(activity) and text.lower() in START_OVER:
+            await self.service.start_over(key)
+            await with_retries(self.policy, lambda: ctx.send_activity(say(Text.STARTED_OVER, text)))
+            return
         turn = await self.service.ask(key, text, self.user(activity),
                                       delivery_id=f"teams:{activity.id}" if activity.id else None)
         if turn is not None:  # None: a redelivered activity, already answered
-            await self.render(turn_context, turn)
+            await self.render(ctx, turn)
+
+    async def on_invoke_activity(self, turn_context: TurnContext) -> InvokeResponse | None:  # type: ignore[override]
+        """Teams' own feedback form (`message/submitAction`) is stored like the card's buttons; other
+        invokes go to the SDK (501 for what docbot does not offer)."""
+        activity = turn_context.activity
+        if activity.name == "message/submitAction":
+            await self._on_native_feedback(turn_context)
+            return InvokeResponse(status=200, body={})
+        return await super().on_invoke_activity(turn_context)
+
+    async def _on_native_feedback(self, ctx: TurnContext) -> None:
+        value: dict = ctx.activity.value if isinstance(ctx.activity.value, dict) else {}
+        action: dict = value["actionValue"] if isinstance(value.get("actionValue"), dict) else {}
+        answer = await self.service.answer_shown_as("teams", ctx.activity.reply_to_id or "")
+        if value.get("actionName") != "feedback" or answer is None:
+            return
+        comment = action.get("feedback") or ""
+        try:  # the form's text arrives as a JSON string: {"feedbackText": "..."}
+            comment = json.loads(comment).get("feedbackText", comment) if comment.startswith("{") else comment
+        except (ValueError, AttributeError):
+            pass
+        control = Control.HELPFUL if action.get("reaction") == "like" else Control.NOT_HELPFUL
+        await self.service.press(self.key(ctx.activity), control, str(answer), self.user(ctx.activity),
+                                 comment=str(comment))
 
     async def render(self, ctx: TurnContext, turn: Turn) -> None:
         """Streaming in one-on-one chats, send-then-update elsewhere; the stored answer is final regardless."""
         pieces = turn.stream()
         try:
-            if (ctx.activity.conversation.conversation_type or "personal") == "personal":
+            if self.personal(ctx.activity):
                 await self._stream(ctx, turn, pieces)
             else:
                 await self._send_then_update(ctx, turn, pieces)
@@ -164,22 +272,34 @@ class DocbotAgent(ActivityHandler):
                 pass
 
     async def _stream(self, ctx: TurnContext, turn: Turn, pieces) -> None:
+        """The SDK's streaming response; text past the message budget continues in further messages."""
         stream = StreamingResponse(ctx)
         stream.queue_informative_update(say(Text.SEARCHING, turn.prepared.question))
+        room = MESSAGE_BUDGET // 2 - 4096  # characters: UTF-16 takes two bytes each; the card and entities the rest
+        streamed = 0
         async for piece in pieces:
-            stream.queue_text_chunk(html_escape(explicit_links(piece)))
+            if streamed + len(piece) <= room:
+                stream.queue_text_chunk(html_escape(explicit_links(piece)))
+                streamed += len(piece)
+            else:
+                room = streamed  # once over, nothing more streams: the rest follows as messages
             # Teams' own Stop button surfaces only as this flag on the SDK's stream (set when the
-            # client refuses further chunks); it has no public accessor in 1.9.
+            # client refuses further chunks); it has no public accessor in 1.9 (the lock pins it).
             if getattr(stream, "_user_cancelled", False):
                 turn.cancelled.set()  # the asker's own client stopped it
         stream.set_citations(citations(turn, self.source_url_base))
         stream.set_generated_by_ai_label(True)  # also what attaches the citation entities to the final message
-        stream.set_attachments([Attachment(content_type=CARD, content=card(turn, turn.text, running=False))])
+        stream.set_feedback_loop(True)
+        # The message text is the answer; the card adds the query line, sources and buttons, not the text again.
+        stream.set_attachments([Attachment(content_type=CARD, content=card(turn, None, running=False))])
         await stream.end_stream()
+        await self.service.shown_as(turn, getattr(stream, "_stream_id", None) or "")
+        await self._continue(ctx, turn, turn.text[streamed:])
 
     async def _send_then_update(self, ctx: TurnContext, turn: Turn, pieces) -> None:
-        placeholder = Activity(type="message", text="…",
-                               attachments=[Attachment(content_type=CARD, content=card(turn, "", running=True))])
+        """A card (no separate text: the answer is shown once) updated as the answer grows."""
+        placeholder = Activity(type="message", attachments=[Attachment(content_type=CARD,
+                                                                       content=card(turn, "", running=True))])
         sent = await with_retries(self.policy, lambda: ctx.send_activity(placeholder))
         last = time.monotonic()
         async for _ in pieces:
@@ -187,12 +307,37 @@ class DocbotAgent(ActivityHandler):
                 await self._update(ctx, sent.id, turn, turn.text, running=True)
                 last = time.monotonic()
         text = turn.text + (f"\n\n_{say(Text.STOPPED, turn.prepared.question)}_" if turn.status == "cancelled" else "")
-        await self._update(ctx, sent.id, turn, text, running=False)
+        rest = await self._update(ctx, sent.id, turn, text, running=False)
+        await self.service.shown_as(turn, sent.id)
+        await self._continue(ctx, turn, rest)
 
-    async def _update(self, ctx: TurnContext, activity_id: str, turn: Turn, text: str, running: bool) -> None:
-        update = Activity(type="message", id=activity_id, text=html_escape(explicit_links(text[:28000])),
-                          attachments=[Attachment(content_type=CARD, content=card(turn, text, running))])
+    async def _update(self, ctx: TurnContext, activity_id: str, turn: Turn, text: str, running: bool) -> str:
+        """Update the card with as much of the text as fits the budget; returns what did not fit."""
+        def build(shown: str) -> Activity:
+            update = Activity(type="message", id=activity_id,
+                              attachments=[Attachment(content_type=CARD, content=card(turn, shown, running))])
+            if not running:  # the AI label, citations and Teams' feedback buttons on the finished answer
+                update.entities = [Entity.model_validate(ai_entity(turn, self.source_url_base))]
+                update.channel_data = {"feedbackLoop": {"type": "default"}}
+            return update
+
+        # The SDK adds the envelope (ids, serviceUrl, conversation, from, recipient) when it sends.
+        empty = utf16_size(build("").model_dump(mode="json", by_alias=True, exclude_none=True)) + ENVELOPE
+        shown, rest = fit(text, MESSAGE_BUDGET - empty)
+        if rest:
+            shown += "\n\n" + say(Text.CONTINUED, turn.prepared.question)
+        update = build(shown)
         await with_retries(self.policy, lambda: ctx.update_activity(update))
+        return rest
+
+    async def _continue(self, ctx: TurnContext, turn: Turn, rest: str) -> None:
+        """The part of a long answer that did not fit its message, in plain messages within the budget."""
+        for piece in split_text(rest, MESSAGE_BUDGET // 4):
+            await self._send(ctx, Activity(type="message", text=html_escape(explicit_links(piece))))
+
+    async def _send(self, ctx: TurnContext, activity: Activity | str) -> Any:
+        """Send one activity under the retry policy."""
+        return await with_retries(self.policy, lambda: ctx.send_activity(activity))
 
     async def _on_card(self, ctx: TurnContext, data: dict) -> None:
         """A card button: the core decides; the conversation is the one the card was submitted from."""
@@ -207,12 +352,28 @@ class DocbotAgent(ActivityHandler):
         elif pressed.note and pressed.public and ctx.activity.reply_to_id:  # the result replaces the buttons
             done = Activity(type="message", id=ctx.activity.reply_to_id, text=html_escape(pressed.note))
             await with_retries(self.policy, lambda: ctx.update_activity(done))
-        elif pressed.note:
+        elif pressed.note and (self.personal(ctx.activity) or not pressed.ok):
+            # Teams has no message only the clicker sees: in a group a thank-you would be noise for everyone,
+            # so only refusals are said there (they name nobody).
             await with_retries(self.policy, lambda: ctx.send_activity(html_escape(pressed.note)))
 
 
+async def on_turn_error(context: TurnContext, error: Exception) -> None:
+    """Log with the conversation, activity and run ids; the user gets a short apology in their language,
+    never the exception's text (the SDK's default handler shows it)."""
+    activity = context.activity
+    log.error("Teams turn failed in conversation %s (activity %s, run %s)", activity.conversation.id
+              if activity.conversation else "?", activity.id, RUN_ID.get() or "-", exc_info=error)
+    try:
+        await context.send_activity(html_escape(say(Text.ERROR, activity.text or "")))
+    except Exception:  # the connector itself may be what failed; the log already has the story
+        log.warning("could not send the apology to Teams conversation %s", activity.conversation.id
+                    if activity.conversation else "?")
+
+
 class TeamsAdapter:
-    """The /api/messages endpoint: JWT-validated with an app id, anonymous (local only) without one."""
+    """The /api/messages endpoint: JWT-validated with an app id (token issuers checked), anonymous (local
+    only) without one."""
 
     def __init__(self, service: ConversationService, *, app_id: str | None = None, app_password: str | None = None,
                  tenant_id: str | None = None, update_every: float = 1.0, source_url_base: str | None = None,
@@ -223,14 +384,18 @@ class TeamsAdapter:
             from microsoft_agents.authentication.msal import MsalConnectionManager
             from microsoft_agents.hosting.core.authorization import AuthTypes
 
+            # validate_issuer: the SDK checks a token's issuer against the Bot Framework / Entra issuers
+            # only when asked to.
             config = AgentAuthConfiguration(auth_type=AuthTypes.client_secret, client_id=app_id,
-                                            client_secret=app_password, tenant_id=tenant_id)
+                                            client_secret=app_password, tenant_id=tenant_id, validate_issuer=True)
             connections = MsalConnectionManager(connections_configurations={"SERVICE_CONNECTION": config})
         else:
             config = AgentAuthConfiguration(anonymous_allowed=True)
             connections = _AnonymousConnections()
         self.auth_config = config
         self.adapter = CloudAdapter(connection_manager=connections)
+        self.adapter.on_turn_error = on_turn_error
+        self.agent.adapter = self.adapter
 
     def mount(self, web_app: web.Application, prefix: str = "/api") -> None:
         """A sub-application so the SDK's JWT middleware guards only the bot endpoint."""
@@ -238,6 +403,7 @@ class TeamsAdapter:
         sub["agent_configuration"] = self.auth_config  # the key the SDK's middleware reads
         sub.router.add_post("/messages", self.handle)
         web_app.add_subapp(prefix, sub)
+        web_app.on_shutdown.append(self._drain)
 
     async def handle(self, request: web.Request) -> web.Response:
         """Hand the activity to the SDK with docbot's agent; a body that is not one JSON object is a 400."""
@@ -249,6 +415,11 @@ class TeamsAdapter:
             return web.json_response({"error": "the body must be one activity (a JSON object)"}, status=400)
         response = await self.adapter.process(request, self.agent)
         return response if response is not None else web.Response(status=202)
+
+    async def _drain(self, _app: web.Application, timeout: float = 5.0) -> None:
+        """On shutdown, give answers still being written a moment to be stopped and stored."""
+        if self.agent.running:
+            await asyncio.wait(list(self.agent.running), timeout=timeout)
 
 
 @web.middleware

@@ -195,7 +195,7 @@ class ConversationService:
             return await self._start(key, clean_text(text), user_id)
 
     async def press(self, key: SessionKey, control: Control, target: str, user_id: str,
-                    delivery_id: str | None = None) -> Pressed:
+                    delivery_id: str | None = None, comment: str = "") -> Pressed:
         """A button pressed in conversation `key` by `user_id`, acting on `target` (see controls.Button)."""
         if delivery_id and not await self.first_delivery(delivery_id):
             return Pressed(False, "duplicate")
@@ -207,7 +207,8 @@ class ConversationService:
             if control == Control.REGENERATE:
                 return await self._regenerate(key, target, user_id)
             if control in (Control.HELPFUL, Control.NOT_HELPFUL):
-                return await self.store.call(self._feedback, key, target, user_id, control == Control.HELPFUL)
+                return await self.store.call(self._feedback, key, target, user_id, control == Control.HELPFUL,
+                                             comment)
             return await self._decide(key, target, user_id, control == Control.CONFIRM)
         except DocbotError as exc:  # the database failed: the clicker hears so, nothing half-done is claimed
             log.error("%s pressed in %s failed: %s", control, key.thread, exc)
@@ -267,7 +268,7 @@ class ConversationService:
         self.store.drop_last_exchange(question.conversation_id)
         return question
 
-    def _feedback(self, key: SessionKey, target: str, user_id: str, helpful: bool) -> Pressed:
+    def _feedback(self, key: SessionKey, target: str, user_id: str, helpful: bool, comment: str = "") -> Pressed:
         """Anyone in the conversation may say whether an answer helped; one vote per person, changeable."""
         answer = self.store.get_message(int(target)) if target.isdigit() else None
         conversation = self.store.find_conversation(key.platform, key.tenant, key.channel, key.thread)
@@ -275,7 +276,7 @@ class ConversationService:
                 or answer.role != "assistant":
             return Pressed(False, "not_here", say(Text.NOT_HERE, ""))
         assert answer.id is not None
-        self.store.set_feedback(answer.id, user_id, helpful)
+        self.store.set_feedback(answer.id, user_id, helpful, clean_text(comment)[:2000])
         question = self.store.history(conversation.id, 2)
         return Pressed(True, "recorded", say(Text.FEEDBACK_THANKS, question[0].text if question else ""))
 
@@ -298,6 +299,29 @@ class ConversationService:
             return None
         question = self.store.question_of_run(action.run_id)
         return question.text if question else action.summary
+
+    async def start_over(self, key: SessionKey) -> None:
+        """Forget the thread's history for later turns (a 1:1 chat has one conversation for ever);
+        nothing is deleted."""
+        async with self._lock(key):
+            await self._supersede(key)
+            conversation = await self.store.call(self.store.conversation, key.platform, key.tenant, key.channel,
+                                                 key.thread)
+            assert conversation.id is not None
+            await self.store.call(self.store.start_over, conversation.id)
+
+    async def shown_as(self, turn: Turn, platform_id: str) -> None:
+        """Record the platform message that shows a turn's answer (a failure is logged, not raised)."""
+        if not turn.answer_id or not platform_id:
+            return
+        try:
+            await self.store.call(self.store.link, turn.key.platform, platform_id, turn.answer_id)
+        except DocbotError as exc:
+            log.warning("could not record the message of run %s: %s", turn.run_id, exc)
+
+    async def answer_shown_as(self, platform: str, platform_id: str) -> int | None:
+        """The stored answer a platform message shows, if recorded."""
+        return await self.store.call(self.store.linked, platform, platform_id)
 
     async def first_delivery(self, delivery_id: str) -> bool:
         """True the first time a platform delivery id is seen (any replica). When the database cannot
@@ -376,7 +400,7 @@ class ConversationService:
     def _open(self, key: SessionKey, text: str, user_id: str, run_id: str) -> tuple[int, list[Message], int]:
         """The conversation, its recent history, and the stored question (one trip to a worker thread)."""
         conv = self.store.conversation(key.platform, key.tenant, key.channel, key.thread)
-        history = self.store.history(conv.id, self.history_turns)
+        history = self.store.history(conv.id, self.history_turns, after=conv.reset_after)
         question = self.store.add(Message(conversation_id=conv.id, role="user", text=text,
                                           user_id=user_id, run_id=run_id))
         return conv.id, history, question.id

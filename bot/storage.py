@@ -35,6 +35,8 @@ class Conversation(SQLModel, table=True):
     channel: str
     thread: str
     created_at: datetime = Field(default_factory=_now)
+    # "Start over" (a 1:1 chat has one conversation id for ever): history is read after this message id.
+    reset_after: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class Message(SQLModel, table=True):
@@ -129,7 +131,18 @@ class Feedback(SQLModel, table=True):
     message_id: int = Field(index=True)
     user_id: str
     helpful: bool
+    comment: str = Field(default="", sa_column_kwargs={"server_default": ""})  # what a native feedback form said
     at: datetime = Field(default_factory=_now)
+
+
+class PlatformMessage(SQLModel, table=True):
+    """Which platform message shows which stored answer (Teams' own feedback names only its message id)."""
+
+    __table_args__ = (UniqueConstraint("platform", "platform_id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    platform: str
+    platform_id: str
+    message_id: int = Field(index=True)
 
 
 class Lease(SQLModel, table=True):
@@ -272,9 +285,10 @@ class Store:
             return conv
 
     @_retry_once
-    def history(self, conversation_id: int, limit: int) -> list[Message]:
-        """The last `limit` messages, oldest first."""
-        query = (select(Message).where(Message.conversation_id == conversation_id)
+    def history(self, conversation_id: int, limit: int, after: int = 0) -> list[Message]:
+        """The last `limit` messages (with ids above `after`: since the conversation was started over),
+        oldest first."""
+        query = (select(Message).where(Message.conversation_id == conversation_id, Message.id > after)
                  .order_by(Message.id.desc()).limit(limit))
         with self._guard(), self._session() as session:
             return list(reversed(session.exec(query).all()))
@@ -379,13 +393,14 @@ class Store:
             return session.get(StopRequest, run_id) is not None
 
     @_retry_once
-    def set_feedback(self, message_id: int, user_id: str, helpful: bool) -> None:
+    def set_feedback(self, message_id: int, user_id: str, helpful: bool, comment: str = "") -> None:
         """Record or change a user's feedback on an answer."""
         with self._guard(), self._session() as session:
             found = session.exec(select(Feedback).where(Feedback.message_id == message_id,
                                                         Feedback.user_id == user_id)).first()
             row = found or Feedback(message_id=message_id, user_id=user_id, helpful=helpful)
             row.helpful, row.at = helpful, _now()
+            row.comment = comment or (row.comment if found else "")
             session.add(row)
             session.commit()
 
@@ -427,6 +442,33 @@ class Store:
             return session.exec(select(Message).where(Message.conversation_id == conversation_id,
                                                       Message.role == "user")
                                 .order_by(Message.id.desc())).first()
+
+    @_retry_once
+    def start_over(self, conversation_id: int) -> None:
+        """Later turns read no history from before now."""
+        with self._guard(), self._session() as session:
+            newest = session.exec(select(Message.id).where(Message.conversation_id == conversation_id)
+                                  .order_by(Message.id.desc())).first()
+            session.execute(update(Conversation).where(Conversation.id == conversation_id)
+                            .values(reset_after=newest or 0))
+            session.commit()
+
+    @_retry_once
+    def link(self, platform: str, platform_id: str, message_id: int) -> None:
+        """Remember that a platform message shows a stored answer (idempotent)."""
+        with self._guard(), self._session() as session:
+            session.add(PlatformMessage(platform=platform, platform_id=platform_id, message_id=message_id))
+            try:
+                session.commit()
+            except IntegrityError:
+                session.rollback()
+
+    @_retry_once
+    def linked(self, platform: str, platform_id: str) -> int | None:
+        """The stored answer a platform message shows, if known."""
+        with self._guard(), self._session() as session:
+            return session.exec(select(PlatformMessage.message_id).where(
+                PlatformMessage.platform == platform, PlatformMessage.platform_id == platform_id)).first()
 
     @_retry_once
     def supersede_actions(self, run_id: str) -> int:

@@ -47,6 +47,8 @@ class Text(StrEnum):
     FEEDBACK_THANKS = "feedback_thanks"
     SEARCHING = "searching"
     READING = "reading"
+    STARTED_OVER = "started_over"
+    CONTINUED = "continued"
     USAGE = "usage"
     ASKED = "asked"
     BUTTON_STOP = "button_stop"
@@ -114,6 +116,9 @@ _CATALOGUE: dict[Text, tuple[str, str]] = {
     Text.FEEDBACK_THANKS: ("의견 감사합니다!", "Thanks for the feedback!"),
     Text.SEARCHING: ("문서를 찾고 있습니다…", "Searching the documents…"),
     Text.READING: ("문서를 읽고 있습니다…", "is reading the documents…"),  # Slack shows it after the app's name
+    Text.STARTED_OVER: ("새 대화를 시작합니다. 이전 대화는 참고하지 않습니다.",
+                        "Starting over: earlier messages in this chat won't be used."),
+    Text.CONTINUED: ("(다음 메시지에 이어집니다)", "(continued in the next message)"),
     Text.USAGE: ("사용법: /docbot 질문", "Usage: /docbot your question"),
     Text.ASKED: ("{who} 님의 질문: {question}", "{who} asked: {question}"),
     Text.BUTTON_STOP: ("중단", "Stop"),

@@ -1,12 +1,38 @@
-"""A local Bot Framework connector for tests: records replies, sends, updates and streaming
-activities the real Microsoft 365 Agents SDK client posts to a loopback serviceUrl."""
+"""A local Bot Framework connector for tests, as strict as the documented service: it records replies,
+sends, updates and streaming activities the real Microsoft 365 Agents SDK client posts to a loopback
+serviceUrl, and refuses what Teams refuses.
+
+Enforced (learn.microsoft.com/microsoftteams/platform/bots/how-to/format-your-bot-messages and
+.../bots/streaming-ux):
+- an activity over 100 KB (its JSON as UTF-16) is a 413 `MessageSizeTooBig`;
+- an update (PUT) must name an activity this connector issued (404 otherwise);
+- streaming only in one-on-one chats, one stream per conversation at a time, sequence numbers that
+  increase, each chunk containing all text streamed before it, an informative update of at most
+  1,000 characters, and a `final` message ending the stream (nothing may follow it in that stream);
+- citation entities shaped as Teams reads them (`Claim` with a position, a `DigitalDocument`
+  appearance with a name), abstracts at most CITATION_ABSTRACT characters.
+
+`deliver()` plays the Teams service's side of an incoming activity: it waits PATIENCE seconds for
+the bot's HTTP answer and, if none comes, delivers the same activity again.
+"""
 from __future__ import annotations
 
+import asyncio
 import itertools
+import json
 from dataclasses import dataclass, field
 
 from aiohttp import web
 from aiohttp.test_utils import TestServer
+
+SIZE_LIMIT = 100 * 1024  # bytes of the activity's JSON encoded as UTF-16
+INFORMATIVE_LIMIT = 1000
+CITATION_ABSTRACT = 160  # the strictest figure seen for an abstract; the SDK itself clips at 480
+PATIENCE = 15.0  # seconds Teams waits for a bot's HTTP answer before it redelivers
+
+
+def _error(status: int, code: str, message: str = "") -> web.Response:
+    return web.json_response({"error": {"code": code, "message": message or code}}, status=status)
 
 
 @dataclass
@@ -15,15 +41,18 @@ class ConnectorStandIn:
     fail: list = field(default_factory=list)  # statuses (or (status, code)) to answer with before succeeding
     stream_refusal_after: int | None = None  # refuse streaming chunks after this many replies (Teams' Stop)
     hooks: list[dict] = field(default_factory=list)
+    refused: list[dict] = field(default_factory=list)  # {"status", "code", "body"} of every refused call
     server: TestServer | None = None
     _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
+    _issued: set = field(default_factory=set)
+    _streams: dict = field(default_factory=dict)  # conversation -> {"id", "sequence", "text"} of the open stream
 
     @property
     def service_url(self) -> str:
         return str(self.server.make_url("/"))
 
     async def start(self) -> "ConnectorStandIn":
-        app = web.Application()
+        app = web.Application(client_max_size=4 * 1024 * 1024)
         app.router.add_route("*", "/v3/conversations/{conversation}/activities{rest:.*}", self._activities)
         app.router.add_post("/hook", self._hook)
         self.server = TestServer(app, host="127.0.0.1")
@@ -44,26 +73,127 @@ class ConnectorStandIn:
         rest = request.match_info["rest"].strip("/")
         kind = {"POST": "reply" if rest else "send", "PUT": "update"}.get(request.method, request.method)
         body = await request.json() if request.can_read_body else None
-        self.calls.append({"kind": kind, "conversation": request.match_info["conversation"], "activity_id": rest,
-                           "body": body})
+        conversation = request.match_info["conversation"]
+        refusal = self._check(kind, rest, conversation, body)
+        if refusal is not None:
+            payload = json.loads(refusal.text)
+            self.refused.append({"status": refusal.status, "code": payload["error"]["code"], "body": body})
+            return refusal
+        self.calls.append({"kind": kind, "conversation": conversation, "activity_id": rest, "body": body})
         if self.stream_refusal_after is not None and kind == "reply" and \
                 len(self.of("reply")) > self.stream_refusal_after:
-            return web.json_response({"error": {"code": "ContentStreamNotAllowed",
-                                                "message": "ContentStreamNotAllowed: the user stopped"}}, status=403)
+            return _error(403, "ContentStreamNotAllowed", "ContentStreamNotAllowed: the user stopped")
         if self.fail:
             status = self.fail.pop(0)
             return web.json_response({"error": {"code": "Throttled"}}, status=status, headers={"Retry-After": "0"})
-        return web.json_response({"id": rest if kind == "update" else f"activity-{next(self._ids)}"})
+        if kind == "update":
+            return web.json_response({"id": rest})
+        issued = self._stream_id(conversation, body) or f"activity-{next(self._ids)}"
+        self._issued.add(issued)
+        return web.json_response({"id": issued})
+
+    def _check(self, kind: str, rest: str, conversation: str, body) -> web.Response | None:
+        """The refusal Teams would give this call, or None."""
+        if isinstance(body, dict):
+            size = len(json.dumps(body, ensure_ascii=False).encode("utf-16-le"))
+            if size > SIZE_LIMIT:
+                return _error(413, "MessageSizeTooBig", f"activity is {size} bytes as UTF-16 (limit {SIZE_LIMIT})")
+            citation = _bad_citation(body)
+            if citation:
+                return _error(400, "BadArgument", citation)
+        if kind == "update" and rest not in self._issued:
+            return _error(404, "NotFound", f"no activity {rest} in this conversation")
+        if kind in ("reply", "send") and isinstance(body, dict):
+            return self._check_stream(conversation, body)
+        return None
+
+    def _check_stream(self, conversation: str, body: dict) -> web.Response | None:
+        info = next((e for e in body.get("entities") or [] if e.get("type") == "streaminfo"), None)
+        if info is None:
+            return None
+        if (body.get("conversation") or {}).get("conversationType", "personal") != "personal":
+            return _error(403, "ContentStreamNotAllowed", "streaming is only supported in one-on-one chats")
+        open_stream = self._streams.get(conversation)
+        stream_id, kind = info.get("streamId"), info.get("streamType", "streaming")
+        if stream_id is None:  # a new stream
+            if open_stream is not None:
+                return _error(403, "ContentStreamNotAllowed", "another stream is open in this chat")
+            if kind == "final":
+                return _error(400, "BadArgument", "a final message without a stream")
+        elif open_stream is None or open_stream["id"] != stream_id:
+            return _error(403, "ContentStreamNotAllowed", f"stream {stream_id} is not open")
+        text = body.get("text") or ""
+        if kind == "informative" and len(text) > INFORMATIVE_LIMIT:
+            return _error(400, "BadArgument", "an informative update is limited to 1000 characters")
+        if kind != "final" and open_stream is not None:
+            if info.get("streamSequence", 0) <= open_stream["sequence"]:
+                return _error(400, "BadArgument", "stream sequence numbers must increase")
+            if kind == "streaming" and not text.startswith(open_stream["text"]):
+                return _error(400, "BadArgument", "a streamed chunk must contain everything streamed before it")
+        return None
+
+    def _stream_id(self, conversation: str, body) -> str | None:
+        """Track the conversation's open stream; the id a streaming activity gets is its stream's id."""
+        if not isinstance(body, dict):
+            return None
+        info = next((e for e in body.get("entities") or [] if e.get("type") == "streaminfo"), None)
+        if info is None:
+            return None
+        kind = info.get("streamType", "streaming")
+        if kind == "final":
+            self._streams.pop(conversation, None)
+            return info.get("streamId")
+        stream = self._streams.get(conversation)
+        if stream is None:
+            stream = self._streams[conversation] = {"id": f"activity-{next(self._ids)}", "sequence": 0, "text": ""}
+        stream["sequence"] = info.get("streamSequence", stream["sequence"] + 1)
+        if kind == "streaming":
+            stream["text"] = body.get("text") or ""
+        return stream["id"]
+
+
+def _bad_citation(body: dict) -> str:
+    """Why a message's citation entity is not one Teams reads, or ""."""
+    for entity in body.get("entities") or []:
+        for claim in entity.get("citation") or []:
+            appearance = claim.get("appearance") or {}
+            if claim.get("@type") != "Claim" or not isinstance(claim.get("position"), int):
+                return "a citation must be a Claim with a position"
+            if appearance.get("@type") != "DigitalDocument" or not appearance.get("name"):
+                return "a citation's appearance must be a named DigitalDocument"
+            if len(appearance.get("abstract") or "") > CITATION_ABSTRACT:
+                return f"a citation abstract is limited to {CITATION_ABSTRACT} characters"
+    return ""
+
+
+async def deliver(client, activity: dict, patience: float = PATIENCE) -> list[int]:
+    """Post an activity the way the Teams service does: wait `patience` seconds for the bot's answer,
+    then give up and deliver the same activity again (once). Returns the statuses it saw (0: gave up)."""
+    statuses = []
+    for _ in range(2):
+        try:
+            response = await asyncio.wait_for(client.post("/api/messages", json=activity), patience)
+            statuses.append(response.status)
+            return statuses
+        except TimeoutError:
+            statuses.append(0)
+    return statuses
 
 
 def message(text: str, service_url: str, *, conversation: str = "a:personal-1", kind: str = "personal",
             user: str = "u1", aad: str = "aad-1", value: dict | None = None, reply_to: str | None = None,
-            activity_id: str = "m1") -> dict:
+            activity_id: str = "m1", channel: str | None = None) -> dict:
+    """An incoming message activity shaped as Teams sends one (channelData with the tenant, and for channel
+    messages the team and channel; conversation.id of a channel thread ends in `;messageid=`)."""
     activity = {"type": "message", "id": activity_id, "text": text, "channelId": "msteams", "serviceUrl": service_url,
                 "from": {"id": user, "name": "Kim", "aadObjectId": aad},
                 "recipient": {"id": "28:docbot", "name": "docbot"},
                 "conversation": {"id": conversation, "conversationType": kind, "tenantId": "tenant-1"},
                 "channelData": {"tenant": {"id": "tenant-1"}}}
+    if kind == "channel":
+        channel_id = channel or conversation.split(";")[0]
+        activity["channelData"].update({"team": {"id": "19:team@thread.tacv2"}, "channel": {"id": channel_id}})
+        activity["conversation"]["isGroup"] = True
     if value is not None:
         activity["value"] = value
     if reply_to:

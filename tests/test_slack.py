@@ -7,7 +7,8 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from adapters.slack import SECTION_LIMIT, SlackAdapter, SlackRenderer, split_text
+from adapters.markup import split_text
+from adapters.slack import SECTION_LIMIT, SlackAdapter, SlackRenderer
 from bot.actions import WebhookAction
 
 from conftest import build_service, service_over, slow_answers
@@ -197,7 +198,7 @@ async def test_confirm_buttons_only_work_for_the_requester(bot, slack):
 
 def test_long_answers_respect_section_and_block_limits():
     text = "\n".join(f"line {n} " + "x" * 200 for n in range(1000))
-    pieces = split_text(text)
+    pieces = split_text(text, SECTION_LIMIT)
     assert all(len(p) <= SECTION_LIMIT for p in pieces) and "".join(pieces).count("line") == 1000
 
     class FakeTurn:

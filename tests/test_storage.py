@@ -56,7 +56,7 @@ class StoreContract:
         with store.engine.connect() as conn:
             diff = compare_metadata(MigrationContext.configure(conn), SQLModel.metadata)
             version = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
-        assert diff == [] and version == "0001"
+        assert diff == [] and version == "0002"
         Store(db_url)  # opening again is a no-op
 
 
