@@ -182,7 +182,7 @@ async def deliver(client, activity: dict, patience: float = PATIENCE) -> list[in
 
 def message(text: str, service_url: str, *, conversation: str = "a:personal-1", kind: str = "personal",
             user: str = "u1", aad: str = "aad-1", value: dict | None = None, reply_to: str | None = None,
-            activity_id: str = "m1", channel: str | None = None) -> dict:
+            activity_id: str = "m1", channel: str | None = None, mention: bool = False) -> dict:
     """An incoming message activity shaped as Teams sends one (channelData with the tenant, and for channel
     messages the team and channel; conversation.id of a channel thread ends in `;messageid=`)."""
     activity = {"type": "message", "id": activity_id, "text": text, "channelId": "msteams", "serviceUrl": service_url,
@@ -190,6 +190,10 @@ def message(text: str, service_url: str, *, conversation: str = "a:personal-1", 
                 "recipient": {"id": "28:docbot", "name": "docbot"},
                 "conversation": {"id": conversation, "conversationType": kind, "tenantId": "tenant-1"},
                 "channelData": {"tenant": {"id": "tenant-1"}}}
+    if mention:  # as Teams sends an @mention: the tag in the text and a mention entity naming the bot
+        activity["text"] = f"<at>docbot</at> {text}"
+        activity["entities"] = [{"type": "mention", "text": "<at>docbot</at>",
+                                 "mentioned": {"id": "28:docbot", "name": "docbot"}}]
     if kind == "channel":
         channel_id = channel or conversation.split(";")[0]
         activity["channelData"].update({"team": {"id": "19:team@thread.tacv2"}, "channel": {"id": channel_id}})

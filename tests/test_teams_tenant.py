@@ -291,3 +291,13 @@ async def test_with_an_app_id_a_token_from_an_unknown_issuer_is_refused(connecto
     finally:
         await settled(client.adapter)
         await client.close()
+
+
+async def test_a_channel_mention_is_answered_without_the_mention_in_the_search(teams, connector):
+    thread = "19:ops@thread.tacv2;messageid=1700000000002"
+    await teams.post("/api/messages", json=message("연차는 1년에 며칠이야?", connector.service_url, kind="channel",
+                                                   conversation=thread, activity_id="at-1", mention=True))
+    question = [m for m in teams.service.store.history(teams.service.store.conversation(
+        "teams", "tenant-1", "19:ops@thread.tacv2", thread).id, 5) if m.role == "user"][-1]
+    assert question.text == "연차는 1년에 며칠이야?" and "<at>" not in (question.rewritten or "")
+    assert "15" in json.dumps(_card(connector.of("update")[-1]), ensure_ascii=False)
