@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
 CARD = "application/vnd.microsoft.card.adaptive"
 MESSAGE_BUDGET = 80 * 1024  # bytes of an activity's JSON as UTF-16 (Teams: 100 KB refused, 80 KB advised)
 ENVELOPE = 4096  # bytes the SDK's envelope (ids, urls, conversation, sender) may add to what docbot builds
+CONTINUATION = MESSAGE_BUDGET // 2 // 5 - ENVELOPE  # characters of answer in one continuation message
 CITATION_ABSTRACT = 160  # characters of a citation's abstract (the strictest figure seen; the SDK clips at 480)
 START_OVER = {"/new", "new conversation", "start over", "새 대화", "새 대화 시작", "처음부터"}
 
@@ -275,14 +276,17 @@ class DocbotAgent(ActivityHandler):
         """The SDK's streaming response; text past the message budget continues in further messages."""
         stream = StreamingResponse(ctx)
         stream.queue_informative_update(say(Text.SEARCHING, turn.prepared.question))
-        room = MESSAGE_BUDGET // 2 - 4096  # characters: UTF-16 takes two bytes each; the card and entities the rest
-        streamed = 0
+        # Characters of (escaped) text the message may hold: UTF-16 takes two bytes each, and the card,
+        # citations and envelope need the rest.
+        room = (MESSAGE_BUDGET - 2 * ENVELOPE) // 2
+        streamed = shown = 0  # raw characters streamed; escaped characters they became
         async for piece in pieces:
-            if streamed + len(piece) <= room:
-                stream.queue_text_chunk(html_escape(explicit_links(piece)))
-                streamed += len(piece)
+            escaped = html_escape(explicit_links(piece))
+            if shown + len(escaped) <= room:
+                stream.queue_text_chunk(escaped)
+                streamed, shown = streamed + len(piece), shown + len(escaped)
             else:
-                room = streamed  # once over, nothing more streams: the rest follows as messages
+                room = shown  # once over, nothing more streams: the rest follows as messages
             # Teams' own Stop button surfaces only as this flag on the SDK's stream (set when the
             # client refuses further chunks); it has no public accessor in 1.9 (the lock pins it).
             if getattr(stream, "_user_cancelled", False):
@@ -332,7 +336,8 @@ class DocbotAgent(ActivityHandler):
 
     async def _continue(self, ctx: TurnContext, turn: Turn, rest: str) -> None:
         """The part of a long answer that did not fit its message, in plain messages within the budget."""
-        for piece in split_text(rest, MESSAGE_BUDGET // 4):
+        # Escaping can make a character five (`&amp;`): pieces of CONTINUATION characters stay in budget.
+        for piece in split_text(rest, CONTINUATION):
             await self._send(ctx, Activity(type="message", text=html_escape(explicit_links(piece))))
 
     async def _send(self, ctx: TurnContext, activity: Activity | str) -> Any:
