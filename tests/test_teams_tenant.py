@@ -301,3 +301,24 @@ async def test_a_channel_mention_is_answered_without_the_mention_in_the_search(t
         "teams", "tenant-1", "19:ops@thread.tacv2", thread).id, 5) if m.role == "user"][-1]
     assert question.text == "연차는 1년에 며칠이야?" and "<at>" not in (question.rewritten or "")
     assert "15" in json.dumps(_card(connector.of("update")[-1]), ensure_ascii=False)
+
+
+@pytest.mark.parametrize("activity", [
+    # The bot added to a team (Teams sends a conversationUpdate with membersAdded and eventType).
+    {"type": "conversationUpdate", "membersAdded": [{"id": "28:docbot"}],
+     "channelData": {"eventType": "teamMemberAdded", "team": {"id": "19:team@thread.tacv2"},
+                     "tenant": {"id": "tenant-1"}}},
+    # A reaction to one of docbot's messages.
+    {"type": "messageReaction", "reactionsAdded": [{"type": "like"}], "replyToId": "activity-1"},
+    # A message that is only a pasted image: no text at all.
+    {"type": "message", "attachments": [{"contentType": "image/png", "contentUrl": "https://x/a.png"}],
+     "textFormat": "plain"},
+])
+async def test_documented_activities_docbot_does_not_answer_are_accepted_quietly(teams, connector, activity):
+    base = message("", connector.service_url, activity_id="other-1")
+    base.pop("text")
+    base.update(activity)
+    response = await teams.post("/api/messages", json=base)
+    assert response.status in (200, 202) and connector.refused == []
+    said = " ".join(r.get("text") or "" for r in connector.of("reply") + connector.of("send"))
+    assert "Exception" not in said and "죄송합니다" not in said and "Sorry" not in said
