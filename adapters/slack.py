@@ -359,21 +359,41 @@ class SlackAdapter:
             await self.client.chat_postEphemeral(channel=key.channel, user=user, text=note,
                                                  thread_ts=container.get("thread_ts"))
 
-    async def _on_command(self, ack, command: dict) -> None:
-        """`/docbot question`: post the question in the channel and answer in its thread."""
+    async def _on_command(self, ack, command: dict, respond) -> None:
+        """`/docbot question`: post the question in the channel and answer in its thread; where docbot is
+        not a member (Slack: `not_in_channel`), answer the asker alone through the command's response_url.
+        Nothing raises after the acknowledgement: a failure is said to the asker."""
         text = (command.get("text") or "").strip()
         await ack()
-        if not text:
-            await self.client.chat_postEphemeral(channel=command["channel_id"], user=command["user_id"],
-                                                 text=say(Text.USAGE, False))
+        try:
+            if not text:
+                await respond(text=say(Text.USAGE, False), response_type="ephemeral")
+                return
+            await self._answer_command(command, text, respond)
+        except Exception:  # Bolt would only log "unhandled"; the asker must hear something
+            log.exception("/docbot failed in %s", command.get("channel_id"))
+            await respond(text=say(Text.ERROR, text), response_type="ephemeral")
+
+    async def _answer_command(self, command: dict, text: str, respond) -> None:
+        user, channel = command["user_id"], command["channel_id"]
+        try:
+            root = await self.client.chat_postMessage(channel=channel, text=say(
+                Text.ASKED, text, who=f"<@{user}>", question=slack_escape(text)))
+        except SlackApiError as exc:
+            if exc.response.get("error") not in ("not_in_channel", "channel_not_found"):
+                raise
+            # A private conversation of this command: the answer goes to the asker only, whole.
+            key = SessionKey("slack", command.get("team_id", ""), channel, f"command:{command.get('trigger_id', '')}")
+            turn = await self.service.ask(key, text, user)
+            if turn is not None:
+                answer = await turn.collect()
+                blocks = self.renderer.message(turn, key, answer, running=False)[0]
+                await respond(text=slack_markdown(answer[:3000]) or " ", blocks=blocks, response_type="ephemeral")
             return
-        root = await self.client.chat_postMessage(channel=command["channel_id"],
-                                                  text=say(Text.ASKED, text, who=f"<@{command['user_id']}>",
-                                                           question=slack_escape(text)))
-        key = SessionKey("slack", command.get("team_id", ""), command["channel_id"], root["ts"])
-        turn = await self.service.ask(key, text, command["user_id"])
+        key = SessionKey("slack", command.get("team_id", ""), channel, root["ts"])
+        turn = await self.service.ask(key, text, user)
         if turn is not None:
-            await self.render(turn, key, command["user_id"])
+            await self.render(turn, key, user)
 
 
 async def start_socket_mode(adapter: SlackAdapter, app_token: str) -> Any:

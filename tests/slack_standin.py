@@ -1,6 +1,12 @@
 """A local Slack Web API for tests, the way slack-bolt's own suite runs one: it speaks the real
-wire format to the real `slack_sdk` client, records every call, and can be told to refuse
-streaming or to answer 429 once."""
+wire format to the real `slack_sdk` client, records every call, and refuses what Slack refuses
+(docs.slack.dev/reference/methods/*): a method it does not know (`unknown_method`), a channel
+the bot is not in (`not_in_channel`), text over 40,000 characters (`msg_too_long`), blocks
+past their limits (`invalid_blocks`: 50 blocks, 3,000 characters of section or context text,
+2,000 of a button value, 12,000 of a markdown block), updating or deleting a message it never
+posted (`message_not_found`) or one docbot did not post (`cant_update_message`), and appending
+to or stopping a stream that is not streaming (`message_not_in_streaming_state`). It can be told
+to refuse streaming, to answer 429 once, or 503."""
 from __future__ import annotations
 
 import hashlib
@@ -26,7 +32,10 @@ class SlackStandIn:
     server: TestServer | None = None
     socket_envelopes: list[dict] = field(default_factory=list)  # pushed to a Socket Mode client on connect
     socket_acks: list[dict] = field(default_factory=list)
+    joined: set[str] = field(default_factory=lambda: {"C1"})  # channels the bot is a member of (DMs: always)
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (method, error) of every refused call
     _ts: itertools.count = field(default_factory=lambda: itertools.count(1))
+    _posted: dict = field(default_factory=dict)  # ts -> "message" | "streaming" | "stopped", docbot's own
 
     @property
     def base_url(self) -> str:
@@ -36,6 +45,7 @@ class SlackStandIn:
         app = web.Application()
         app.router.add_post("/api/{method}", self._handle)
         app.router.add_get("/link", self._socket)
+        app.router.add_post("/respond/{token}", self._respond)
         self.server = TestServer(app, host="127.0.0.1")
         await self.server.start_server()
         return self
@@ -56,7 +66,12 @@ class SlackStandIn:
             body = json.loads(raw or "{}")
         else:
             body = dict(parse_qsl(raw))
+        body = {**dict(request.query), **body}  # slack_sdk sends some methods' arguments as query parameters
         self.calls.append((method, body))
+        error = self._refusal(method, body)
+        if error:
+            self.refused.append((method, error))
+            return web.json_response({"ok": False, "error": error})
         if method in self.unavailable:
             return web.json_response({"ok": False, "error": "service_unavailable"}, status=503)
         if method in self.rate_limit_once:
@@ -71,11 +86,50 @@ class SlackStandIn:
             return web.json_response({"ok": False, "error": "unknown_method"})
         if method in ("chat.postMessage", "chat.startStream"):
             body["_reply_ts"] = self._next_ts()  # recorded so tests can follow the message
+            self._posted[body["_reply_ts"]] = "streaming" if method == "chat.startStream" else "message"
             return web.json_response({"ok": True, "channel": body.get("channel"), "ts": body["_reply_ts"]})
+        if method == "chat.stopStream":
+            self._posted[body.get("ts")] = "stopped"
+        if method == "chat.delete":
+            self._posted.pop(body.get("ts"), None)
         if method == "chat.postEphemeral":
             return web.json_response({"ok": True, "message_ts": self._next_ts()})
         return web.json_response({"ok": True, "channel": body.get("channel"), "ts": body.get("ts", "")})
 
+
+    async def _respond(self, request: web.Request) -> web.Response:
+        """A command's or a button's response_url: what was posted there is recorded as `respond`."""
+        body = await request.json()
+        if len(body.get("text") or "") > 40_000 or _invalid_blocks(body.get("blocks")):
+            self.refused.append(("respond", "invalid_blocks"))
+            return web.Response(status=400, text="invalid_blocks")
+        self.calls.append(("respond", body))
+        return web.Response(text="ok")
+
+    def response_url(self, token: str = "r1") -> str:
+        return str(self.server.make_url(f"/respond/{token}"))
+
+    def _refusal(self, method: str, body: dict) -> str:
+        """The error Slack would answer this call with, or ""."""
+        if method not in KNOWN_METHODS:
+            return "unknown_method"
+        channel = str(body.get("channel") or body.get("channel_id") or "")
+        if method in POSTING and channel and not channel.startswith("D") and channel not in self.joined:
+            return "not_in_channel"
+        if len(str(body.get("text") or "")) > 40_000:
+            return "msg_too_long"
+        if _invalid_blocks(body.get("blocks")):
+            return "invalid_blocks"
+        if method in ("chat.update", "chat.delete"):
+            ts = body.get("ts")
+            if ts not in self._posted:
+                return "message_not_found" if method == "chat.delete" or not str(ts).startswith("1700000100.") \
+                    else "cant_update_message"
+        if method in ("chat.appendStream", "chat.stopStream") and self._posted.get(body.get("ts")) != "streaming":
+            return "message_not_in_streaming_state"
+        if method == "chat.appendStream" and len(str(body.get("markdown_text") or "")) > 12_000:
+            return "msg_too_long"
+        return ""
 
     async def _socket(self, request: web.Request) -> web.WebSocketResponse:
         """Socket Mode: hello, then the queued envelopes; acknowledgements are recorded."""
@@ -88,6 +142,36 @@ class SlackStandIn:
             if message.type.name == "TEXT":
                 self.socket_acks.append(json.loads(message.data))
         return ws
+
+
+KNOWN_METHODS = {
+    "auth.test", "apps.connections.open", "chat.postMessage", "chat.postEphemeral", "chat.update", "chat.delete",
+    "chat.startStream", "chat.appendStream", "chat.stopStream", "assistant.threads.setStatus",
+    "assistant.threads.setTitle", "assistant.threads.setSuggestedPrompts", "conversations.replies",
+    "conversations.info", "users.info",
+}
+POSTING = {"chat.postMessage", "chat.postEphemeral", "chat.startStream", "chat.update", "chat.delete"}
+
+
+def _invalid_blocks(blocks) -> bool:
+    """Block Kit limits Slack enforces (docs.slack.dev/reference/block-kit/blocks)."""
+    if isinstance(blocks, str):
+        blocks = json.loads(blocks)
+    if not blocks:
+        return False
+    if len(blocks) > 50:
+        return True
+    for block in blocks:
+        kind = block.get("type")
+        if kind == "section" and len((block.get("text") or {}).get("text", "")) > 3000:
+            return True
+        if kind == "context" and any(len(e.get("text", "")) > 3000 for e in block.get("elements", [])):
+            return True
+        if kind == "markdown" and len(block.get("text", "")) > 12_000:
+            return True
+        if kind == "actions" and any(len(str(e.get("value", ""))) > 2000 for e in block.get("elements", [])):
+            return True
+    return False
 
 
 def signed(secret: str, body: str, timestamp: int | None = None) -> dict:

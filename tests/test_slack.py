@@ -244,8 +244,9 @@ async def test_direct_messages_are_answered_without_a_mention(bot, slack):
 async def test_slash_command_posts_the_question_and_answers_in_its_thread(bot, slack):
     from urllib.parse import urlencode
 
+    slack.joined.add("C9")
     body = urlencode({"command": "/docbot", "text": "What is Lumen?", "user_id": "U1", "channel_id": "C9",
-                      "team_id": "T1", "response_url": "http://127.0.0.1:9/none", "trigger_id": "t", "token": "t"})
+                      "team_id": "T1", "response_url": slack.response_url(), "trigger_id": "t", "token": "t"})
     response = await bot.post_signed(body, form=True)
     assert response.status == 200
     await until(lambda: slack.named("chat.stopStream"))
@@ -422,3 +423,18 @@ async def test_a_click_acts_only_in_the_thread_of_its_message_and_slack_connect_
     await bot.post_signed(urllib.parse.urlencode({"payload": json.dumps(payload)}), form=True)
     await until(lambda: len(slack.named("chat.postEphemeral")) == 2)
     assert [(f.user_id, f.helpful) for f in bot.service.store.feedback(answer_id)] == [("UEXT", True)]
+
+
+async def test_slash_command_where_docbot_is_not_a_member_answers_the_asker_privately(bot, slack):
+    """Slack refuses `chat.postMessage` with `not_in_channel` there; the answer goes through the command's
+    response_url, ephemeral, whole, and nothing is left unhandled after the acknowledgement."""
+    from urllib.parse import urlencode
+
+    body = urlencode({"command": "/docbot", "text": "연차는 1년에 며칠이야?", "user_id": "U1", "channel_id": "C-OTHER",
+                      "team_id": "T1", "response_url": slack.response_url(), "trigger_id": "t2", "token": "t"})
+    response = await bot.post_signed(body, form=True)
+    assert response.status == 200
+    await until(lambda: slack.named("respond"))
+    reply, = slack.named("respond")
+    assert reply["response_type"] == "ephemeral" and "15일" in json.dumps(reply["blocks"], ensure_ascii=False)
+    assert ("chat.postMessage", "not_in_channel") in slack.refused and not slack.named("chat.startStream")
