@@ -165,11 +165,13 @@ class NativeStream(_Writer):
         except SlackApiError as exc:
             if exc.response.get("error") not in _CLOSED:
                 raise
-        if self.control_ts:
+        if self.control_ts:  # the Stop button goes; the query line stays, or the message goes with it
             head = self.renderer.query_line(turn)
-            await self.client.chat_update(channel=self.channel, ts=self.control_ts,
-                                          text=slack_escape(turn.rewritten) or " ",
-                                          blocks=[head] if head else [])
+            if head is None:  # nothing was searched: an empty message would show its fallback text
+                await self.client.chat_delete(channel=self.channel, ts=self.control_ts)
+            else:  # the notification text is a fixed phrase, never the user's words
+                await self.client.chat_update(channel=self.channel, ts=self.control_ts,
+                                              text=say(Text.SEARCHED, turn.prepared.question), blocks=[head])
 
 
 class UpdateStream(_Writer):

@@ -47,6 +47,7 @@ class Text(StrEnum):
     FEEDBACK_THANKS = "feedback_thanks"
     SEARCHING = "searching"
     READING = "reading"
+    SEARCHED = "searched"
     STARTED_OVER = "started_over"
     CONTINUED = "continued"
     USAGE = "usage"
@@ -119,6 +120,7 @@ _CATALOGUE: dict[Text, tuple[str, str]] = {
     Text.STARTED_OVER: ("새 대화를 시작합니다. 이전 대화는 참고하지 않습니다.",
                         "Starting over: earlier messages in this chat won't be used."),
     Text.CONTINUED: ("(다음 메시지에 이어집니다)", "(continued in the next message)"),
+    Text.SEARCHED: ("🔎 문서를 검색했습니다", "🔎 Searched the documents"),
     Text.USAGE: ("사용법: /docbot 질문", "Usage: /docbot your question"),
     Text.ASKED: ("{who} 님의 질문: {question}", "{who} asked: {question}"),
     Text.BUTTON_STOP: ("중단", "Stop"),

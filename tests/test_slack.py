@@ -438,3 +438,19 @@ async def test_slash_command_where_docbot_is_not_a_member_answers_the_asker_priv
     reply, = slack.named("respond")
     assert reply["response_type"] == "ephemeral" and "15일" in json.dumps(reply["blocks"], ensure_ascii=False)
     assert ("chat.postMessage", "not_in_channel") in slack.refused and not slack.named("chat.startStream")
+
+
+async def test_a_reply_that_is_not_a_document_answer_leaves_no_stray_message(bot, slack):
+    """The control message above a streamed answer was updated with the user's words as its text (a 40k
+    paste came back whole); now it is deleted when nothing was searched, and never carries the words."""
+    await bot.post_signed(event_body(f"<@{BOT_USER}> 안녕하세요!", event_id="EvHi", ts="1700000040.000100"))
+    await until(lambda: slack.named("chat.delete"))
+    assert slack.named("chat.delete")[-1]["ts"] == slack.named("chat.postMessage")[0]["_reply_ts"]
+    paste = "배포 절차 " + "로그 " * 13_000
+    await bot.post_signed(event_body(f"<@{BOT_USER}> {paste}", event_id="EvPaste", ts="1700000041.000100"))
+    control = lambda: slack.named("chat.postMessage")[1]["_reply_ts"]  # noqa: E731
+    await until(lambda: len(slack.named("chat.stopStream")) == 2 and any(
+        c.get("ts") == control() for c in slack.named("chat.update") + slack.named("chat.delete")))
+    for call in slack.named("chat.update") + slack.named("chat.postMessage"):
+        assert "로그 로그 로그" not in str(call.get("text", ""))
+    assert slack.refused == []
