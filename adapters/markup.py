@@ -21,6 +21,28 @@ def explicit_links(text: str) -> str:
                               else m.group(2), text)
 
 
+# Slack's markup in incoming text (api.slack.com/reference/surfaces/formatting): <@U1|name>, <#C1|general>,
+# <!here>, <https://x|label>, <mailto:a@b|a@b>. Bounded negated classes keep the scan linear.
+_SLACK_TAG = re.compile(r"<([^<>|\n]{1,2000})(?:\|([^<>\n]{0,2000}))?>")
+
+
+def slack_plain(text: str) -> str:
+    """A Slack message as the person wrote it: links as `label (url)`, channels as #name, user mentions as
+    @name (bare ones dropped), broadcasts dropped, and Slack's three escapes undone."""
+    def plain(match: re.Match) -> str:
+        target, label = match.group(1), match.group(2)
+        if target.startswith("@"):
+            return f"@{label}" if label else ""
+        if target.startswith("#"):
+            return f"#{label}" if label else ""
+        if target.startswith("!"):
+            return ""
+        target = target.removeprefix("mailto:")
+        return f"{label} ({target})" if label and label != target else target
+
+    return html.unescape(_SLACK_TAG.sub(plain, text)) if "<" in text or "&" in text else text
+
+
 def slack_escape(text: str) -> str:
     """Slack's three control characters as entities (api.slack.com/reference/surfaces/formatting#escaping):
     `<!channel>`, `<@U123>` and `<https://evil|docs>` from a document arrive as plain text."""

@@ -29,7 +29,7 @@ from bot.controls import Button, Control, buttons
 from bot.conversation import ConversationService, Pressed, SessionKey, Turn
 from rag.messages import Text, say
 
-from .markup import slack_escape, slack_markdown, split_text, url_path
+from .markup import slack_escape, slack_markdown, slack_plain, split_text, url_path
 
 log = logging.getLogger(__name__)
 
@@ -213,14 +213,14 @@ class SlackAdapter:
 
     def __init__(self, service: ConversationService, bot_token: str, signing_secret: str, *,
                  api_base_url: str | None = None, source_url_base: str | None = None,
-                 update_every: float = 1.0, streaming: bool = True, retries: int = 3):
+                 update_every: float = 1.0, streaming: bool = True, retries: int = 3, answer_bots: bool = False):
         client = AsyncWebClient(token=bot_token, base_url=api_base_url or AsyncWebClient.BASE_URL)
         # slack_sdk's own handlers: 429 after Retry-After, connection errors and 5xx with backoff and jitter.
         client.retry_handlers.extend([AsyncRateLimitErrorRetryHandler(max_retry_count=retries),
                                       AsyncConnectionErrorRetryHandler(max_retry_count=retries),
                                       AsyncServerErrorRetryHandler(max_retry_count=retries)])
         self.service, self.renderer = service, SlackRenderer(source_url_base)
-        self.update_every, self.streaming = update_every, streaming
+        self.update_every, self.streaming, self.answer_bots = update_every, streaming, answer_bots
         self.app = AsyncApp(client=client, signing_secret=signing_secret)
         self._register()
 
@@ -251,26 +251,71 @@ class SlackAdapter:
     # --- events -------------------------------------------------------------------------
 
     async def _on_mention(self, event: dict, body: dict) -> None:
+        if event.get("bot_id") and not self.answer_bots:
+            return  # another app mentioning docbot: off unless DOCBOT_SLACK_ANSWER_BOTS
         await self._answer(event, body)
 
     async def _on_message(self, event: dict, body: dict, context) -> None:
-        if event.get("subtype") or event.get("bot_id"):
+        """Direct messages, thread replies docbot may answer, and edits of questions it did not answer.
+
+        A question with a screenshot (`file_share`) or also sent to the channel (`thread_broadcast`) is
+        a message like any other; other subtypes (joins, deletions, bot messages) are not questions.
+        """
+        subtype = event.get("subtype")
+        if subtype == "message_changed":
+            await self._on_edit(event, body, context)
             return
-        mention = f"<@{context.bot_user_id}>" if context.bot_user_id else None
-        if event.get("channel_type") != "im" and mention and mention in event.get("text", ""):
+        if subtype not in (None, "file_share", "thread_broadcast"):
+            return
+        if event.get("bot_id") and not self.answer_bots:
+            return
+        bot = context.bot_user_id or ""
+        if event.get("channel_type") != "im" and bot and f"<@{bot}>" in event.get("text", ""):
             return  # the app_mention event answers this one
-        key = self._key(body, event)
-        if event.get("channel_type") == "im" or (event.get("thread_ts") and await self.service.takes_part(key)):
+        if await self._addressed(event, body, bot):
             await self._answer(event, body)
+
+    async def _addressed(self, event: dict, body: dict, bot: str) -> bool:
+        """Whether a message without a mention is for docbot: always in a DM; in a channel, a reply in a
+        thread docbot takes part in, between one person and docbot, that is not addressed to someone else."""
+        if event.get("channel_type") == "im":
+            return True
+        if not event.get("thread_ts"):
+            return False
+        others = {m for m in _MENTION.findall(event.get("text", "")) if m != f"<@{bot}>"}
+        if others:
+            return False  # "@someone thanks, I'll ping you after lunch"
+        key = self._key(body, event)
+        if not await self.service.takes_part(key):
+            return False
+        return await self.service.askers(key) <= {event.get("user", "")}
+
+    async def _on_edit(self, event: dict, body: dict, context) -> None:
+        """An edited question: answered if the original was not (a typo fixed before docbot saw it, or a
+        mention added); an answered one is left as it is (the answer stays next to what it answered)."""
+        edited = dict(event.get("message") or {})
+        if not edited.get("ts") or edited.get("bot_id") or edited.get("subtype"):
+            return
+        edited.update(channel=event.get("channel"), channel_type=event.get("channel_type"))
+        bot = context.bot_user_id or ""
+        mentioned = bool(bot) and f"<@{bot}>" in edited.get("text", "")
+        if not (mentioned or await self._addressed(edited, body, bot)):
+            return
+        if not await self.service.first_delivery(_answered(edited)):
+            return
+        await self._answer(edited, {**body, "event_id": f"edit:{edited['ts']}:{edited.get('edited', {}).get('ts')}"},
+                           seen=True)
 
     def _key(self, body: dict, event: dict) -> SessionKey:
         team = body.get("team_id") or event.get("team") or ""
         return SessionKey("slack", team, event["channel"], event.get("thread_ts") or event["ts"])
 
-    async def _answer(self, event: dict, body: dict) -> None:
+    async def _answer(self, event: dict, body: dict, seen: bool = False) -> None:
         """One event, one answer: redeliveries of the same event id are dropped (by the core, on any replica)."""
+        if not seen:  # recorded so an edit of this message later is known to have been answered
+            await self.service.first_delivery(_answered(event))
         key = self._key(body, event)
-        text = _MENTION.sub("", event.get("text", "")).strip()
+        text = slack_plain(_MENTION.sub("", event.get("text", ""))).strip()  # as the person wrote it
         turn = await self.service.ask(key, text, event.get("user", ""),
                                       delivery_id=f"slack:{body.get('event_id') or event.get('ts')}")
         if turn is None:
@@ -396,6 +441,11 @@ class SlackAdapter:
         turn = await self.service.ask(key, text, user)
         if turn is not None:
             await self.render(turn, key, user)
+
+
+def _answered(event: dict) -> str:
+    """The delivery id that marks a Slack message (channel and ts) as answered."""
+    return f"slack:answered:{event.get('channel')}:{event.get('ts')}"
 
 
 async def start_socket_mode(adapter: SlackAdapter, app_token: str) -> Any:

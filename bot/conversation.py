@@ -300,6 +300,14 @@ class ConversationService:
         question = self.store.question_of_run(action.run_id)
         return question.text if question else action.summary
 
+    async def askers(self, key: SessionKey) -> set[str]:
+        """Who has asked docbot something in this thread (empty when the database cannot say)."""
+        try:
+            return await self.store.call(self.store.askers, key.platform, key.tenant, key.channel, key.thread)
+        except DocbotError as exc:
+            log.error("cannot tell who takes part in thread %s: %s", key.thread, exc)
+            return set()
+
     async def start_over(self, key: SessionKey) -> None:
         """Forget the thread's history for later turns (a 1:1 chat has one conversation for ever);
         nothing is deleted."""

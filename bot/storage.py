@@ -418,6 +418,25 @@ class Store:
                 Conversation.platform == platform, Conversation.tenant == tenant,
                 Conversation.channel == channel, Conversation.thread == thread)).first()
 
+    @_retry_once
+    def askers(self, platform: str, tenant: str, channel: str, thread: str) -> set[str]:
+        """The user ids that asked in a conversation."""
+        with self._guard(), self._session() as session:
+            rows = session.exec(select(Message.user_id).join(Conversation, Conversation.id == Message.conversation_id)
+                                .where(Conversation.platform == platform, Conversation.tenant == tenant,
+                                       Conversation.channel == channel, Conversation.thread == thread,
+                                       Message.role == "user").distinct()).all()
+            return {r for r in rows if r}
+
+    @_retry_once
+    def forget_sightings(self, older_than: float) -> int:
+        """Delivery ids seen more than `older_than` seconds ago are dropped (platforms redeliver for minutes,
+        not days), so the table does not grow for ever."""
+        with self._guard(), self._session() as session:
+            result = session.execute(delete(SeenEvent).where(SeenEvent.at < _now() - timedelta(seconds=older_than)))
+            session.commit()
+            return result.rowcount
+
     def has_conversation(self, platform: str, tenant: str, channel: str, thread: str) -> bool:
         """Whether docbot already takes part in this thread."""
         return self.find_conversation(platform, tenant, channel, thread) is not None

@@ -69,6 +69,9 @@ async def _scheduler(app: web.Application):
         scheduler.shutdown(wait=False)
 
 
+SIGHTINGS_KEPT = 7 * 86400.0  # seconds a delivery id is remembered (Slack and Teams retry within minutes)
+
+
 async def _turns(app: web.Application):
     """Answers left `streaming` by a killed process are marked interrupted (now and each minute); on
     shutdown every running answer is stopped and stored within a few seconds, not left to time out."""
@@ -78,6 +81,7 @@ async def _turns(app: web.Application):
         while True:
             try:
                 await service.store.call(service.interrupt_stale)
+                await service.store.call(service.store.forget_sightings, SIGHTINGS_KEPT)
             except Exception as exc:  # the database may be down; the next sweep tries again
                 log.warning("could not sweep interrupted answers: %s", exc)
             await asyncio.sleep(60)
@@ -105,6 +109,7 @@ def _mount_slack(app: web.Application, runtime: Runtime) -> None:
                            s.slack_signing_secret.get_secret_value() if s.slack_signing_secret else "",
                            api_base_url=s.slack_api_base_url, source_url_base=s.source_url_base,
                            update_every=s.slack_update_seconds, streaming=s.slack_streaming,
+                           answer_bots=s.slack_answer_bots,
                            retries=runtime.retry_policy.retries)
     if s.slack_signing_secret:
         adapter.mount(app)

@@ -136,6 +136,7 @@ class Settings(BaseSettings):
     slack_app_token: SecretStr | None = Field(None, validation_alias=AliasChoices("SLACK_APP_TOKEN"))
     slack_api_base_url: str | None = Field(None, validation_alias=AliasChoices("SLACK_API_BASE_URL"))
     slack_streaming: bool = True  # chat.startStream; falls back to postMessage + update where unavailable
+    slack_answer_bots: bool = Field(False, description="Answer other apps' mentions and messages (off: people only)")
     slack_update_seconds: float = 1.0  # how often a streaming answer is pushed (Slack, Teams group chats)
     source_url_base: str | None = Field(None, description="Links sources as <base>/<path> in chat answers")
     microsoft_app_id: str | None = Field(None, validation_alias=AliasChoices("MICROSOFT_APP_ID"))

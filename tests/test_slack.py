@@ -454,3 +454,77 @@ async def test_a_reply_that_is_not_a_document_answer_leaves_no_stray_message(bot
     for call in slack.named("chat.update") + slack.named("chat.postMessage"):
         assert "로그 로그 로그" not in str(call.get("text", ""))
     assert slack.refused == []
+
+
+def _event(text: str, *, event_id: str, ts: str, **fields) -> str:
+    """A `message` event shaped as Slack sends it, with extra fields (subtype, files, thread_ts...)."""
+    body = json.loads(event_body(text, event_id=event_id, ts=ts, kind="message"))
+    body["event"].update(fields)
+    return json.dumps(body)
+
+
+async def _answered_count(slack) -> int:
+    await asyncio.sleep(0.5)  # an unanswered event makes no call: give it time to (not) happen
+    return len(slack.named("chat.startStream"))
+
+
+async def test_in_a_channel_thread_docbot_answers_only_what_is_for_it(bot, slack):
+    """After docbot answers a mention in a thread, the asker's plain follow-up is answered; a reply that
+    mentions someone else, or a second person talking in the thread, is not docbot's to answer."""
+    root = "1700000050.000100"
+    await bot.post_signed(event_body(f"<@{BOT_USER}> 연차는 1년에 며칠이야?", event_id="EvP1", ts=root))
+    await until(lambda: len(slack.named("chat.stopStream")) == 1)
+    await bot.post_signed(_event("<@U7> thanks, I'll ping you after lunch", event_id="EvP2",
+                                 ts="1700000050.000200", thread_ts=root))
+    assert await _answered_count(slack) == 1
+    await bot.post_signed(_event("남은 건 이월돼?", event_id="EvP3", ts="1700000050.000300", thread_ts=root))
+    await until(lambda: len(slack.named("chat.stopStream")) == 2)
+    await bot.post_signed(_event("저도 궁금한데 병가는요?", event_id="EvP4", ts="1700000050.000400", thread_ts=root,
+                                 user="U2"))
+    assert await _answered_count(slack) == 2  # a second person: docbot waits to be mentioned
+
+
+async def test_screenshots_broadcasts_and_edits_are_questions_too(bot, slack):
+    """`file_share` (a question with a screenshot) and `thread_broadcast` were dropped; an edit is answered
+    when the original was not, and an answered question's edit is left alone."""
+    await bot.post_signed(_event("연차는 1년에 며칠이야?", event_id="EvF1", ts="1700000060.000100", channel="D1",
+                                 channel_type="im", subtype="file_share",
+                                 files=[{"id": "F1", "name": "screen.png", "mimetype": "image/png"}], upload=False))
+    await until(lambda: len(slack.named("chat.stopStream")) == 1)
+    root = "1700000061.000100"
+    await bot.post_signed(event_body(f"<@{BOT_USER}> 재택근무는 일주일에 몇 번 가능해?", event_id="EvB0", ts=root))
+    await until(lambda: len(slack.named("chat.stopStream")) == 2)
+    await bot.post_signed(_event("그럼 신청은 어디서 해?", event_id="EvB1", ts="1700000061.000200", thread_ts=root,
+                                 subtype="thread_broadcast"))
+    await until(lambda: len(slack.named("chat.stopStream")) == 3)
+    edit_of_unanswered = {"subtype": "message_changed", "hidden": True, "channel": "D1", "channel_type": "im",
+                          "message": {"type": "message", "user": "U1", "text": "출장 호텔 한도 알려줘",
+                                      "ts": "1700000062.000100", "edited": {"user": "U1", "ts": "1700000062.000900"}},
+                          "previous_message": {"type": "message", "user": "U1", "text": "출장 호텔",
+                                               "ts": "1700000062.000100"}}
+    await bot.post_signed(_event("", event_id="EvE1", ts="1700000062.000900", **edit_of_unanswered))
+    await until(lambda: len(slack.named("chat.stopStream")) == 4)
+    edit_of_answered = {**edit_of_unanswered, "message": {**edit_of_unanswered["message"], "text": "출장 항공 규정",
+                                                          "edited": {"user": "U1", "ts": "1700000062.000950"}}}
+    await bot.post_signed(_event("", event_id="EvE2", ts="1700000062.000950", **edit_of_answered))
+    assert await _answered_count(slack) == 4
+
+
+async def test_another_apps_mention_is_not_answered_by_default(bot, slack):
+    mention = json.loads(event_body(f"<@{BOT_USER}> status?", event_id="EvBot", ts="1700000070.000100"))
+    mention["event"].update(bot_id="B0OTHER", app_id="A0OTHER")
+    await bot.post_signed(json.dumps(mention))
+    assert await _answered_count(slack) == 0
+
+
+async def test_slack_markup_in_a_question_is_read_as_the_person_wrote_it(bot, slack):
+    """Slack sends `<`, `>`, `&` escaped and links, channels and mentions as tags: the question stored and
+    searched is the text the person typed."""
+    text = (f"<@{BOT_USER}> &lt;b&gt;휴가&lt;/b&gt; &amp; <https://wiki.example/vacation|휴가 정책> 문서에서 "
+            "<#C123|general> 채널 사람들 연차 며칠인지 알려줘 <!here>")
+    await bot.post_signed(event_body(text, event_id="EvMk", ts="1700000080.000100"))
+    await until(lambda: slack.named("chat.stopStream"))
+    conv = bot.service.store.conversation("slack", "T1", "C1", "1700000080.000100").id
+    question = bot.service.store.history(conv, 2)[0]
+    assert question.text == ("<b>휴가</b> & 휴가 정책 (https://wiki.example/vacation) 문서에서 #general 채널 사람들 "
+                             "연차 며칠인지 알려줘")

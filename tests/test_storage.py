@@ -46,6 +46,13 @@ class StoreContract:
         store.drop_last_exchange(conv.id)
         assert store.drop_last_exchange(conv.id) is None
 
+    def test_delivery_ids_are_forgotten_after_a_while(self, db_url):
+        """The duplicate-delivery table is pruned: redeliveries come within minutes, not days."""
+        store = Store(db_url)
+        assert store.first_sighting("slack:Ev1") and not store.first_sighting("slack:Ev1")
+        assert store.forget_sightings(3600) == 0 and not store.first_sighting("slack:Ev1")
+        assert store.forget_sightings(-1) == 1 and store.first_sighting("slack:Ev1")
+
     def test_migrations_build_exactly_the_models_schema(self, db_url):
         """The Alembic history and the SQLModel models agree: a model changed without a migration fails here."""
         from alembic.autogenerate import compare_metadata
