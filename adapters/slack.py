@@ -41,6 +41,7 @@ _ACTION_ID = re.compile(r"^docbot_[a-z_]{1,20}$")
 _STYLES = {"primary": "primary", "danger": "danger"}
 SECTION_LIMIT = 3000  # characters of mrkdwn in one section block
 BLOCK_LIMIT = 50  # blocks in one message
+MARKDOWN_LIMIT = 11_000  # characters of markdown blocks in one payload (Slack: 12,000 in all)
 APPEND_LIMIT = 2000  # characters per appendStream call
 _MENTION = re.compile(r"<@[A-Z0-9]+>")
 # Writing into a stream or message Slack already closed is normal flow after Stop, not an error.
@@ -107,17 +108,14 @@ class SlackRenderer:
         return {"type": "actions", "elements": [_button(b, key.tenant) for b in buttons(turn, running)]}
 
     def message(self, turn: Turn, key: SessionKey, text: str, running: bool) -> list[list[dict]]:
-        """The answer as one or more messages' blocks, within Slack's section and block limits."""
+        """The answer as one or more messages' blocks: its Markdown in a `markdown` block (Slack renders
+        standard Markdown there; mrkdwn sections showed `**bold**` as typed), one per message since Slack
+        allows 12,000 characters of markdown blocks in one payload; longer answers continue."""
+        pieces = split_text(slack_markdown(text) or say(Text.SEARCHING, turn.prepared.question), MARKDOWN_LIMIT)
         head = [b for b in (self.query_line(turn),) if b]
-        sections = [{"type": "section", "text": {"type": "mrkdwn", "text": piece}}
-                    for piece in split_text(slack_markdown(text) or "…", SECTION_LIMIT)]
         tail = [b for b in (None if running else self.sources(turn), self.buttons(turn, key, running)) if b]
-        room = BLOCK_LIMIT - len(head) - len(tail)
-        messages = [head + sections[:room] + tail]
-        rest = sections[room:]
-        while rest:  # very long answers continue in further messages
-            messages.append(rest[:BLOCK_LIMIT])
-            rest = rest[BLOCK_LIMIT:]
+        messages = [head + [{"type": "markdown", "text": pieces[0]}] + tail]
+        messages += [[{"type": "markdown", "text": piece}] for piece in pieces[1:]]
         return messages
 
 
@@ -191,8 +189,8 @@ class UpdateStream(_Writer):
     async def _update(self, running: bool) -> None:
         messages = self.renderer.message(self.turn, self.key, self.text, running)
         try:
-            await self.client.chat_update(channel=self.channel, ts=self.ts, text=slack_markdown(self.text[:3000]) or "…",
-                                          blocks=messages[0])
+            notification = slack_markdown(self.text[:3000]) or say(Text.SEARCHING, self.turn.prepared.question)
+            await self.client.chat_update(channel=self.channel, ts=self.ts, text=notification, blocks=messages[0])
         except SlackApiError as exc:
             if exc.response.get("error") not in _CLOSED:
                 raise
@@ -200,7 +198,7 @@ class UpdateStream(_Writer):
         if not running:
             for extra in messages[1:]:
                 await self.client.chat_postMessage(channel=self.channel, thread_ts=self.thread, blocks=extra,
-                                                   text=" ")
+                                                   text=say(Text.CONTINUED, self.turn.prepared.question))
 
     async def finish(self, turn: Turn, key: SessionKey) -> None:
         stopped = f"\n\n_{say(Text.STOPPED, turn.prepared.question)}_" if turn.status == "cancelled" else ""
@@ -357,7 +355,7 @@ class SlackAdapter:
     async def _open(self, turn: Turn, key: SessionKey, user: str) -> _Writer:
         if self.streaming:
             control = await self.client.chat_postMessage(
-                channel=key.channel, thread_ts=key.thread, text="…",
+                channel=key.channel, thread_ts=key.thread, text=say(Text.SEARCHING, turn.prepared.question),
                 blocks=[b for b in (self.renderer.query_line(turn), self.renderer.buttons(turn, key, True)) if b])
             try:
                 started = await self.client.chat_startStream(
@@ -369,7 +367,7 @@ class SlackAdapter:
                 log.info("chat.startStream unavailable (%s); falling back to chat.update", exc.response.get("error"))
                 await self.client.chat_delete(channel=key.channel, ts=control["ts"])
         posted = await self.client.chat_postMessage(
-            channel=key.channel, thread_ts=key.thread, text="…",
+            channel=key.channel, thread_ts=key.thread, text=say(Text.SEARCHING, turn.prepared.question),
             blocks=self.renderer.message(turn, key, "", running=True)[0])
         return UpdateStream(self.client, self.renderer, key.channel, key.thread, posted["ts"], turn, key,
                             self.update_every)

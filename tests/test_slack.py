@@ -209,6 +209,29 @@ def test_long_answers_respect_section_and_block_limits():
 
     messages = SlackRenderer().message(FakeTurn(), SessionKey("slack", "T", "C", "1"), text, running=False)
     assert len(messages) >= 2 and all(len(m) <= 50 for m in messages)
+    markdown = [b["text"] for m in messages for b in m if b["type"] == "markdown"]
+    assert all(sum(len(b["text"]) for b in m if b["type"] == "markdown") <= 12_000 for m in messages)
+    assert "".join(markdown).count("line") == 1000  # nothing lost
+
+
+async def test_without_streaming_markdown_is_rendered_and_no_message_says_only_an_ellipsis(bot, slack):
+    """The fallback answer is a `markdown` block (mrkdwn showed **bold** as typed) and every message has a
+    real notification text."""
+    bot.adapter.streaming = False
+    from rag.pipeline import Pipeline
+
+    async def bold(self, prepared, history):
+        yield "**연차는 15일**입니다. [1]"
+
+    import pytest as _pytest
+
+    with _pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Pipeline, "answer", bold)
+        await bot.post_signed(event_body(f"<@{BOT_USER}> 연차는 며칠?", event_id="EvMd", ts="1700000090.000100"))
+        await until(lambda: any(b["type"] == "markdown" and "**연차는 15일**" in b["text"]
+                                for u in slack.named("chat.update") for b in u.get("blocks") or []))
+    assert all((c.get("text") or "").strip() not in ("", "…")
+               for c in slack.named("chat.postMessage") + slack.named("chat.update"))
 
 
 async def test_serve_mounts_slack_from_settings(slack, tmp_path, monkeypatch):
