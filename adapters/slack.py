@@ -26,7 +26,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.controls import Button, Control, buttons
-from bot.conversation import ConversationService, Pressed, SessionKey, Turn
+from bot.conversation import ConversationService, Earlier, Pressed, SessionKey, Turn
 from rag.messages import Text, say
 
 from .markup import slack_escape, slack_markdown, slack_plain, split_text, url_path
@@ -41,6 +41,7 @@ _ACTION_ID = re.compile(r"^docbot_[a-z_]{1,20}$")
 _STYLES = {"primary": "primary", "danger": "danger"}
 SECTION_LIMIT = 3000  # characters of mrkdwn in one section block
 BLOCK_LIMIT = 50  # blocks in one message
+THREAD_CONTEXT = 20  # earlier messages of a thread read on first contact
 MARKDOWN_LIMIT = 11_000  # characters of markdown blocks in one payload (Slack: 12,000 in all)
 APPEND_LIMIT = 2000  # characters per appendStream call
 _MENTION = re.compile(r"<@[A-Z0-9]+>")
@@ -219,6 +220,7 @@ class SlackAdapter:
                                       AsyncServerErrorRetryHandler(max_retry_count=retries)])
         self.service, self.renderer = service, SlackRenderer(source_url_base)
         self.update_every, self.streaming, self.answer_bots = update_every, streaming, answer_bots
+        self._bot_user: str | None = None
         self.app = AsyncApp(client=client, signing_secret=signing_secret)
         self._register()
 
@@ -314,12 +316,40 @@ class SlackAdapter:
             await self.service.first_delivery(_answered(event))
         key = self._key(body, event)
         text = slack_plain(_MENTION.sub("", event.get("text", ""))).strip()  # as the person wrote it
+        context = await self._thread_before(event, key)
         turn = await self.service.ask(key, text, event.get("user", ""),
-                                      delivery_id=f"slack:{body.get('event_id') or event.get('ts')}")
+                                      delivery_id=f"slack:{body.get('event_id') or event.get('ts')}", context=context)
         if turn is None:
             return
         await self._status(key, say(Text.READING, text))
         await self.render(turn, key, event.get("user", ""))
+
+    async def _thread_before(self, event: dict, key: SessionKey) -> list[Earlier]:
+        """Called into an existing thread for the first time: what was said there before, read with
+        conversations.replies (bounded), so "summarise what we decided above" has something to go on."""
+        thread = event.get("thread_ts")
+        if not thread or thread == event.get("ts") or await self.service.takes_part(key):
+            return []
+        try:
+            replies = await self.client.conversations_replies(channel=key.channel, ts=thread, limit=THREAD_CONTEXT)
+        except Exception as exc:  # no history scope, a channel docbot cannot read, Slack down: answer without it
+            log.info("could not read thread %s for context: %s", thread, exc)
+            return []
+        bot = await self._bot_user_id()
+        earlier = []
+        for message in replies.get("messages") or []:
+            if message.get("ts") == event.get("ts") or not message.get("text"):
+                continue
+            mine = bool(message.get("bot_id")) and message.get("user") in (bot, None)
+            earlier.append(Earlier("assistant" if mine else "user", slack_plain(_MENTION.sub("", message["text"])),
+                                   "" if mine else message.get("user", "")))
+        return earlier[-THREAD_CONTEXT:]
+
+    async def _bot_user_id(self) -> str:
+        """docbot's own user id in this workspace (auth.test, asked once)."""
+        if self._bot_user is None:
+            self._bot_user = (await self.client.auth_test()).get("user_id") or ""
+        return self._bot_user
 
     async def _status(self, key: SessionKey, status: str) -> None:
         """The assistant status line, where the workspace has it; silently skipped elsewhere."""

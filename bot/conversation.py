@@ -152,6 +152,15 @@ def to_history(messages: list[Message]) -> list[HistoryTurn]:
 
 
 @dataclass(frozen=True)
+class Earlier:
+    """A message said in a thread before docbot was called into it (read from the platform)."""
+
+    role: str  # "user" | "assistant"
+    text: str
+    user_id: str = ""
+
+
+@dataclass(frozen=True)
 class Pressed:
     """What a button press did: a note for the clicker, and the new turn when it regenerated one."""
 
@@ -182,17 +191,20 @@ class ConversationService:
         self._active: dict[SessionKey, Turn] = {}
         self._locks: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
-    async def ask(self, key: SessionKey, text: str, user_id: str = "", delivery_id: str | None = None) -> Turn | None:
+    async def ask(self, key: SessionKey, text: str, user_id: str = "", delivery_id: str | None = None,
+                  context: list[Earlier] | None = None) -> Turn | None:
         """Start a turn; None when `delivery_id` was seen before (a platform's redelivery, on any replica).
 
         Turns of one thread run in order: a new question stops the running answer and waits
-        until it is stored, then reads the history before storing itself.
+        until it is stored, then reads the history before storing itself. `context` is what was
+        said in the thread before docbot was called into it: on first contact it is stored as the
+        conversation's history (and the trace says how many messages came from it).
         """
         if delivery_id and not await self.first_delivery(delivery_id):
             return None
         async with self._lock(key):
             await self._supersede(key)
-            return await self._start(key, clean_text(text), user_id)
+            return await self._start(key, clean_text(text), user_id, context or [])
 
     async def press(self, key: SessionKey, control: Control, target: str, user_id: str,
                     delivery_id: str | None = None, comment: str = "") -> Pressed:
@@ -393,9 +405,9 @@ class ConversationService:
             log.warning("run %s did not stop within %.0fs; answering the new question anyway", previous.run_id,
                         self.supersede_wait)
 
-    async def _start(self, key: SessionKey, text: str, user_id: str) -> Turn:
+    async def _start(self, key: SessionKey, text: str, user_id: str, context: list[Earlier] | None = None) -> Turn:
         try:
-            return await self._start_stored(key, text, user_id)
+            return await self._start_stored(key, text, user_id, context or [])
         except StorageError as exc:  # the database is down: still answer, with an apology, and say so in the log
             log.error("conversation database unavailable; answering without storing: %s", exc)
             self.metrics.errors.labels("storage").inc()
@@ -405,13 +417,22 @@ class ConversationService:
             self.metrics.active_turns.inc()
             return turn
 
-    def _open(self, key: SessionKey, text: str, user_id: str, run_id: str) -> tuple[int, list[Message], int]:
-        """The conversation, its recent history, and the stored question (one trip to a worker thread)."""
+    def _open(self, key: SessionKey, text: str, user_id: str, run_id: str,
+              context: list[Earlier]) -> tuple[int, list[Message], int, int]:
+        """The conversation, its recent history (the thread's earlier messages on first contact), how many
+        of those came from the thread, and the stored question (one trip to a worker thread)."""
         conv = self.store.conversation(key.platform, key.tenant, key.channel, key.thread)
         history = self.store.history(conv.id, self.history_turns, after=conv.reset_after)
+        borrowed = 0
+        if not history and context:
+            for earlier in context[-self.history_turns:]:
+                self.store.add(Message(conversation_id=conv.id, role=earlier.role, text=clean_text(earlier.text),
+                                       user_id=earlier.user_id, status="context"))
+            history = self.store.history(conv.id, self.history_turns, after=conv.reset_after)
+            borrowed = len(history)
         question = self.store.add(Message(conversation_id=conv.id, role="user", text=text,
                                           user_id=user_id, run_id=run_id))
-        return conv.id, history, question.id
+        return conv.id, history, borrowed, question.id
 
     def _record(self, question_id: int, prepared: Prepared, conversation_id: int, run_id: str, user_id: str,
                 text: str) -> tuple[PendingAction | None, int]:
@@ -423,13 +444,14 @@ class ConversationService:
                                         status="streaming", run_id=run_id))
         return action, answer.id
 
-    async def _start_stored(self, key: SessionKey, text: str, user_id: str) -> Turn:
+    async def _start_stored(self, key: SessionKey, text: str, user_id: str, context: list[Earlier]) -> Turn:
         started = time.perf_counter()
         run_id = uuid.uuid4().hex[:12]
         SESSION_ID.set(f"{key.platform}:{key.channel}:{key.thread}")
         RUN_ID.set(run_id)
         # Storage is blocking I/O: it runs on a worker thread so one slow database never stalls other turns.
-        conversation_id, messages, question_id = await self.store.call(self._open, key, text, user_id, run_id)
+        conversation_id, messages, borrowed, question_id = await self.store.call(self._open, key, text, user_id,
+                                                                                 run_id, context)
         history = to_history(messages)
         try:
             if self.limiter and not self.limiter.allow(user_id or key.channel, f"{key.platform}:{key.channel}"):
@@ -445,6 +467,8 @@ class ConversationService:
             self.metrics.errors.labels(component(exc)).inc()
             prepared = Prepared(text, Rewrite(text, "none"), Route(Intent.ERROR, 0.0, reason=str(exc)[:300]),
                                 canned=Text.ERROR)
+        if borrowed:  # the trace says the history came from the platform's thread, not from docbot
+            prepared.timings["thread_context"] = borrowed
         action, answer_id = await self.store.call(self._record, question_id, prepared, conversation_id, run_id,
                                                     user_id, text)
         turn = Turn(self, key, run_id, prepared, history, answer_id, started, user_id)

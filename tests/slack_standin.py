@@ -32,7 +32,8 @@ class SlackStandIn:
     server: TestServer | None = None
     socket_envelopes: list[dict] = field(default_factory=list)  # pushed to a Socket Mode client on connect
     socket_acks: list[dict] = field(default_factory=list)
-    joined: set[str] = field(default_factory=lambda: {"C1"})  # channels the bot is a member of (DMs: always)
+    joined: set[str] = field(default_factory=lambda: {"C1"})
+    threads: dict = field(default_factory=dict)  # thread ts -> messages conversations.replies returns  # channels the bot is a member of (DMs: always)
     refused: list[tuple[str, str]] = field(default_factory=list)  # (method, error) of every refused call
     _ts: itertools.count = field(default_factory=lambda: itertools.count(1))
     _posted: dict = field(default_factory=dict)  # ts -> "message" | "streaming" | "stopped", docbot's own
@@ -44,6 +45,7 @@ class SlackStandIn:
     async def start(self) -> "SlackStandIn":
         app = web.Application()
         app.router.add_post("/api/{method}", self._handle)
+        app.router.add_get("/api/{method}", self._handle)  # slack_sdk reads some methods with GET
         app.router.add_get("/link", self._socket)
         app.router.add_post("/respond/{token}", self._respond)
         self.server = TestServer(app, host="127.0.0.1")
@@ -92,6 +94,10 @@ class SlackStandIn:
             self._posted[body.get("ts")] = "stopped"
         if method == "chat.delete":
             self._posted.pop(body.get("ts"), None)
+        if method == "conversations.replies":
+            limit = int(body.get("limit") or 1000)
+            messages = self.threads.get(body.get("ts"), [])
+            return web.json_response({"ok": True, "messages": messages[:limit], "has_more": len(messages) > limit})
         if method == "chat.postEphemeral":
             return web.json_response({"ok": True, "message_ts": self._next_ts()})
         return web.json_response({"ok": True, "channel": body.get("channel"), "ts": body.get("ts", "")})

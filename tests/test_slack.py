@@ -551,3 +551,27 @@ async def test_slack_markup_in_a_question_is_read_as_the_person_wrote_it(bot, sl
     question = bot.service.store.history(conv, 2)[0]
     assert question.text == ("<b>휴가</b> & 휴가 정책 (https://wiki.example/vacation) 문서에서 #general 채널 사람들 "
                              "연차 며칠인지 알려줘")
+
+
+async def test_called_into_an_existing_thread_it_reads_the_thread_first(bot, slack):
+    """"@docbot 위에서 정한 거 정리해줘" in a thread people have been talking in: the thread's earlier messages
+    (conversations.replies) become the conversation's history, and the trace says so."""
+    root = "1700000095.000100"
+    slack.threads[root] = [
+        {"type": "message", "user": "U2", "text": "재택근무 정책 문서 봤어요?", "ts": root, "thread_ts": root},
+        {"type": "message", "user": "U3", "text": "네, 주 2회까지 가능하다고 &lt;remote-work&gt;에 있어요",
+         "ts": "1700000095.000200", "thread_ts": root},
+        {"type": "message", "user": "U1", "text": f"<@{BOT_USER}> 그럼 신청은 어디서 해?", "ts": "1700000095.000300",
+         "thread_ts": root},
+    ]
+    await bot.post_signed(event_body(f"<@{BOT_USER}> 그럼 신청은 어디서 해?", event_id="EvTh",
+                                     ts="1700000095.000300", thread_ts=root))
+    await until(lambda: slack.named("chat.stopStream"))
+    assert slack.named("conversations.replies")[0]["ts"] == root
+    conv = bot.service.store.conversation("slack", "T1", "C1", root).id
+    stored = bot.service.store.history(conv, 10)
+    assert [m.text for m in stored[:2]] == ["재택근무 정책 문서 봤어요?", "네, 주 2회까지 가능하다고 <remote-work>에 있어요"]
+    question = stored[2]
+    assert question.text == "그럼 신청은 어디서 해?" and question.rewrite_method == "offline"  # it had history
+    trace = bot.service.store.traces(conv)[-1]
+    assert trace.timings["thread_context"] == 2
