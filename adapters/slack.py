@@ -42,6 +42,7 @@ _STYLES = {"primary": "primary", "danger": "danger"}
 SECTION_LIMIT = 3000  # characters of mrkdwn in one section block
 BLOCK_LIMIT = 50  # blocks in one message
 THREAD_CONTEXT = 20  # earlier messages of a thread read on first contact
+DM_SESSION_SECONDS = 1800.0  # top-level direct messages this close together are one conversation
 MARKDOWN_LIMIT = 11_000  # characters of markdown blocks in one payload (Slack: 12,000 in all)
 APPEND_LIMIT = 2000  # characters per appendStream call
 _MENTION = re.compile(r"<@[A-Z0-9]+>")
@@ -328,6 +329,10 @@ class SlackAdapter:
         """Called into an existing thread for the first time: what was said there before, read with
         conversations.replies (bounded), so "summarise what we decided above" has something to go on."""
         thread = event.get("thread_ts")
+        if not thread and event.get("channel_type") == "im":
+            # A top-level direct message starts a thread of its own, but the pane is one conversation:
+            # the last half hour there is its history ("who owns it?" keeps its topic).
+            return await self.service.recent(key, DM_SESSION_SECONDS)
         if not thread or thread == event.get("ts") or await self.service.takes_part(key):
             return []
         try:

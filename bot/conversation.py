@@ -9,6 +9,7 @@ import uuid
 import weakref
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from rag.answer import number_sources
@@ -158,6 +159,10 @@ class Earlier:
     role: str  # "user" | "assistant"
     text: str
     user_id: str = ""
+    # What docbot knew of it when it was docbot's own exchange (a direct-message pane's earlier thread).
+    intent: str | None = None
+    rewritten: str | None = None
+    sources: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -312,6 +317,18 @@ class ConversationService:
         question = self.store.question_of_run(action.run_id)
         return question.text if question else action.summary
 
+    async def recent(self, key: SessionKey, within: float) -> list[Earlier]:
+        """What was said with docbot in the same channel's other threads in the last `within` seconds: a
+        direct-message pane is one running conversation, though each message there starts a thread."""
+        since = datetime.now(timezone.utc) - timedelta(seconds=within)
+        try:
+            rows = await self.store.call(self.store.recent_in_channel, key.platform, key.tenant, key.channel,
+                                         key.thread, since, self.history_turns)
+        except DocbotError as exc:
+            log.warning("could not read the recent messages of %s: %s", key.channel, exc)
+            return []
+        return [Earlier(m.role, m.text, m.user_id, m.intent, m.rewritten, tuple(m.sources or ())) for m in rows]
+
     async def askers(self, key: SessionKey) -> set[str]:
         """Who has asked docbot something in this thread (empty when the database cannot say)."""
         try:
@@ -427,7 +444,8 @@ class ConversationService:
         if not history and context:
             for earlier in context[-self.history_turns:]:
                 self.store.add(Message(conversation_id=conv.id, role=earlier.role, text=clean_text(earlier.text),
-                                       user_id=earlier.user_id, status="context"))
+                                       user_id=earlier.user_id, status="context", intent=earlier.intent,
+                                       rewritten=earlier.rewritten, sources=list(earlier.sources)))
             history = self.store.history(conv.id, self.history_turns, after=conv.reset_after)
             borrowed = len(history)
         question = self.store.add(Message(conversation_id=conv.id, role="user", text=text,

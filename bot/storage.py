@@ -419,6 +419,18 @@ class Store:
                 Conversation.channel == channel, Conversation.thread == thread)).first()
 
     @_retry_once
+    def recent_in_channel(self, platform: str, tenant: str, channel: str, other_than: str, since: datetime,
+                          limit: int) -> list[Message]:
+        """The newest messages of a channel's other threads written after `since`, oldest first."""
+        with self._guard(), self._session() as session:
+            rows = session.exec(select(Message).join(Conversation, Conversation.id == Message.conversation_id)
+                                .where(Conversation.platform == platform, Conversation.tenant == tenant,
+                                       Conversation.channel == channel, Conversation.thread != other_than,
+                                       Message.created_at >= since, Message.text != "")
+                                .order_by(Message.id.desc()).limit(limit)).all()
+            return list(reversed(rows))
+
+    @_retry_once
     def askers(self, platform: str, tenant: str, channel: str, thread: str) -> set[str]:
         """The user ids that asked in a conversation."""
         with self._guard(), self._session() as session:

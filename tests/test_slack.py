@@ -575,3 +575,18 @@ async def test_called_into_an_existing_thread_it_reads_the_thread_first(bot, sla
     assert question.text == "그럼 신청은 어디서 해?" and question.rewrite_method == "offline"  # it had history
     trace = bot.service.store.traces(conv)[-1]
     assert trace.timings["thread_context"] == 2
+
+
+async def test_direct_messages_in_the_main_pane_keep_their_topic(bot, slack):
+    """Each top-level DM starts its own thread, but "그럼 언제까지 살릴 수 있어?" right after a question
+    about project deletion must still be about project deletion."""
+    await bot.post_signed(event_body("프로젝트 삭제 정책 알려줘", event_id="EvDm1", ts="1700000097.000100", channel="D1",
+                                     kind="message", channel_type="im"))
+    await until(lambda: len(slack.named("chat.stopStream")) == 1)
+    await bot.post_signed(event_body("그럼 언제까지 살릴 수 있어?", event_id="EvDm2", ts="1700000097.000200",
+                                     channel="D1", kind="message", channel_type="im"))
+    await until(lambda: len(slack.named("chat.stopStream")) == 2)
+    conv = bot.service.store.conversation("slack", "T1", "D1", "1700000097.000200").id
+    question = [m for m in bot.service.store.history(conv, 10) if m.role == "user"][-1]
+    assert "프로젝트" in question.rewritten and "30일" in "".join(
+        c["markdown_text"] for c in slack.named("chat.appendStream")[-5:])
