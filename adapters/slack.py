@@ -41,6 +41,13 @@ _ACTION_ID = re.compile(r"^docbot_[a-z_]{1,20}$")
 _STYLES = {"primary": "primary", "danger": "danger"}
 SECTION_LIMIT = 3000  # characters of mrkdwn in one section block
 BLOCK_LIMIT = 50  # blocks in one message
+TITLE_LIMIT = 60  # characters of an assistant thread's title
+DEFAULT_PROMPTS = [
+    {"title": "휴가 규정", "message": "연차는 1년에 며칠이야?"},
+    {"title": "배포 절차", "message": "배포 절차 문서 요약해줘"},
+    {"title": "On-call", "message": "How does the on-call rotation work?"},
+    {"title": "Travel policy", "message": "What is the hotel limit for business trips?"},
+]
 THREAD_CONTEXT = 20  # earlier messages of a thread read on first contact
 DM_SESSION_SECONDS = 1800.0  # top-level direct messages this close together are one conversation
 MARKDOWN_LIMIT = 11_000  # characters of markdown blocks in one payload (Slack: 12,000 in all)
@@ -213,7 +220,8 @@ class SlackAdapter:
 
     def __init__(self, service: ConversationService, bot_token: str, signing_secret: str, *,
                  api_base_url: str | None = None, source_url_base: str | None = None,
-                 update_every: float = 1.0, streaming: bool = True, retries: int = 3, answer_bots: bool = False):
+                 update_every: float = 1.0, streaming: bool = True, retries: int = 3, answer_bots: bool = False,
+                 prompts: list[dict] | None = None):
         client = AsyncWebClient(token=bot_token, base_url=api_base_url or AsyncWebClient.BASE_URL)
         # slack_sdk's own handlers: 429 after Retry-After, connection errors and 5xx with backoff and jitter.
         client.retry_handlers.extend([AsyncRateLimitErrorRetryHandler(max_retry_count=retries),
@@ -222,6 +230,7 @@ class SlackAdapter:
         self.service, self.renderer = service, SlackRenderer(source_url_base)
         self.update_every, self.streaming, self.answer_bots = update_every, streaming, answer_bots
         self._bot_user: str | None = None
+        self.prompts = DEFAULT_PROMPTS if prompts is None else prompts  # assistant pane suggestions
         self.app = AsyncApp(client=client, signing_secret=signing_secret)
         self._register()
 
@@ -246,10 +255,27 @@ class SlackAdapter:
         app = self.app
         app.event("app_mention")(self._on_mention)
         app.event("message")(self._on_message)
+        app.event("assistant_thread_started")(self._on_assistant_thread)
+        app.event("assistant_thread_context_changed")(self._on_context_changed)
         app.action(_ACTION_ID)(self._on_press)
         app.command("/docbot")(self._on_command)
 
     # --- events -------------------------------------------------------------------------
+
+    async def _on_assistant_thread(self, event: dict) -> None:
+        """Someone opened docbot's assistant pane: a greeting and suggested prompts (Korean and English)."""
+        thread = event.get("assistant_thread") or {}
+        channel, ts = thread.get("channel_id"), thread.get("thread_ts")
+        if not channel or not ts:
+            return
+        await self.client.chat_postMessage(channel=channel, thread_ts=ts, text=say(Text.GREETING, True) + "\n" +
+                                           say(Text.GREETING, False))
+        if self.prompts:
+            await self.client.assistant_threads_setSuggestedPrompts(channel_id=channel, thread_ts=ts,
+                                                                    prompts=self.prompts[:4])
+
+    async def _on_context_changed(self, event: dict) -> None:
+        """The user moved to another channel with the assistant pane open: nothing to do (acknowledged)."""
 
     async def _on_mention(self, event: dict, body: dict) -> None:
         if event.get("bot_id") and not self.answer_bots:
@@ -317,12 +343,14 @@ class SlackAdapter:
             await self.service.first_delivery(_answered(event))
         key = self._key(body, event)
         text = slack_plain(_MENTION.sub("", event.get("text", ""))).strip()  # as the person wrote it
+        await self._status(key, text)
+        if event.get("channel_type") == "im" and event.get("thread_ts") and not await self.service.takes_part(key):
+            await self._title(key, text)  # an assistant thread's first question names it in the history list
         context = await self._thread_before(event, key)
         turn = await self.service.ask(key, text, event.get("user", ""),
                                       delivery_id=f"slack:{body.get('event_id') or event.get('ts')}", context=context)
         if turn is None:
             return
-        await self._status(key, say(Text.READING, text))
         await self.render(turn, key, event.get("user", ""))
 
     async def _thread_before(self, event: dict, key: SessionKey) -> list[Earlier]:
@@ -356,10 +384,21 @@ class SlackAdapter:
             self._bot_user = (await self.client.auth_test()).get("user_id") or ""
         return self._bot_user
 
-    async def _status(self, key: SessionKey, status: str) -> None:
-        """The assistant status line, where the workspace has it; silently skipped elsewhere."""
+    async def _status(self, key: SessionKey, question: str) -> None:
+        """The assistant status line while docbot works (with rotating loading messages), where the
+        workspace has it; silently skipped elsewhere."""
         try:
-            await self.client.assistant_threads_setStatus(channel_id=key.channel, thread_ts=key.thread, status=status)
+            await self.client.assistant_threads_setStatus(
+                channel_id=key.channel, thread_ts=key.thread, status=say(Text.READING, question),
+                loading_messages=[say(Text.SEARCHING, question), say(Text.READING_MORE, question)])
+        except SlackApiError:
+            pass
+
+    async def _title(self, key: SessionKey, question: str) -> None:
+        """Name an assistant thread after its first question (not an assistant thread: Slack says no)."""
+        try:
+            await self.client.assistant_threads_setTitle(channel_id=key.channel, thread_ts=key.thread,
+                                                         title=question[:TITLE_LIMIT] or "docbot")
         except SlackApiError:
             pass
 

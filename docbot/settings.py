@@ -38,6 +38,13 @@ class LookupSpec(_Spec):
     headers: dict[str, str] = Field(default_factory=dict)
 
 
+class PromptSpec(_Spec):
+    """One suggested prompt of Slack's assistant pane."""
+
+    title: str = Field(min_length=1, max_length=75)
+    message: str = Field(min_length=1, max_length=2000)
+
+
 class WebhookSpec(_Spec):
     """One DOCBOT_WEBHOOKS entry: an action that POSTs the confirmed request."""
 
@@ -137,6 +144,8 @@ class Settings(BaseSettings):
     slack_api_base_url: str | None = Field(None, validation_alias=AliasChoices("SLACK_API_BASE_URL"))
     slack_streaming: bool = True  # chat.startStream; falls back to postMessage + update where unavailable
     slack_answer_bots: bool = Field(False, description="Answer other apps' mentions and messages (off: people only)")
+    slack_suggested_prompts: list[PromptSpec] | None = Field(
+        None, description='Assistant pane prompts, JSON: [{"title": "휴가 규정", "message": "연차는 며칠이야?"}] (up to 4)')
     slack_update_seconds: float = 1.0  # how often a streaming answer is pushed (Slack, Teams group chats)
     source_url_base: str | None = Field(None, description="Links sources as <base>/<path> in chat answers")
     microsoft_app_id: str | None = Field(None, validation_alias=AliasChoices("MICROSOFT_APP_ID"))

@@ -47,6 +47,8 @@ class Text(StrEnum):
     FEEDBACK_THANKS = "feedback_thanks"
     SEARCHING = "searching"
     READING = "reading"
+    READING_MORE = "reading_more"
+    GREETING = "greeting"
     SEARCHED = "searched"
     STARTED_OVER = "started_over"
     CONTINUED = "continued"
@@ -121,6 +123,9 @@ _CATALOGUE: dict[Text, tuple[str, str]] = {
                         "Starting over: earlier messages in this chat won't be used."),
     Text.CONTINUED: ("(다음 메시지에 이어집니다)", "(continued in the next message)"),
     Text.SEARCHED: ("🔎 문서를 검색했습니다", "🔎 Searched the documents"),
+    Text.READING_MORE: ("관련 문단을 고르고 있습니다…", "is picking the passages that answer it…"),
+    Text.GREETING: ("안녕하세요! 회사 문서에 대해 무엇이든 물어보세요. 출처와 함께 답합니다.",
+                    "Hi! Ask me anything about the company's documents; I answer with sources."),
     Text.USAGE: ("사용법: /docbot 질문", "Usage: /docbot your question"),
     Text.ASKED: ("{who} 님의 질문: {question}", "{who} asked: {question}"),
     Text.BUTTON_STOP: ("중단", "Stop"),

@@ -590,3 +590,63 @@ async def test_direct_messages_in_the_main_pane_keep_their_topic(bot, slack):
     question = [m for m in bot.service.store.history(conv, 10) if m.role == "user"][-1]
     assert "프로젝트" in question.rewritten and "30일" in "".join(
         c["markdown_text"] for c in slack.named("chat.appendStream")[-5:])
+
+
+def _manifest_events() -> list[str]:
+    """The bot events deploy/slack-manifest.yaml subscribes to (a plain list under bot_events)."""
+    from pathlib import Path
+
+    lines = (Path(__file__).parents[1] / "deploy" / "slack-manifest.yaml").read_text().splitlines()
+    start = next(n for n, line in enumerate(lines) if line.strip() == "bot_events:")
+    events = []
+    for line in lines[start + 1:]:
+        if not line.strip().startswith("- "):
+            break
+        events.append(line.strip()[2:])
+    return events
+
+
+def _sample_event(name: str, n: int) -> str:
+    """An event of the subscribed type, shaped as Slack's documentation shows it."""
+    ts = f"1700000300.{n:06d}"
+    if name.startswith("message."):
+        kind = {"message.channels": "channel", "message.groups": "group", "message.im": "im",
+                "message.mpim": "mpim"}[name]
+        return event_body("채널 공지 확인했어요", event_id=f"EvM{n}", ts=ts, kind="message", channel_type=kind,
+                          channel="D1" if kind == "im" else "C1")
+    if name.startswith("assistant_thread"):
+        body = json.loads(event_body("", event_id=f"EvA{n}", ts=ts))
+        body["event"] = {"type": name, "event_ts": ts, "assistant_thread": {
+            "user_id": "U1", "channel_id": "D1", "thread_ts": ts,
+            "context": {"channel_id": "C1", "team_id": "T1", "enterprise_id": None}}}
+        return json.dumps(body)
+    return event_body(f"<@{BOT_USER}> 안녕", event_id=f"EvN{n}", ts=ts, kind=name)
+
+
+async def test_every_event_the_manifest_subscribes_to_is_acknowledged(bot, slack):
+    """An event docbot subscribes to but does not handle gets 404 from Bolt, and Slack disables the
+    subscription after repeated failures: each one answers 200."""
+    events = _manifest_events()
+    assert {"app_mention", "assistant_thread_started", "assistant_thread_context_changed", "message.im"} <= set(events)
+    for n, name in enumerate(events):
+        response = await bot.post_signed(_sample_event(name, n))
+        assert response.status == 200, name
+
+
+async def test_the_assistant_pane_greets_with_suggested_prompts_and_names_its_threads(bot, slack):
+    await bot.post_signed(_sample_event("assistant_thread_started", 900))
+    await until(lambda: slack.named("assistant.threads.setSuggestedPrompts"))
+    greeting = slack.named("chat.postMessage")[0]
+    assert "안녕하세요" in greeting["text"] and "Hi!" in greeting["text"]
+    prompts = slack.named("assistant.threads.setSuggestedPrompts")[0]["prompts"]
+    prompts = json.loads(prompts) if isinstance(prompts, str) else prompts
+    assert any("연차" in p["message"] for p in prompts) and any("on-call" in p["message"] for p in prompts)
+    thread = "1700000300.000900"
+    await bot.post_signed(event_body("연차는 1년에 며칠이야?", event_id="EvAs1", ts="1700000301.000100", channel="D1",
+                                     kind="message", channel_type="im", thread_ts=thread))
+    await until(lambda: slack.named("chat.stopStream"))
+    title, = slack.named("assistant.threads.setTitle")
+    assert title["thread_ts"] == thread and title["title"] == "연차는 1년에 며칠이야?"
+    status = slack.named("assistant.threads.setStatus")[-1]
+    loading = status["loading_messages"]
+    assert (json.loads(loading) if isinstance(loading, str) else loading)
