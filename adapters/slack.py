@@ -37,6 +37,7 @@ PREFIX = "docbot_"  # a button's action_id is PREFIX + its Control; its value is
 STOP, REGENERATE, HELPFUL, NOT_HELPFUL = (PREFIX + c for c in (Control.STOP, Control.REGENERATE, Control.HELPFUL,
                                                                 Control.NOT_HELPFUL))
 CONFIRM, CANCEL = PREFIX + Control.CONFIRM, PREFIX + Control.CANCEL
+FEEDBACK = PREFIX + "feedback"  # Slack's feedback_buttons: one action id, the value says which
 _ACTION_ID = re.compile(r"^docbot_[a-z_]{1,20}$")
 _STYLES = {"primary": "primary", "danger": "danger"}
 SECTION_LIMIT = 3000  # characters of mrkdwn in one section block
@@ -112,9 +113,23 @@ class SlackRenderer:
             links.append(f"[{s.n}] {target}")
         return _context("\n".join(links))
 
-    def buttons(self, turn: Turn, key: SessionKey, running: bool) -> dict:
-        """The turn's buttons (decided in the core) as an actions block."""
-        return {"type": "actions", "elements": [_button(b, key.tenant) for b in buttons(turn, running)]}
+    def controls(self, turn: Turn, key: SessionKey, running: bool) -> list[dict]:
+        """The turn's buttons (decided in the core): an actions block, and 👍 / 👎 as Slack's own feedback
+        buttons (a `context_actions` block) under a finished answer."""
+        wanted = buttons(turn, running)
+        feedback = {b.control: b for b in wanted if b.control in (Control.HELPFUL, Control.NOT_HELPFUL)}
+        others = [_button(b, key.tenant) for b in wanted if b.control not in feedback]
+        blocks = [{"type": "actions", "elements": others}] if others else []
+        if len(feedback) == 2:
+            good, bad = feedback[Control.HELPFUL], feedback[Control.NOT_HELPFUL]
+            blocks.append({"type": "context_actions", "elements": [{
+                "type": "feedback_buttons", "action_id": FEEDBACK,
+                "positive_button": {"text": {"type": "plain_text", "text": good.label},
+                                    "accessibility_label": good.label, "value": f"{key.tenant}:{good.control}:{good.target}"},
+                "negative_button": {"text": {"type": "plain_text", "text": bad.label},
+                                    "accessibility_label": bad.label, "value": f"{key.tenant}:{bad.control}:{bad.target}"},
+            }]})
+        return blocks
 
     def message(self, turn: Turn, key: SessionKey, text: str, running: bool) -> list[list[dict]]:
         """The answer as one or more messages' blocks: its Markdown in a `markdown` block (Slack renders
@@ -122,7 +137,7 @@ class SlackRenderer:
         allows 12,000 characters of markdown blocks in one payload; longer answers continue."""
         pieces = split_text(slack_markdown(text) or say(Text.SEARCHING, turn.prepared.question), MARKDOWN_LIMIT)
         head = [b for b in (self.query_line(turn),) if b]
-        tail = [b for b in (None if running else self.sources(turn), self.buttons(turn, key, running)) if b]
+        tail = [b for b in (None if running else self.sources(turn),) if b] + self.controls(turn, key, running)
         messages = [head + [{"type": "markdown", "text": pieces[0]}] + tail]
         messages += [[{"type": "markdown", "text": piece}] for piece in pieces[1:]]
         return messages
@@ -164,7 +179,7 @@ class NativeStream(_Writer):
 
     async def finish(self, turn: Turn, key: SessionKey) -> None:
         await self._flush()
-        tail = [b for b in (self.renderer.sources(turn), self.renderer.buttons(turn, key, False)) if b]
+        tail = [b for b in (self.renderer.sources(turn),) if b] + self.renderer.controls(turn, key, False)
         if turn.status == "cancelled":
             tail.insert(0, _context(f"_{say(Text.STOPPED, turn.prepared.question)}_"))
         try:
@@ -430,7 +445,7 @@ class SlackAdapter:
         if self.streaming:
             control = await self.client.chat_postMessage(
                 channel=key.channel, thread_ts=key.thread, text=say(Text.SEARCHING, turn.prepared.question),
-                blocks=[b for b in (self.renderer.query_line(turn), self.renderer.buttons(turn, key, True)) if b])
+                blocks=[b for b in (self.renderer.query_line(turn),) if b] + self.renderer.controls(turn, key, True))
             try:
                 started = await self.client.chat_startStream(
                     channel=key.channel, thread_ts=key.thread, recipient_team_id=key.tenant or None,
@@ -452,11 +467,18 @@ class SlackAdapter:
         """A docbot button: the core decides; the conversation is the one the clicked message sits in."""
         await ack()
         action, container, user = body["actions"][0], body.get("container") or {}, body["user"]["id"]
+        value = action.get("value", "")
+        if action["action_id"] == FEEDBACK:  # "<team>:<control>:<answer>"
+            team_part, _, value = value.partition(":")
+            kind, _, target_part = value.partition(":")
+            value = f"{team_part}:{target_part}"
+        else:
+            kind = action["action_id"].removeprefix(PREFIX)
         try:
-            control = Control(action["action_id"].removeprefix(PREFIX))
+            control = Control(kind)
         except ValueError:
             return
-        team, target = _pressed(action.get("value", ""))
+        team, target = _pressed(value)
         team = team if team is not None else (body.get("team") or {}).get("id") or body["user"].get("team_id", "")
         key = SessionKey("slack", team, container.get("channel_id", ""),
                          container.get("thread_ts") or container.get("message_ts", ""))

@@ -177,6 +177,9 @@ def _invalid_blocks(blocks) -> bool:
             return True
         if kind == "actions" and any(len(str(e.get("value", ""))) > 2000 for e in block.get("elements", [])):
             return True
+        if kind == "context_actions" and any(e.get("type") not in ("feedback_buttons", "icon_button")
+                                             for e in block.get("elements", [])):
+            return True
     return False
 
 
@@ -208,3 +211,12 @@ def click_body(action_id: str, value: str, *, user: str = "U1", channel: str = "
                "actions": [{"action_id": action_id, "block_id": "b", "value": value, "type": "button",
                             "action_ts": action_ts}]}
     return urlencode({"payload": json.dumps(payload)})
+
+
+def feedback_click(value: str, which: str, **kwargs) -> str:
+    """A click on Slack's own 👍 / 👎 (`feedback_buttons`): the pressed side's value comes back."""
+    positive, negative = value
+    body = json.loads(dict(parse_qsl(click_body("docbot_feedback", positive if which == "good" else negative,
+                                                **kwargs)))["payload"])
+    body["actions"][0]["type"] = "feedback_buttons"
+    return urlencode({"payload": json.dumps(body)})

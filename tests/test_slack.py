@@ -12,7 +12,7 @@ from adapters.slack import SECTION_LIMIT, SlackAdapter, SlackRenderer
 from bot.actions import WebhookAction
 
 from conftest import build_service, service_over, slow_answers
-from slack_standin import BOT_USER, SlackStandIn, click_body, event_body, signed
+from slack_standin import BOT_USER, SlackStandIn, click_body, event_body, feedback_click, signed
 
 SECRET = "test-signing-secret"
 
@@ -68,8 +68,9 @@ async def test_mention_is_answered_in_its_thread_with_a_stream(bot, slack):
     assert "15일" in streamed
     stop = slack.named("chat.stopStream")[0]
     assert "vacation-policy.md" in json.dumps(stop["blocks"], ensure_ascii=False)
-    assert [e["action_id"] for e in stop["blocks"][-1]["elements"]] == [
-        "docbot_regenerate", "docbot_helpful", "docbot_not_helpful"]
+    assert [e["action_id"] for e in stop["blocks"][-2]["elements"]] == ["docbot_regenerate"]
+    feedback = stop["blocks"][-1]
+    assert feedback["type"] == "context_actions" and feedback["elements"][0]["type"] == "feedback_buttons"
     assert slack.named("chat.update")[-1]["ts"] == control["_reply_ts"]  # Stop button removed afterwards
     assert not _has_stop(slack.named("chat.update")[-1])
     assert {c["ts"] for c in slack.named("chat.appendStream")} == {start["_reply_ts"]}
@@ -166,11 +167,13 @@ async def test_stop_keeps_the_partial_answer_everywhere(bot, slack):
 async def test_regenerate_and_feedback_round_trips(bot, slack):
     await bot.post_signed(event_body(f"<@{BOT_USER}> 재택근무는 일주일에 몇 번 가능해?", event_id="Ev9", ts="1700000007.000100"))
     await until(lambda: slack.named("chat.stopStream"))
-    buttons = slack.named("chat.stopStream")[0]["blocks"][-1]["elements"]
-    regen, helpful = buttons[0]["value"], buttons[1]["value"]
-    await bot.post_signed(click_body("docbot_helpful", helpful, thread_ts="1700000007.000100"), form=True)
+    blocks = slack.named("chat.stopStream")[0]["blocks"]
+    regen = blocks[-2]["elements"][0]["value"]
+    native = blocks[-1]["elements"][0]
+    pair = (native["positive_button"]["value"], native["negative_button"]["value"])
+    await bot.post_signed(feedback_click(pair, "good", thread_ts="1700000007.000100"), form=True)
     await until(lambda: slack.named("chat.postEphemeral"))
-    message_id = int(helpful.split(":")[1])
+    message_id = int(pair[0].split(":")[2])
     assert [f.helpful for f in bot.service.store.feedback(message_id)] == [True]
     await bot.post_signed(click_body("docbot_regenerate", regen, thread_ts="1700000007.000100"), form=True)
     await until(lambda: len(slack.named("chat.stopStream")) == 2)
@@ -431,16 +434,16 @@ async def test_a_click_acts_only_in_the_thread_of_its_message_and_slack_connect_
     await bot.post_signed(event_body(f"<@{BOT_USER}> 재택근무는 일주일에 몇 번 가능해?", event_id="EvC1",
                                      ts="1700000030.000100"))
     await until(lambda: slack.named("chat.stopStream"))
-    buttons = slack.named("chat.stopStream")[0]["blocks"][-1]["elements"]
-    helpful = buttons[1]["value"]
-    answer_id = int(helpful.split(":")[1])
-    elsewhere = click_body("docbot_helpful", helpful, thread_ts="1700000099.000100", action_ts="1.2")
+    native = slack.named("chat.stopStream")[0]["blocks"][-1]["elements"][0]
+    pair = (native["positive_button"]["value"], native["negative_button"]["value"])
+    answer_id = int(pair[0].split(":")[2])
+    elsewhere = feedback_click(pair, "good", thread_ts="1700000099.000100", action_ts="1.2")
     await bot.post_signed(elsewhere, form=True)
     await until(lambda: slack.named("chat.postEphemeral"))
     assert "does not belong" in slack.named("chat.postEphemeral")[-1]["text"]
     assert bot.service.store.feedback(answer_id) == []
-    payload = json.loads(urllib.parse.parse_qs(click_body("docbot_helpful", helpful, user="UEXT",
-                                                          thread_ts="1700000030.000100"))["payload"][0])
+    payload = json.loads(urllib.parse.parse_qs(feedback_click(pair, "good", user="UEXT",
+                                                              thread_ts="1700000030.000100"))["payload"][0])
     payload["team"] = {"id": "T2OTHER", "domain": "partner"}
     payload["user"]["team_id"] = "T2OTHER"
     await bot.post_signed(urllib.parse.urlencode({"payload": json.dumps(payload)}), form=True)
