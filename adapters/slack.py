@@ -12,6 +12,7 @@ import logging
 import re
 import time
 from contextlib import aclosing
+from contextvars import ContextVar
 from typing import Any
 
 from aiohttp import web
@@ -30,8 +31,10 @@ from bot.conversation import ConversationService, Earlier, Pressed, SessionKey, 
 from rag.messages import Text, say
 
 from .markup import slack_escape, slack_markdown, slack_plain, split_text, url_path
+from .slack_install import OAuthConfig, oauth_settings
 
 log = logging.getLogger(__name__)
+_CLIENT: ContextVar[AsyncWebClient | None] = ContextVar("slack_client", default=None)
 
 PREFIX = "docbot_"  # a button's action_id is PREFIX + its Control; its value is "<team>:<target>"
 STOP, REGENERATE, HELPFUL, NOT_HELPFUL = (PREFIX + c for c in (Control.STOP, Control.REGENERATE, Control.HELPFUL,
@@ -233,10 +236,12 @@ class UpdateStream(_Writer):
 class SlackAdapter:
     """Registers docbot's listeners on a Bolt AsyncApp and mounts it on the aiohttp server."""
 
-    def __init__(self, service: ConversationService, bot_token: str, signing_secret: str, *,
+    def __init__(self, service: ConversationService, bot_token: str | None, signing_secret: str, *,
                  api_base_url: str | None = None, source_url_base: str | None = None,
                  update_every: float = 1.0, streaming: bool = True, retries: int = 3, answer_bots: bool = False,
-                 prompts: list[dict] | None = None):
+                 prompts: list[dict] | None = None, oauth: OAuthConfig | None = None, engine: Any = None):
+        """One workspace with `bot_token`; any number with `oauth` (installs stored through `engine`, the
+        conversation database's)."""
         client = AsyncWebClient(token=bot_token, base_url=api_base_url or AsyncWebClient.BASE_URL)
         # slack_sdk's own handlers: 429 after Retry-After, connection errors and 5xx with backoff and jitter.
         client.retry_handlers.extend([AsyncRateLimitErrorRetryHandler(max_retry_count=retries),
@@ -244,19 +249,39 @@ class SlackAdapter:
                                       AsyncServerErrorRetryHandler(max_retry_count=retries)])
         self.service, self.renderer = service, SlackRenderer(source_url_base)
         self.update_every, self.streaming, self.answer_bots = update_every, streaming, answer_bots
-        self._bot_user: str | None = None
+        self._bot_users: dict[str | None, str] = {}
         self.prompts = DEFAULT_PROMPTS if prompts is None else prompts  # assistant pane suggestions
-        self.app = AsyncApp(client=client, signing_secret=signing_secret)
+        if oauth is not None:
+            self.app = AsyncApp(client=client, signing_secret=signing_secret,
+                                oauth_settings=oauth_settings(oauth, engine))
+        else:
+            self.app = AsyncApp(client=client, signing_secret=signing_secret)
         self._register()
 
     @property
     def client(self) -> AsyncWebClient:
-        """The Web API client every call goes through."""
-        return self.app.client
+        """The Web API client of the workspace being served: the one Bolt hands the listener (with that
+        team's token when installs come through OAuth), else the app's own."""
+        return _CLIENT.get() or self.app.client
 
     def mount(self, web_app: web.Application, path: str = "/slack/events") -> None:
-        """Serve Slack's HTTP requests (events, interactivity, slash commands) on the docbot server."""
+        """Serve Slack's HTTP requests (events, interactivity, slash commands) on the docbot server, and the
+        install pages when installs come through OAuth."""
         web_app.router.add_post(path, self.handle)
+        flow = self.app.oauth_flow
+        if flow is not None:
+            web_app.router.add_get(flow.install_path, self._install)
+            web_app.router.add_get(flow.redirect_uri_path, self._installed)
+
+    async def _install(self, request: web.Request) -> web.Response:
+        """Start an install: Slack's authorize page, with a one-time state."""
+        assert self.app.oauth_flow is not None
+        return await to_aiohttp_response(await self.app.oauth_flow.handle_installation(await to_bolt_request(request)))
+
+    async def _installed(self, request: web.Request) -> web.Response:
+        """Slack sends the installer back here: the code becomes this workspace's token, stored."""
+        assert self.app.oauth_flow is not None
+        return await to_aiohttp_response(await self.app.oauth_flow.handle_callback(await to_bolt_request(request)))
 
     async def handle(self, request: web.Request) -> web.Response:
         """Bolt verifies the signature (401 if wrong) and acknowledges before the answer is written."""
@@ -277,8 +302,9 @@ class SlackAdapter:
 
     # --- events -------------------------------------------------------------------------
 
-    async def _on_assistant_thread(self, event: dict) -> None:
+    async def _on_assistant_thread(self, event: dict, client: AsyncWebClient) -> None:
         """Someone opened docbot's assistant pane: a greeting and suggested prompts (Korean and English)."""
+        _CLIENT.set(client)  # this workspace's token (one per team with OAuth installs)
         thread = event.get("assistant_thread") or {}
         channel, ts = thread.get("channel_id"), thread.get("thread_ts")
         if not channel or not ts:
@@ -292,17 +318,19 @@ class SlackAdapter:
     async def _on_context_changed(self, event: dict) -> None:
         """The user moved to another channel with the assistant pane open: nothing to do (acknowledged)."""
 
-    async def _on_mention(self, event: dict, body: dict) -> None:
+    async def _on_mention(self, event: dict, body: dict, client: AsyncWebClient) -> None:
+        _CLIENT.set(client)  # this workspace's token (one per team with OAuth installs)
         if event.get("bot_id") and not self.answer_bots:
             return  # another app mentioning docbot: off unless DOCBOT_SLACK_ANSWER_BOTS
         await self._answer(event, body)
 
-    async def _on_message(self, event: dict, body: dict, context) -> None:
+    async def _on_message(self, event: dict, body: dict, context, client: AsyncWebClient) -> None:
         """Direct messages, thread replies docbot may answer, and edits of questions it did not answer.
 
         A question with a screenshot (`file_share`) or also sent to the channel (`thread_broadcast`) is
         a message like any other; other subtypes (joins, deletions, bot messages) are not questions.
         """
+        _CLIENT.set(client)  # this workspace's token (one per team with OAuth installs)
         subtype = event.get("subtype")
         if subtype == "message_changed":
             await self._on_edit(event, body, context)
@@ -394,10 +422,11 @@ class SlackAdapter:
         return earlier[-THREAD_CONTEXT:]
 
     async def _bot_user_id(self) -> str:
-        """docbot's own user id in this workspace (auth.test, asked once)."""
-        if self._bot_user is None:
-            self._bot_user = (await self.client.auth_test()).get("user_id") or ""
-        return self._bot_user
+        """docbot's own user id in this workspace (auth.test, asked once per token)."""
+        client = self.client
+        if client.token not in self._bot_users:
+            self._bot_users[client.token] = (await client.auth_test()).get("user_id") or ""
+        return self._bot_users[client.token]
 
     async def _status(self, key: SessionKey, question: str) -> None:
         """The assistant status line while docbot works (with rotating loading messages), where the
@@ -463,8 +492,9 @@ class SlackAdapter:
 
     # --- buttons and commands --------------------------------------------------------------
 
-    async def _on_press(self, ack, body: dict) -> None:
+    async def _on_press(self, ack, body: dict, client: AsyncWebClient) -> None:
         """A docbot button: the core decides; the conversation is the one the clicked message sits in."""
+        _CLIENT.set(client)  # this workspace's token (one per team with OAuth installs)
         await ack()
         action, container, user = body["actions"][0], body.get("container") or {}, body["user"]["id"]
         value = action.get("value", "")
@@ -500,10 +530,11 @@ class SlackAdapter:
             await self.client.chat_postEphemeral(channel=key.channel, user=user, text=note,
                                                  thread_ts=container.get("thread_ts"))
 
-    async def _on_command(self, ack, command: dict, respond) -> None:
+    async def _on_command(self, ack, command: dict, respond, client: AsyncWebClient) -> None:
         """`/docbot question`: post the question in the channel and answer in its thread; where docbot is
         not a member (Slack: `not_in_channel`), answer the asker alone through the command's response_url.
         Nothing raises after the acknowledgement: a failure is said to the asker."""
+        _CLIENT.set(client)  # this workspace's token (one per team with OAuth installs)
         text = (command.get("text") or "").strip()
         await ack()
         try:

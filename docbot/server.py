@@ -100,19 +100,26 @@ async def _drain(app: web.Application) -> None:
 def _mount_slack(app: web.Application, runtime: Runtime) -> None:
     """Slack over HTTP at /slack/events, plus Socket Mode when an app-level token is set."""
     from adapters.slack import SlackAdapter, start_socket_mode
+    from adapters.slack_install import OAuthConfig
 
     s = runtime.settings
     if not s.slack_signing_secret and not s.slack_app_token:
-        raise ConfigurationError("SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET nor SLACK_APP_TOKEN is")
-    assert s.slack_bot_token is not None  # checked by the caller
-    adapter = SlackAdapter(runtime.conversations, s.slack_bot_token.get_secret_value(),
+        raise ConfigurationError("Slack is configured but neither SLACK_SIGNING_SECRET nor SLACK_APP_TOKEN is set")
+    oauth = None
+    if s.slack_client_id:
+        if not s.slack_client_secret or not s.slack_signing_secret:
+            raise ConfigurationError("SLACK_CLIENT_ID needs SLACK_CLIENT_SECRET and SLACK_SIGNING_SECRET (OAuth "
+                                     "installs arrive over HTTP)")
+        oauth = OAuthConfig(s.slack_client_id, s.slack_client_secret.get_secret_value())
+    adapter = SlackAdapter(runtime.conversations,
+                           s.slack_bot_token.get_secret_value() if s.slack_bot_token and not oauth else None,
                            s.slack_signing_secret.get_secret_value() if s.slack_signing_secret else "",
                            api_base_url=s.slack_api_base_url, source_url_base=s.source_url_base,
                            update_every=s.slack_update_seconds, streaming=s.slack_streaming,
                            answer_bots=s.slack_answer_bots,
                            prompts=[p.model_dump() for p in s.slack_suggested_prompts]
                            if s.slack_suggested_prompts is not None else None,
-                           retries=runtime.retry_policy.retries)
+                           retries=runtime.retry_policy.retries, oauth=oauth, engine=runtime.store.engine)
     if s.slack_signing_secret:
         adapter.mount(app)
     if s.slack_app_token:
@@ -147,7 +154,7 @@ def make_app(runtime: Runtime, *, schedule: bool = True) -> web.Application:
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
     app.router.add_get("/metrics", metrics)
-    if runtime.settings.slack_bot_token:
+    if runtime.settings.slack_configured:
         _mount_slack(app, runtime)
     if runtime.settings.teams_configured:
         _mount_teams(app, runtime)

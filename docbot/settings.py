@@ -139,6 +139,9 @@ class Settings(BaseSettings):
 
     # Chat platforms (adapters mount in `docbot serve` when these are set)
     slack_bot_token: SecretStr | None = Field(None, validation_alias=AliasChoices("SLACK_BOT_TOKEN"))
+    # Installs from any number of workspaces (OAuth): tokens are stored per team in the database.
+    slack_client_id: str | None = Field(None, validation_alias=AliasChoices("SLACK_CLIENT_ID"))
+    slack_client_secret: SecretStr | None = Field(None, validation_alias=AliasChoices("SLACK_CLIENT_SECRET"))
     slack_signing_secret: SecretStr | None = Field(None, validation_alias=AliasChoices("SLACK_SIGNING_SECRET"))
     slack_app_token: SecretStr | None = Field(None, validation_alias=AliasChoices("SLACK_APP_TOKEN"))
     slack_api_base_url: str | None = Field(None, validation_alias=AliasChoices("SLACK_API_BASE_URL"))
@@ -175,7 +178,12 @@ class Settings(BaseSettings):
     @property
     def chat_platform_configured(self) -> bool:
         """Whether Slack or Teams is configured."""
-        return bool(self.slack_bot_token or self.teams_configured)
+        return bool(self.slack_configured or self.teams_configured)
+
+    @property
+    def slack_configured(self) -> bool:
+        """Slack with one workspace's token, or installs through OAuth."""
+        return bool(self.slack_bot_token or self.slack_client_id)
 
     @property
     def teams_configured(self) -> bool:

@@ -33,7 +33,10 @@ class SlackStandIn:
     socket_envelopes: list[dict] = field(default_factory=list)  # pushed to a Socket Mode client on connect
     socket_acks: list[dict] = field(default_factory=list)
     joined: set[str] = field(default_factory=lambda: {"C1"})
-    threads: dict = field(default_factory=dict)  # thread ts -> messages conversations.replies returns  # channels the bot is a member of (DMs: always)
+    threads: dict = field(default_factory=dict)  # thread ts -> messages conversations.replies returns
+    tokens: dict = field(default_factory=lambda: {"xoxb-test": "T1"})  # bot token -> its workspace
+    oauth_codes: dict = field(default_factory=dict)  # code -> the workspace an install of it grants
+    client: tuple = ("111.222", "client-secret")  # the app's OAuth client id and secret  # channels the bot is a member of (DMs: always)
     refused: list[tuple[str, str]] = field(default_factory=list)  # (method, error) of every refused call
     _ts: itertools.count = field(default_factory=lambda: itertools.count(1))
     _posted: dict = field(default_factory=dict)  # ts -> "message" | "streaming" | "stopped", docbot's own
@@ -69,7 +72,14 @@ class SlackStandIn:
         else:
             body = dict(parse_qsl(raw))
         body = {**dict(request.query), **body}  # slack_sdk sends some methods' arguments as query parameters
+        token = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+        body["_team"] = self.tokens.get(token)  # which workspace's token made the call
         self.calls.append((method, body))
+        if method == "oauth.v2.access":
+            return self._oauth_access(body, request)
+        if method not in ("apps.connections.open",) and token not in self.tokens:
+            self.refused.append((method, "invalid_auth"))
+            return web.json_response({"ok": False, "error": "invalid_auth"})
         error = self._refusal(method, body)
         if error:
             self.refused.append((method, error))
@@ -80,8 +90,9 @@ class SlackStandIn:
             self.rate_limit_once.discard(method)
             return web.json_response({"ok": False, "error": "ratelimited"}, status=429, headers={"Retry-After": "1"})
         if method == "auth.test":
-            return web.json_response({"ok": True, "user_id": BOT_USER, "bot_id": "BBOT", "team_id": "T1",
-                                      "user": "docbot", "team": "Nuri Labs", "url": "https://nuri.example/"})
+            team = body["_team"]
+            return web.json_response({"ok": True, "user_id": BOT_USER, "bot_id": f"B{team}", "team_id": team,
+                                      "user": "docbot", "team": f"Team {team}", "url": "https://nuri.example/"})
         if method == "apps.connections.open":
             return web.json_response({"ok": True, "url": str(self.server.make_url("/link")).replace("http", "ws", 1)})
         if method == "chat.startStream" and not self.streaming:
@@ -102,6 +113,28 @@ class SlackStandIn:
             return web.json_response({"ok": True, "message_ts": self._next_ts()})
         return web.json_response({"ok": True, "channel": body.get("channel"), "ts": body.get("ts", "")})
 
+
+    def _oauth_access(self, body: dict, request: web.Request) -> web.Response:
+        """oauth.v2.access: the app's client credentials and a one-time code become a bot token."""
+        import base64
+
+        auth = request.headers.get("Authorization", "")
+        if auth.startswith("Basic "):
+            client_id, _, secret = base64.b64decode(auth[6:]).decode().partition(":")
+        else:
+            client_id, secret = body.get("client_id", ""), body.get("client_secret", "")
+        if (client_id, secret) != self.client:
+            return web.json_response({"ok": False, "error": "invalid_client_id"})
+        team = self.oauth_codes.pop(body.get("code"), None)
+        if team is None:
+            return web.json_response({"ok": False, "error": "invalid_code"})
+        token = f"xoxb-{team}-installed"
+        self.tokens[token] = team
+        return web.json_response({
+            "ok": True, "access_token": token, "token_type": "bot", "scope": "chat:write,app_mentions:read",
+            "bot_user_id": BOT_USER, "app_id": "A1", "team": {"id": team, "name": f"Team {team}"},
+            "enterprise": None, "is_enterprise_install": False,
+            "authed_user": {"id": "UINSTALLER", "scope": "", "access_token": None, "token_type": None}})
 
     async def _respond(self, request: web.Request) -> web.Response:
         """A command's or a button's response_url: what was posted there is recorded as `respond`."""
@@ -151,7 +184,7 @@ class SlackStandIn:
 
 
 KNOWN_METHODS = {
-    "auth.test", "apps.connections.open", "chat.postMessage", "chat.postEphemeral", "chat.update", "chat.delete",
+    "auth.test", "oauth.v2.access", "apps.connections.open", "chat.postMessage", "chat.postEphemeral", "chat.update", "chat.delete",
     "chat.startStream", "chat.appendStream", "chat.stopStream", "assistant.threads.setStatus",
     "assistant.threads.setTitle", "assistant.threads.setSuggestedPrompts", "conversations.replies",
     "conversations.info", "users.info",

@@ -653,3 +653,54 @@ async def test_the_assistant_pane_greets_with_suggested_prompts_and_names_its_th
     status = slack.named("assistant.threads.setStatus")[-1]
     loading = status["loading_messages"]
     assert (json.loads(loading) if isinstance(loading, str) else loading)
+
+
+async def test_workspaces_install_through_oauth_and_each_is_answered_with_its_own_token(slack, handbook_indexer,
+                                                                                        analyzer, classifier,
+                                                                                        tmp_path):
+    """Multi-workspace: /slack/install sends the admin to Slack with a one-time state, the redirect's code
+    becomes that team's bot token (stored in docbot's database), and each team's events are answered
+    with its own token; a team that never installed is not answered."""
+    from urllib.parse import parse_qs, urlparse
+
+    from adapters.slack_install import OAuthConfig
+    from bot.storage import Store
+
+    db = f"sqlite:///{tmp_path / 'oauth.sqlite3'}"
+    service = build_service(handbook_indexer, analyzer, classifier, db)
+    adapter = SlackAdapter(service, None, SECRET, api_base_url=slack.base_url, update_every=0.0,
+                           oauth=OAuthConfig(*slack.client), engine=Store(db).engine)
+    app = web.Application()
+    adapter.mount(app)
+    client = TestClient(TestServer(app, host="127.0.0.1"))
+    await client.start_server()
+    try:
+        start = await client.get("/slack/install", allow_redirects=False)
+        assert start.status == 302
+        authorize = urlparse(start.headers["Location"])
+        assert authorize.netloc == "slack.com" and "chat:write" in parse_qs(authorize.query)["scope"][0]
+        state = parse_qs(authorize.query)["state"][0]
+        cookie = start.headers["Set-Cookie"].split(";")[0]
+        slack.oauth_codes["code-T2"] = "T2"
+        done = await client.get(f"/slack/oauth_redirect?code=code-T2&state={state}", headers={"Cookie": cookie})
+        assert done.status == 200
+        replay = await client.get(f"/slack/oauth_redirect?code=code-T2&state={state}", headers={"Cookie": cookie})
+        assert replay.status != 200  # a state is good once
+
+        async def post(body: str):
+            return await client.post("/slack/events", data=body.encode(),
+                                     headers={"Content-Type": "application/json", **signed(SECRET, body)})
+
+        event = json.loads(event_body(f"<@{BOT_USER}> 연차는 1년에 며칠이야?", event_id="EvT2", ts="1700000400.000100"))
+        event.update(team_id="T2", authorizations=[{"user_id": BOT_USER, "is_bot": True, "team_id": "T2"}])
+        await post(json.dumps(event))
+        await until(lambda: slack.named("chat.stopStream"))
+        assert {c["_team"] for c in slack.named("chat.postMessage") + slack.named("chat.appendStream")} == {"T2"}
+        stranger = {**event, "team_id": "T3", "event_id": "EvT3",
+                    "authorizations": [{"user_id": BOT_USER, "is_bot": True, "team_id": "T3"}]}
+        stranger["event"] = {**event["event"], "ts": "1700000401.000100"}
+        await post(json.dumps(stranger))
+        await asyncio.sleep(0.5)
+        assert len(slack.named("chat.stopStream")) == 1  # no installation, no token, no answer
+    finally:
+        await client.close()

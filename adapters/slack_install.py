@@ -1,0 +1,103 @@
+"""Slack's OAuth install flow for multi-workspace use: slack_sdk's SQLAlchemy installation and state
+stores, in docbot's own database, behind Bolt's async OAuth settings.
+
+slack_sdk's async SQLAlchemy stores need an async driver; docbot's database is synchronous (SQLite
+or psycopg), so the sync stores run on worker threads behind the async interfaces Bolt calls.
+With an installation store, Bolt finds each workspace's (or Enterprise org's) bot token per
+request; the single-token mode (SLACK_BOT_TOKEN) stays for one workspace.
+"""
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
+from slack_sdk.oauth.installation_store import Bot, Installation
+from slack_sdk.oauth.installation_store.async_installation_store import AsyncInstallationStore
+from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
+from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
+from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
+
+# What docbot asks a workspace for (deploy/slack-manifest.yaml lists the same).
+SCOPES = ["app_mentions:read", "assistant:write", "channels:history", "chat:write", "commands", "groups:history",
+          "im:history", "im:read", "im:write", "mpim:history"]
+
+
+@dataclass(frozen=True)
+class OAuthConfig:
+    """The app's credentials and where the install pages live."""
+
+    client_id: str
+    client_secret: str
+    scopes: list[str] = field(default_factory=lambda: list(SCOPES))
+    install_path: str = "/slack/install"
+    redirect_path: str = "/slack/oauth_redirect"
+    state_seconds: int = 600
+
+
+class ThreadedInstallationStore(AsyncInstallationStore):
+    """slack_sdk's SQLAlchemy installation store, called on a worker thread."""
+
+    def __init__(self, store: SQLAlchemyInstallationStore):
+        self.store = store
+
+    @property
+    def logger(self):
+        return self.store.logger
+
+    async def async_save(self, installation: Installation):
+        await asyncio.to_thread(self.store.save, installation)
+
+    async def async_save_bot(self, bot: Bot):
+        await asyncio.to_thread(self.store.save_bot, bot)
+
+    async def async_find_bot(self, *, enterprise_id: str | None, team_id: str | None,
+                             is_enterprise_install: bool | None = False) -> Bot | None:
+        return await asyncio.to_thread(self.store.find_bot, enterprise_id=enterprise_id, team_id=team_id,
+                                       is_enterprise_install=is_enterprise_install)
+
+    async def async_find_installation(self, *, enterprise_id: str | None, team_id: str | None,
+                                      user_id: str | None = None,
+                                      is_enterprise_install: bool | None = False) -> Installation | None:
+        return await asyncio.to_thread(self.store.find_installation, enterprise_id=enterprise_id, team_id=team_id,
+                                       user_id=user_id, is_enterprise_install=is_enterprise_install)
+
+    async def async_delete_bot(self, *, enterprise_id: str | None, team_id: str | None) -> None:
+        await asyncio.to_thread(self.store.delete_bot, enterprise_id=enterprise_id, team_id=team_id)
+
+    async def async_delete_installation(self, *, enterprise_id: str | None, team_id: str | None,
+                                        user_id: str | None = None) -> None:
+        await asyncio.to_thread(self.store.delete_installation, enterprise_id=enterprise_id, team_id=team_id,
+                                user_id=user_id)
+
+
+class ThreadedStateStore(AsyncOAuthStateStore):
+    """slack_sdk's SQLAlchemy OAuth state store (one-time `state` values), called on a worker thread."""
+
+    def __init__(self, store: SQLAlchemyOAuthStateStore):
+        self.store = store
+
+    @property
+    def logger(self):
+        return self.store.logger
+
+    async def async_issue(self, *args: Any, **kwargs: Any) -> str:
+        return await asyncio.to_thread(self.store.issue, *args, **kwargs)
+
+    async def async_consume(self, state: str) -> bool:
+        return await asyncio.to_thread(self.store.consume, state)
+
+
+def oauth_settings(config: OAuthConfig, engine) -> AsyncOAuthSettings:
+    """Bolt's OAuth settings with both stores in docbot's database (their tables created if missing:
+    slack_sdk owns their schema)."""
+    installations = SQLAlchemyInstallationStore(client_id=config.client_id, engine=engine)
+    states = SQLAlchemyOAuthStateStore(expiration_seconds=config.state_seconds, engine=engine)
+    installations.create_tables()
+    states.metadata.create_all(engine)
+    return AsyncOAuthSettings(
+        client_id=config.client_id, client_secret=config.client_secret, scopes=config.scopes,
+        installation_store=ThreadedInstallationStore(installations), state_store=ThreadedStateStore(states),
+        install_path=config.install_path, redirect_uri_path=config.redirect_path,
+        install_page_rendering_enabled=False)
