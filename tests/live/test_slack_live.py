@@ -19,3 +19,19 @@ async def test_token_works_and_streaming_round_trip():
                                            recipient_user_id=auth["user_id"])
     await client.chat_appendStream(channel=CHANNEL, ts=stream["ts"], markdown_text="hello from docbot's live suite")
     await client.chat_stopStream(channel=CHANNEL, ts=stream["ts"])
+
+
+async def test_assistant_surface_calls_are_accepted():
+    """The assistant pane's calls docbot makes: status with loading messages, title, suggested prompts.
+    Needs DOCBOT_LIVE_SLACK_DM (a DM channel with an assistant thread open) and its DOCBOT_LIVE_SLACK_THREAD."""
+    from slack_sdk.web.async_client import AsyncWebClient
+
+    dm, thread = os.environ.get("DOCBOT_LIVE_SLACK_DM"), os.environ.get("DOCBOT_LIVE_SLACK_THREAD")
+    if not (dm and thread):
+        pytest.skip("no assistant thread configured")
+    client = AsyncWebClient(token=TOKEN)
+    await client.assistant_threads_setStatus(channel_id=dm, thread_ts=thread, status="is reading the documents…",
+                                             loading_messages=["Searching the documents…"])
+    await client.assistant_threads_setTitle(channel_id=dm, thread_ts=thread, title="docbot live test")
+    await client.assistant_threads_setSuggestedPrompts(channel_id=dm, thread_ts=thread,
+                                                       prompts=[{"title": "휴가 규정", "message": "연차는 며칠이야?"}])
