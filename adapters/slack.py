@@ -41,6 +41,7 @@ STOP, REGENERATE, HELPFUL, NOT_HELPFUL = (PREFIX + c for c in (Control.STOP, Con
                                                                 Control.NOT_HELPFUL))
 CONFIRM, CANCEL = PREFIX + Control.CONFIRM, PREFIX + Control.CANCEL
 FEEDBACK = PREFIX + "feedback"  # Slack's feedback_buttons: one action id, the value says which
+SHARE = PREFIX + "share"  # posts a private /docbot answer where it was asked
 _ACTION_ID = re.compile(r"^docbot_[a-z_]{1,20}$")
 _STYLES = {"primary": "primary", "danger": "danger"}
 SECTION_LIMIT = 3000  # characters of mrkdwn in one section block
@@ -492,12 +493,15 @@ class SlackAdapter:
 
     # --- buttons and commands --------------------------------------------------------------
 
-    async def _on_press(self, ack, body: dict, client: AsyncWebClient) -> None:
+    async def _on_press(self, ack, body: dict, client: AsyncWebClient, respond) -> None:
         """A docbot button: the core decides; the conversation is the one the clicked message sits in."""
         _CLIENT.set(client)  # this workspace's token (one per team with OAuth installs)
         await ack()
         action, container, user = body["actions"][0], body.get("container") or {}, body["user"]["id"]
         value = action.get("value", "")
+        if action["action_id"] == SHARE:
+            await self._share(value, user, respond)
+            return
         if action["action_id"] == FEEDBACK:  # "<team>:<control>:<answer>"
             team_part, _, value = value.partition(":")
             kind, _, target_part = value.partition(":")
@@ -519,6 +523,19 @@ class SlackAdapter:
             await self.render(pressed.turn, key, pressed.turn.user_id)
         elif pressed.note:
             await self._tell(key, container, user, pressed)
+
+    async def _share(self, value: str, user: str, respond) -> None:
+        """Post a private answer in the channel it was asked in (its asker only), through the button's
+        response_url (which works where docbot is not a member)."""
+        answer = await self.service.shareable(int(value.rpartition(":")[2] or 0), user)
+        if answer is None:
+            await respond(text=say(Text.NOT_YOURS, "", verb="share"), response_type="ephemeral", replace_original=False)
+            return
+        blocks = [{"type": "markdown", "text": piece} for piece in split_text(
+            slack_markdown(answer.text) or " ", MARKDOWN_LIMIT)][:1]
+        blocks.append(_context(f"<@{user}> · docbot"))
+        await respond(text=slack_markdown(answer.text[:3000]), blocks=blocks, response_type="in_channel",
+                      delete_original=True)
 
     async def _tell(self, key: SessionKey, container: dict, user: str, pressed: Pressed) -> None:
         """A press's note: an action's result replaces its buttons; anything else only the clicker sees."""
@@ -559,7 +576,15 @@ class SlackAdapter:
             turn = await self.service.ask(key, text, user)
             if turn is not None:
                 answer = await turn.collect()
-                blocks = self.renderer.message(turn, key, answer, running=False)[0]
+                # Buttons act in a conversation; a private answer has none to act in, so it offers one thing:
+                # posting it where it was asked.
+                blocks = [b for b in (self.renderer.query_line(turn),) if b]
+                blocks += [{"type": "markdown", "text": piece} for piece in split_text(
+                    slack_markdown(answer) or " ", MARKDOWN_LIMIT)][:1]
+                blocks += [b for b in (self.renderer.sources(turn),) if b]
+                blocks.append({"type": "actions", "elements": [{
+                    "type": "button", "action_id": SHARE, "value": f"{key.tenant}:{turn.answer_id}",
+                    "text": {"type": "plain_text", "text": say(Text.BUTTON_SHARE, text)}}]})
                 await respond(text=slack_markdown(answer[:3000]) or " ", blocks=blocks, response_type="ephemeral")
             return
         key = SessionKey("slack", command.get("team_id", ""), channel, root["ts"])

@@ -329,6 +329,16 @@ class ConversationService:
             return []
         return [Earlier(m.role, m.text, m.user_id, m.intent, m.rewritten, tuple(m.sources or ())) for m in rows]
 
+    async def shareable(self, answer_id: int, user_id: str) -> Message | None:
+        """A stored answer its asker may post elsewhere (None for anyone else, or no such answer)."""
+        def find() -> Message | None:
+            answer = self.store.get_message(answer_id) if answer_id else None
+            question = self.store.question_of_run(answer.run_id) if answer and answer.run_id else None
+            return answer if answer and answer.role == "assistant" and question and question.user_id == user_id \
+                else None
+
+        return await self.store.call(find)
+
     async def askers(self, key: SessionKey) -> set[str]:
         """Who has asked docbot something in this thread (empty when the database cannot say)."""
         try:

@@ -55,6 +55,7 @@ class Text(StrEnum):
     USAGE = "usage"
     ASKED = "asked"
     BUTTON_STOP = "button_stop"
+    BUTTON_SHARE = "button_share"
     BUTTON_CONFIRM = "button_confirm"
     BUTTON_CANCEL = "button_cancel"
     BUTTON_REGENERATE = "button_regenerate"
@@ -129,6 +130,7 @@ _CATALOGUE: dict[Text, tuple[str, str]] = {
     Text.USAGE: ("사용법: /docbot 질문", "Usage: /docbot your question"),
     Text.ASKED: ("{who} 님의 질문: {question}", "{who} asked: {question}"),
     Text.BUTTON_STOP: ("중단", "Stop"),
+    Text.BUTTON_SHARE: ("채널에 공유", "Share in channel"),
     Text.BUTTON_CONFIRM: ("확인", "Confirm"),
     Text.BUTTON_CANCEL: ("취소", "Cancel"),
     Text.BUTTON_REGENERATE: ("다시 생성", "Regenerate"),

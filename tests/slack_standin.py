@@ -224,9 +224,12 @@ def signed(secret: str, body: str, timestamp: int | None = None) -> dict:
 
 
 def event_body(text: str, *, event_id: str, ts: str, channel: str = "C1", thread_ts: str | None = None,
-               kind: str = "app_mention", channel_type: str = "channel", user: str = "U1") -> str:
+               kind: str = "app_mention", channel_type: str = "channel", user: str = "U1", team: str = "T1") -> str:
+    # As Slack's documented examples: the user's `team`, a `client_msg_id`, and the text as rich-text blocks.
     event = {"type": kind, "user": user, "text": text, "ts": ts, "channel": channel, "event_ts": ts,
-             "channel_type": channel_type}
+             "channel_type": channel_type, "team": team, "client_msg_id": f"c0ffee00-{abs(hash(ts)) % 10**8:08d}",
+             "blocks": [{"type": "rich_text", "block_id": "b1", "elements": [
+                 {"type": "rich_text_section", "elements": [{"type": "text", "text": text}]}]}]}
     if thread_ts:
         event["thread_ts"] = thread_ts
     return json.dumps({"token": "t", "team_id": "T1", "api_app_id": "A1", "event": event, "type": "event_callback",

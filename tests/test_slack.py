@@ -453,7 +453,8 @@ async def test_a_click_acts_only_in_the_thread_of_its_message_and_slack_connect_
 
 async def test_slash_command_where_docbot_is_not_a_member_answers_the_asker_privately(bot, slack):
     """Slack refuses `chat.postMessage` with `not_in_channel` there; the answer goes through the command's
-    response_url, ephemeral, whole, and nothing is left unhandled after the acknowledgement."""
+    response_url, ephemeral, whole, with a button that shares it in the channel (for the asker only)."""
+    import urllib.parse
     from urllib.parse import urlencode
 
     body = urlencode({"command": "/docbot", "text": "연차는 1년에 며칠이야?", "user_id": "U1", "channel_id": "C-OTHER",
@@ -464,6 +465,18 @@ async def test_slash_command_where_docbot_is_not_a_member_answers_the_asker_priv
     reply, = slack.named("respond")
     assert reply["response_type"] == "ephemeral" and "15일" in json.dumps(reply["blocks"], ensure_ascii=False)
     assert ("chat.postMessage", "not_in_channel") in slack.refused and not slack.named("chat.startStream")
+    share = reply["blocks"][-1]["elements"][0]
+    assert share["action_id"] == "docbot_share"
+    for user in ("U2", "U1"):  # only the asker may share it
+        payload = json.loads(dict(urllib.parse.parse_qsl(click_body("docbot_share", share["value"], user=user,
+                                                                     channel="C-OTHER")))["payload"])
+        payload["response_url"] = slack.response_url(f"share-{user}")
+        await bot.post_signed(urllib.parse.urlencode({"payload": json.dumps(payload)}), form=True)
+    await until(lambda: len(slack.named("respond")) == 3)
+    refused, shared = slack.named("respond")[1:]
+    assert refused["response_type"] == "ephemeral" and "Only the person who asked" in refused["text"]
+    assert shared["response_type"] == "in_channel" and shared["delete_original"] is True
+    assert "15일" in json.dumps(shared["blocks"], ensure_ascii=False)
 
 
 async def test_a_reply_that_is_not_a_document_answer_leaves_no_stray_message(bot, slack):
@@ -704,3 +717,18 @@ async def test_workspaces_install_through_oauth_and_each_is_answered_with_its_ow
         assert len(slack.named("chat.stopStream")) == 1  # no installation, no token, no answer
     finally:
         await client.close()
+
+
+async def test_a_slack_connect_colleague_from_another_organisation_is_answered_in_the_thread(bot, slack):
+    """In a Slack Connect channel the event's `team` is the asker's own organisation; the thread is keyed
+    by the workspace docbot is installed in (the envelope's team_id), so follow-ups find their history."""
+    root = "1700000500.000100"
+    await bot.post_signed(event_body(f"<@{BOT_USER}> 프로젝트 삭제 정책 알려줘", event_id="EvX1", ts=root, user="UEXT",
+                                     team="T9PARTNER"))
+    await until(lambda: len(slack.named("chat.stopStream")) == 1)
+    await bot.post_signed(event_body("그럼 언제까지 살릴 수 있어?", event_id="EvX2", ts="1700000500.000200",
+                                     thread_ts=root, kind="message", user="UEXT", team="T9PARTNER"))
+    await until(lambda: len(slack.named("chat.stopStream")) == 2)
+    conv = bot.service.store.conversation("slack", "T1", "C1", root).id
+    follow = [m for m in bot.service.store.history(conv, 10) if m.role == "user"][-1]
+    assert follow.user_id == "UEXT" and "프로젝트" in follow.rewritten
