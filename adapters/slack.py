@@ -382,7 +382,10 @@ class SlackAdapter:
         return SessionKey("slack", team, event["channel"], event.get("thread_ts") or event["ts"])
 
     async def _answer(self, event: dict, body: dict, seen: bool = False) -> None:
-        """One event, one answer: redeliveries of the same event id are dropped (by the core, on any replica)."""
+        """One event, one answer: a redelivery of the same event id (any replica) is dropped before anything
+        is shown, so no status line is left waiting for an answer that will not come."""
+        if not await self.service.first_delivery(f"slack:{body.get('event_id') or event.get('ts')}"):
+            return
         if not seen:  # recorded so an edit of this message later is known to have been answered
             await self.service.first_delivery(_answered(event))
         key = self._key(body, event)
@@ -391,8 +394,7 @@ class SlackAdapter:
         if event.get("channel_type") == "im" and event.get("thread_ts") and not await self.service.takes_part(key):
             await self._title(key, text)  # an assistant thread's first question names it in the history list
         context = await self._thread_before(event, key)
-        turn = await self.service.ask(key, text, event.get("user", ""),
-                                      delivery_id=f"slack:{body.get('event_id') or event.get('ts')}", context=context)
+        turn = await self.service.ask(key, text, event.get("user", ""), context=context)
         if turn is None:
             return
         await self.render(turn, key, event.get("user", ""))
