@@ -61,6 +61,19 @@ def classifier(embedder, tmp_path_factory):
 
 
 @pytest.fixture
+def warm(analyzer, embedder, classifier):
+    """Give a Runtime the session's loaded analyzer, model and classifier (building them again costs
+    seconds a test; the composition itself is still the Runtime's)."""
+    from rag.intent import ClassifierRouter
+
+    def warmed(runtime):
+        runtime.__dict__.update(analyzer=analyzer, embedder=embedder, router=ClassifierRouter(classifier, analyzer))
+        return runtime
+
+    return warmed
+
+
+@pytest.fixture
 def counting(embedder) -> CountingEmbedder:
     return CountingEmbedder(embedder)
 

@@ -238,7 +238,7 @@ async def test_without_streaming_markdown_is_rendered_and_no_message_says_only_a
                for c in slack.named("chat.postMessage") + slack.named("chat.update"))
 
 
-async def test_serve_mounts_slack_from_settings(slack, tmp_path, monkeypatch):
+async def test_serve_mounts_slack_from_settings(slack, tmp_path, monkeypatch, warm):
     """Settings -> `docbot serve`'s app: /slack/events is there and checks signatures."""
     from docbot.runtime import Runtime
     from docbot.server import make_app
@@ -246,7 +246,7 @@ async def test_serve_mounts_slack_from_settings(slack, tmp_path, monkeypatch):
 
     settings = Settings(_env_file=None, data_dir=tmp_path, SLACK_BOT_TOKEN="xoxb-test",
                         SLACK_SIGNING_SECRET=SECRET, SLACK_API_BASE_URL=slack.base_url)
-    client = TestClient(TestServer(make_app(Runtime(settings), schedule=False), host="127.0.0.1"))
+    client = TestClient(TestServer(make_app(warm(Runtime(settings)), schedule=False), host="127.0.0.1"))
     await client.start_server()
     try:
         body = event_body("<@UBOT> hi", event_id="EvS", ts="1.2")

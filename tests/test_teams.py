@@ -189,14 +189,14 @@ def test_teams_package_builds(tmp_path, monkeypatch):
     assert failed.returncode != 0 and "DOCBOT_PUBLIC_URL" in failed.stderr and "DOCBOT_TEAMS_DEVELOPER" in failed.stderr
 
 
-async def test_serve_mounts_teams_from_settings(connector, tmp_path):
+async def test_serve_mounts_teams_from_settings(connector, tmp_path, warm):
     from docbot.runtime import Runtime
     from docbot.server import make_app
     from docbot.settings import Settings
 
     settings = Settings(_env_file=None, data_dir=tmp_path, MICROSOFT_APP_ID="00000000-0000-0000-0000-0000000000aa",
                         MICROSOFT_APP_PASSWORD="pw")
-    client = TestClient(TestServer(make_app(Runtime(settings), schedule=False), host="127.0.0.1"))
+    client = TestClient(TestServer(make_app(warm(Runtime(settings)), schedule=False), host="127.0.0.1"))
     await client.start_server()
     try:
         response = await client.post("/api/messages", json=message("hi", connector.service_url),

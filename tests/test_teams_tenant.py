@@ -176,7 +176,7 @@ async def test_a_stop_sent_from_another_chat_stops_nothing(teams, connector, mon
 
 
 async def test_a_channel_thread_sees_sources_configured_for_its_channel(connector, analyzer, embedder, classifier,
-                                                                       tmp_path):
+                                                                       tmp_path, warm):
     """A channel thread's conversation.id is `<channel>;messageid=<root>`; a source restricted to the channel
     id (channelData.channel.id) must be found in its threads, and not elsewhere."""
     from docbot.runtime import Runtime
@@ -190,7 +190,7 @@ async def test_a_channel_thread_sees_sources_configured_for_its_channel(connecto
     channel = "19:finance@thread.tacv2"
     runtime = Runtime(Settings(data_dir=tmp_path / "data", _env_file=None, rate_limit_per_user=0, sources=[
         {"name": "all", "path": str(docs)}, {"name": "finance", "path": str(docs / "finance"), "channels": [channel]}]))
-    runtime.__dict__.update(analyzer=analyzer, embedder=embedder)
+    warm(runtime)
     runtime.index_job.run("cli")
     client = await _client(TeamsAdapter(runtime.conversations, update_every=0.0))
     try:
