@@ -28,7 +28,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.controls import Button, Control, buttons
 from bot.conversation import ConversationService, Earlier, Pressed, SessionKey, Turn
-from rag.messages import Text, say
+from rag.messages import Text, say, verb
 
 from .markup import slack_escape, slack_markdown, slack_plain, split_text, url_path
 from .slack_install import OAuthConfig, oauth_settings
@@ -391,23 +391,24 @@ class SlackAdapter:
         key = self._key(body, event)
         text = slack_plain(_MENTION.sub("", event.get("text", ""))).strip()  # as the person wrote it
         await self._status(key, text)
-        if event.get("channel_type") == "im" and event.get("thread_ts") and not await self.service.takes_part(key):
+        known = await self.service.takes_part(key)  # asked once: the title and the thread context both need it
+        if event.get("channel_type") == "im" and event.get("thread_ts") and not known:
             await self._title(key, text)  # an assistant thread's first question names it in the history list
-        context = await self._thread_before(event, key)
+        context = [] if known else await self._thread_before(event, key)
         turn = await self.service.ask(key, text, event.get("user", ""), context=context)
         if turn is None:
             return
         await self.render(turn, key, event.get("user", ""))
 
     async def _thread_before(self, event: dict, key: SessionKey) -> list[Earlier]:
-        """Called into an existing thread for the first time: what was said there before, read with
-        conversations.replies (bounded), so "summarise what we decided above" has something to go on."""
+        """docbot's first message in a thread: what was said there before, read with conversations.replies
+        (bounded), so "summarise what we decided above" has something to go on."""
         thread = event.get("thread_ts")
         if not thread and event.get("channel_type") == "im":
             # A top-level direct message starts a thread of its own, but the pane is one conversation:
             # the last half hour there is its history ("who owns it?" keeps its topic).
             return await self.service.recent(key, DM_SESSION_SECONDS)
-        if not thread or thread == event.get("ts") or await self.service.takes_part(key):
+        if not thread or thread == event.get("ts"):
             return []
         try:
             replies = await self.client.conversations_replies(channel=key.channel, ts=thread, limit=THREAD_CONTEXT)
@@ -531,7 +532,7 @@ class SlackAdapter:
         response_url (which works where docbot is not a member)."""
         answer = await self.service.shareable(int(value.rpartition(":")[2] or 0), user)
         if answer is None:
-            await respond(text=say(Text.NOT_YOURS, "", verb="share"), response_type="ephemeral", replace_original=False)
+            await respond(text=say(Text.NOT_YOURS, "", verb=verb("share", "")), response_type="ephemeral", replace_original=False)
             return
         blocks = [{"type": "markdown", "text": piece} for piece in split_text(
             slack_markdown(answer.text) or " ", MARKDOWN_LIMIT)][:1]

@@ -227,7 +227,7 @@ class DocbotAgent(ActivityHandler):
         key = self.key(activity)
         if self.personal(activity) and text.lower() in START_OVER:
             await self.service.start_over(key)
-            await with_retries(self.policy, lambda: ctx.send_activity(say(Text.STARTED_OVER, text)))
+            await self._send(ctx, say(Text.STARTED_OVER, text))
             return
         turn = await self.service.ask(key, text, self.user(activity),
                                       delivery_id=f"teams:{activity.id}" if activity.id else None)
@@ -304,7 +304,7 @@ class DocbotAgent(ActivityHandler):
         """A card (no separate text: the answer is shown once) updated as the answer grows."""
         placeholder = Activity(type="message", attachments=[Attachment(content_type=CARD,
                                                                        content=card(turn, "", running=True))])
-        sent = await with_retries(self.policy, lambda: ctx.send_activity(placeholder))
+        sent = await self._send(ctx, placeholder)
         last = time.monotonic()
         async for _ in pieces:
             if time.monotonic() - last >= self.update_every:
@@ -360,7 +360,7 @@ class DocbotAgent(ActivityHandler):
         elif pressed.note and (self.personal(ctx.activity) or not pressed.ok):
             # Teams has no message only the clicker sees: in a group a thank-you would be noise for everyone,
             # so only refusals are said there (they name nobody).
-            await with_retries(self.policy, lambda: ctx.send_activity(html_escape(pressed.note)))
+            await self._send(ctx, html_escape(pressed.note))
 
 
 async def on_turn_error(context: TurnContext, error: Exception) -> None:

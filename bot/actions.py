@@ -16,9 +16,9 @@ from typing import Any, Protocol
 import aiohttp
 
 from rag.errors import ActionError
-from rag.language import is_korean
 from rag.masking import mask
 from rag.messages import Text, say
+from rag.messages import verb as verb_in
 
 from .storage import PendingAction, Store
 
@@ -186,7 +186,7 @@ class ActionService:
             return Outcome(False, "missing", say(Text.ACTION_MISSING, lang, id=action_id))
         if not self.may_decide(action, user):
             self.store.audit(action_id, user, "denied", f"{verb} by someone who is not the requester or an admin")
-            return Outcome(False, "denied", say(Text.ACTION_DENIED, lang, verb=_VERBS[verb][is_korean(lang)]))
+            return Outcome(False, "denied", say(Text.ACTION_DENIED, lang, verb=verb_in(verb, lang)))
         return action
 
     async def confirm(self, action_id: int, user: str, lang: str = "") -> Outcome:
@@ -250,5 +250,3 @@ class ActionService:
         self.store.audit(action_id, user, "cancelled")
         return Outcome(True, "cancelled", say(Text.ACTION_CANCELLED, lang, id=action_id), True)
 
-
-_VERBS = {"confirm": {True: "확인", False: "confirm"}, "cancel": {True: "취소", False: "cancel"}}

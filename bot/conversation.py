@@ -14,9 +14,8 @@ from typing import Any
 
 from rag.answer import number_sources
 from rag.errors import DocbotError, StorageError, component
-from rag.language import is_korean
 from rag.masking import mask
-from rag.messages import Text, say
+from rag.messages import Text, say, verb
 from rag.pipeline import Pipeline, Prepared
 from rag.rewrite import HistoryTurn, Rewrite
 from rag.routing import Intent, Route
@@ -250,14 +249,15 @@ class ConversationService:
             if turn.key != key:
                 return Pressed(False, "not_here", say(Text.NOT_HERE, turn.prepared.question))
             if not self._may(user_id, turn.user_id):
-                return Pressed(False, "denied", say(Text.NOT_YOURS, turn.prepared.question, verb=_verb("stop", turn)))
+                return Pressed(False, "denied", say(Text.NOT_YOURS, turn.prepared.question,
+                                                             verb=verb("stop", turn.prepared.question)))
             turn.cancelled.set()
             return Pressed(True, "stopped")
         question = await self.store.call(self._question_here, key, run_id)
         if question is None:
             return Pressed(False, "not_here", say(Text.NOT_HERE, ""))
         if not self._may(user_id, question.user_id):
-            return Pressed(False, "denied", say(Text.NOT_YOURS, question.text, verb=_verb("stop", question.text)))
+            return Pressed(False, "denied", say(Text.NOT_YOURS, question.text, verb=verb("stop", question.text)))
         await self.store.call(self.store.request_stop, run_id)
         return Pressed(True, "stopped")
 
@@ -277,7 +277,7 @@ class ConversationService:
         if question is None:
             return Pressed(False, "not_here", say(Text.NOT_HERE, ""))
         if not self._may(user_id, question.user_id):
-            return Pressed(False, "denied", say(Text.NOT_YOURS, question.text, verb=_verb("regenerate", question.text)))
+            return Pressed(False, "denied", say(Text.NOT_YOURS, question.text, verb=verb("regenerate", question.text)))
         latest = self.store.last_question(question.conversation_id)
         if latest is None or latest.id != question.id:
             return Pressed(False, "not_latest", say(Text.NOT_LATEST, question.text))
@@ -294,8 +294,7 @@ class ConversationService:
             return Pressed(False, "not_here", say(Text.NOT_HERE, ""))
         assert answer.id is not None
         self.store.set_feedback(answer.id, user_id, helpful, clean_text(comment)[:2000])
-        question = self.store.history(conversation.id, 2)
-        return Pressed(True, "recorded", say(Text.FEEDBACK_THANKS, question[0].text if question else ""))
+        return Pressed(True, "recorded", say(Text.FEEDBACK_THANKS, answer.text))  # the answer speaks the asker's language
 
     async def _decide(self, key: SessionKey, target: str, user_id: str, confirm: bool) -> Pressed:
         """Confirm or cancel an action proposed in this conversation (the action service checks who)."""
@@ -567,10 +566,3 @@ class ConversationService:
             return self.store.stop_requested(run_id)
         except DocbotError:
             return False
-
-
-def _verb(action: str, language_of: "Turn | str") -> str:
-    """The verb of a refusal, in the asker's language."""
-    text = language_of.prepared.question if isinstance(language_of, Turn) else language_of
-    korean = {"stop": "중단", "regenerate": "다시 생성"}
-    return korean[action] if is_korean(text) else action

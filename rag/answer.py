@@ -150,10 +150,11 @@ def _sentence_relevance(passages: list[Hit], texts: list[str], cosines) -> list[
     """Each sentence on retrieval's scale: its passage's z-score, moved by how much closer (or farther)
     the sentence itself is to the query than the whole passage was. That keeps sentences of
     different languages comparable; without retrieval scores, within-language z-scores stand in."""
-    if any(h.relevance is None or h.spread is None or h.cosine is None for h in passages):
+    scales = [(h.relevance, h.spread, h.cosine) for h in passages]
+    known = [(r, s, c) for r, s, c in scales if r is not None and s is not None and c is not None]
+    if len(known) < len(scales):
         return _within_language(texts, cosines)
-    return [h.relevance + (float(c) - h.cosine) / h.spread for h, c in zip(passages, cosines)  # type: ignore[operator]
-            ]  # (None ruled out just above; mypy cannot see through any())
+    return [relevance + (float(c) - cosine) / spread for (relevance, spread, cosine), c in zip(known, cosines)]
 
 
 def _quotable(sentence: str) -> bool:

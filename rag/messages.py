@@ -139,6 +139,15 @@ _CATALOGUE: dict[Text, tuple[str, str]] = {
 }
 
 
+_VERBS = {"confirm": "확인", "cancel": "취소", "stop": "중단", "regenerate": "다시 생성", "share": "공유"}
+
+
+def verb(action: str, language_of: str | bool) -> str:
+    """The verb of a refusal ("Only the person who asked can <verb> this") in the asker's language."""
+    korean = language_of if isinstance(language_of, bool) else is_korean(language_of)
+    return _VERBS[action] if korean else action
+
+
 def say(key: Text, language_of: str | bool, **values: object) -> str:
     """The catalogue's sentence in the language of `language_of` (a message, or True for Korean)."""
     korean = language_of if isinstance(language_of, bool) else is_korean(language_of)

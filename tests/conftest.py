@@ -61,6 +61,16 @@ def classifier(embedder, tmp_path_factory):
 
 
 @pytest.fixture
+async def connector():
+    """The strict Bot Framework connector stand-in (tests/connector_standin.py), for the Teams tests."""
+    from connector_standin import ConnectorStandIn
+
+    standin = await ConnectorStandIn().start()
+    yield standin
+    await standin.close()
+
+
+@pytest.fixture
 def warm(analyzer, embedder, classifier):
     """Give a Runtime the session's loaded analyzer, model and classifier (building them again costs
     seconds a test; the composition itself is still the Runtime's)."""

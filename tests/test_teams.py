@@ -11,14 +11,7 @@ from adapters.teams import TeamsAdapter
 from bot.actions import WebhookAction
 
 from conftest import build_service, service_over, slow_answers
-from connector_standin import ConnectorStandIn, message
-
-
-@pytest.fixture
-async def connector():
-    standin = await ConnectorStandIn().start()
-    yield standin
-    await standin.close()
+from connector_standin import message
 
 
 async def _client(adapter: TeamsAdapter) -> TestClient:

@@ -12,14 +12,7 @@ from adapters.teams import MESSAGE_BUDGET, DocbotAgent, TeamsAdapter, utf16_size
 from rag.pipeline import Pipeline
 
 from conftest import build_service, slow_answers
-from connector_standin import SIZE_LIMIT, ConnectorStandIn, deliver, message
-
-
-@pytest.fixture
-async def connector():
-    standin = await ConnectorStandIn().start()
-    yield standin
-    await standin.close()
+from connector_standin import SIZE_LIMIT, deliver, message
 
 
 @pytest.fixture
