@@ -4,10 +4,15 @@ The standard library's sqlite3 on many Pythons cannot load extensions, so this u
 `sqlean.py`, a drop-in sqlite3 build that can; FTS5 and the vec0 table then share one
 file and one transaction, and a file's old chunks never outlive its new ones.
 
-Queries do not scan the vec0 table: its vectors are read once into a NumPy matrix (and again
-when this or another process commits a change, which `PRAGMA data_version` reveals), so one
-matrix product gives every chunk's cosine: the nearest chunks of each language, the cosine
-of BM25-only hits and each language's background statistics come from the same place.
+Queries touch neither the vec0 table nor FTS5's bm25(): a snapshot of every chunk's vector,
+languages, visibility and term counts is read into memory (see `_Snapshot`), so one matrix
+product gives every cosine (each language's nearest chunks, the cosine of BM25-only hits, the
+background statistics) and BM25 is a few gathers over in-memory postings (`rag.postings`).
+The tables stay the durable record and what other processes commit; `PRAGMA data_version`
+says when the snapshot is out of date. Small indexes re-read it before the next query; a large
+one (a few seconds of reading) is re-read on a background thread while queries keep using the
+previous snapshot, whose hits are re-checked against the tables when fetched, so a chunk deleted
+or restricted since is never returned (a new chunk shows up a few seconds late instead).
 """
 from __future__ import annotations
 
@@ -19,34 +24,38 @@ import numpy as np
 import sqlean
 import sqlite_vec
 
+from . import postings
 from .analysis import Analyzer
 from .documents import Chunk
 from .errors import EmbeddingModelMismatch, SearchIndexError
 from .language import LANGUAGES, languages
 from .search_index import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery, Visibility
 
-SCHEMA_VERSION = "3"  # 2: chunks carry their languages; 3: and who may see them
+SCHEMA_VERSION = "4"  # 2: chunks carry their languages; 3: and who may see them; 4: and their term counts
 TITLE_WEIGHT = 3.0  # bm25 column weight of title+heading terms against body terms
+# Up to this many chunks a stale snapshot is re-read before the query (~0.3 s at 20,000); above it,
+# on a background thread while the old snapshot keeps serving.
+SYNC_REFRESH_ROWS = 20_000
 
 
 class SqliteSearchIndex:
     """Hybrid index in a single SQLite file; safe to share between threads of one process."""
 
-    def __init__(self, path: Path | str, analyzer: Analyzer):
+    def __init__(self, path: Path | str, analyzer: Analyzer, *, sync_refresh_rows: int = SYNC_REFRESH_ROWS):
         self.path = str(path)
         self.analyzer = analyzer
         self._lock = threading.RLock()
         self._dim: int | None = None
-        self._matrix: _Matrix | None = None  # every chunk vector, reloaded after any commit
-        self._seen_version: int | None = None
+        self._snapshot: _Snapshot | None = None  # what queries read; see the module docstring
+        self._seen: tuple[int, int] | None = None  # (data_version, own writes) the snapshot reflects
+        self._writes = 0  # this connection's commits, which do not move its own data_version
+        self._refreshing: threading.Thread | None = None
+        self._sync_rows = sync_refresh_rows
         self._staging: SqliteSearchIndex | None = None  # the file a rebuild fills; writes go there meanwhile
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = sqlean.connect(self.path, check_same_thread=False, timeout=30, isolation_level=None)
-            self._db.enable_load_extension(True)
-            sqlite_vec.load(self._db)
-            self._db.enable_load_extension(False)
+            self._db = _connect(self.path)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._create_tables()
@@ -64,7 +73,7 @@ class SqliteSearchIndex:
             CREATE TABLE IF NOT EXISTS chunks (
                 id INTEGER PRIMARY KEY, source TEXT NOT NULL, path TEXT NOT NULL, ordinal INTEGER NOT NULL,
                 title TEXT NOT NULL, heading TEXT NOT NULL, text TEXT NOT NULL, langs TEXT NOT NULL DEFAULT '',
-                channels TEXT NOT NULL DEFAULT '', UNIQUE (source, path, ordinal));
+                channels TEXT NOT NULL DEFAULT '', terms BLOB NOT NULL DEFAULT x'', UNIQUE (source, path, ordinal));
             CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(title, body, tokenize='unicode61');
             """
         )
@@ -78,6 +87,7 @@ class SqliteSearchIndex:
         """Schema 1 -> 2: add each chunk's languages, computed from its stored text (no re-embedding).
         2 -> 3: add who may see each chunk and file; migrated rows get '' (nobody) until the next index
         run resolves them from the configured sources, so an upgrade never shows a restricted chunk.
+        3 -> 4: add each chunk's term counts, from the terms its FTS5 row already holds.
 
         Only an old file takes the write lock: opening a current index (every `docbot status`, every
         serving process) must not wait behind an indexer's transaction.
@@ -85,7 +95,7 @@ class SqliteSearchIndex:
         schema = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         columns = {r[1] for r in self._db.execute("PRAGMA table_info(chunks)")}
         file_columns = {r[1] for r in self._db.execute("PRAGMA table_info(files)")}
-        if {"langs", "channels"} <= columns and "channels" in file_columns and \
+        if {"langs", "channels", "terms"} <= columns and "channels" in file_columns and \
                 (schema is None or schema[0] == SCHEMA_VERSION):
             return
         with self._transaction():
@@ -95,6 +105,11 @@ class SqliteSearchIndex:
                 self._db.execute("ALTER TABLE chunks ADD COLUMN channels TEXT NOT NULL DEFAULT ''")
             if "channels" not in file_columns:
                 self._db.execute("ALTER TABLE files ADD COLUMN channels TEXT NOT NULL DEFAULT ''")
+            if "terms" not in columns:
+                self._db.execute("ALTER TABLE chunks ADD COLUMN terms BLOB NOT NULL DEFAULT x''")
+                rows = self._db.execute("SELECT rowid, title, body FROM chunks_fts").fetchall()
+                self._db.executemany("UPDATE chunks SET terms=? WHERE id=?",
+                                     [(postings.encode(r[1].split(), r[2].split()), r[0]) for r in rows])
             rows = self._db.execute("SELECT id, path, ordinal, title, heading, text FROM chunks WHERE langs=''").fetchall()
             self._db.executemany("UPDATE chunks SET langs=? WHERE id=?",
                                  [(" ".join(languages(Chunk(*r[1:]).embedding_text())), r[0]) for r in rows])
@@ -167,14 +182,14 @@ class SqliteSearchIndex:
     def _write(self, source: str, record: FileRecord, chunks: list[Chunk], vectors: np.ndarray, heads, bodies,
                channels: str) -> None:
         with self._lock, self._transaction():
-            self._matrix = None  # this connection's own commits do not move its data_version
+            self._writes += 1
             self._delete_chunks(source, record.path)
             for chunk, vector, head, body in zip(chunks, vectors, heads, bodies):
                 cur = self._db.execute(
-                    "INSERT INTO chunks (source, path, ordinal, title, heading, text, langs, channels) "
-                    "VALUES (?,?,?,?,?,?,?,?)",
+                    "INSERT INTO chunks (source, path, ordinal, title, heading, text, langs, channels, terms) "
+                    "VALUES (?,?,?,?,?,?,?,?,?)",
                     (source, chunk.path, chunk.ordinal, chunk.title, chunk.heading, chunk.text,
-                     " ".join(languages(chunk.embedding_text())), channels),
+                     " ".join(languages(chunk.embedding_text())), channels, postings.encode(head, body)),
                 )
                 rowid = cur.lastrowid
                 self._db.execute("INSERT INTO chunks_fts (rowid, title, body) VALUES (?,?,?)",
@@ -192,7 +207,7 @@ class SqliteSearchIndex:
         if self._staging is not None:
             return self._staging.delete_file(source, path)
         with self._lock, self._transaction():
-            self._matrix = None
+            self._writes += 1
             self._delete_chunks(source, path)
             self._db.execute("DELETE FROM files WHERE source=? AND path=?", (source, path))
 
@@ -202,7 +217,7 @@ class SqliteSearchIndex:
             return self._staging.set_visibility(source, path, visibility)
         channels = _encode(visibility)
         with self._lock, self._transaction():
-            self._matrix = None
+            self._writes += 1
             self._db.execute("UPDATE chunks SET channels=? WHERE source=? AND path=?", (channels, source, path))
             self._db.execute("UPDATE files SET channels=? WHERE source=? AND path=?", (channels, source, path))
 
@@ -223,59 +238,70 @@ class SqliteSearchIndex:
         return _Transaction(self._db)
 
     def candidates(self, query: SearchQuery, limit: int) -> Candidates:
-        """BM25 matches and each language's nearest chunks visible in the query's channel, every cosine
-        from the in-memory matrix (BM25 filters in SQL, kNN on the channel's row mask)."""
+        """BM25 matches and each language's nearest chunks visible in the query's channel, every cosine and
+        score from the in-memory snapshot (both searches run over the channel's row mask)."""
         if self._dim is None and not self._reload_dim():
             return Candidates()
-        terms = sorted(set(self.analyzer.terms(query.text)))
+        terms = self.analyzer.terms(query.text)
+        snapshot = self._current()
+        if snapshot.size == 0:
+            return Candidates()
+        cosines = snapshot.vectors @ np.asarray(query.vector, np.float32)
+        visible = snapshot.visible(query.channel)
+        keyword = snapshot.keyword(terms, visible, limit)
+        nearest = {lang: snapshot.nearest(cosines, mask & visible, limit) for lang, mask in snapshot.masks.items()}
+        wanted = {rowid for rowid, _ in keyword} | {i for ids in nearest.values() for i in ids}
         with self._lock:
-            matrix = self._current_matrix()
-            if matrix.size == 0:
-                return Candidates()
-            cosines = matrix.vectors @ np.asarray(query.vector, np.float32)
-            keyword = self._bm25(terms, limit, query.channel)
-            visible = matrix.visible(query.channel)
-            nearest = {lang: matrix.nearest(cosines, mask & visible, limit)
-                       for lang, mask in matrix.masks.items()}
-            wanted = {rowid for rowid, _ in keyword} | {i for ids in nearest.values() for i in ids}
-            chunks = self._chunks(wanted, matrix, cosines)
-        background = {lang: _background(cosines[mask]) for lang, mask in matrix.masks.items()}
+            chunks = self._chunks(wanted, snapshot, cosines, query.channel)
+        # A stale snapshot may name a chunk deleted or restricted since: the tables have the last word.
+        nearest = {lang: [i for i in ids if i in chunks] for lang, ids in nearest.items()}
+        background = {lang: _background(cosines[mask]) for lang, mask in snapshot.masks.items()}
         background[ALL_LANGUAGES] = _background(cosines)
         return Candidates([(i, s) for i, s in keyword if i in chunks], nearest, chunks, background)
 
-    def _current_matrix(self) -> "_Matrix":
-        """The vector matrix, re-read when any connection committed since it was built."""
-        version = self._db.execute("PRAGMA data_version").fetchone()[0]
-        if self._matrix is None or version != self._seen_version:
-            rows = self._db.execute("SELECT v.rowid, v.embedding, c.langs, c.channels "
-                                    "FROM chunks_vec v JOIN chunks c ON c.id = v.rowid").fetchall()
-            self._matrix = _Matrix.build(rows, self._dim or 0)
-            self._seen_version = version
-        return self._matrix
+    def _current(self) -> "_Snapshot":
+        """The snapshot queries read: re-read first when small or missing, else in the background."""
+        with self._lock:
+            # Other connections' commits move data_version; this connection's own writes count themselves.
+            state = (self._db.execute("PRAGMA data_version").fetchone()[0], self._writes)
+            snapshot = self._snapshot
+            if snapshot is not None and state == self._seen:
+                return snapshot
+            if snapshot is None or snapshot.size <= self._sync_rows or self.path == ":memory:":
+                self._snapshot, self._seen = _Snapshot.read(self._db, self._dim or 0), state
+                return self._snapshot
+            if self._refreshing is None or not self._refreshing.is_alive():
+                self._refreshing = threading.Thread(target=self._refresh, args=(state,), daemon=True,
+                                                    name="docbot-index-refresh")
+                self._refreshing.start()
+            return snapshot
 
-    def _bm25(self, terms: list[str], limit: int, channel: str | None) -> list[tuple[int, float]]:
-        if not terms:
-            return []
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-        # The channel filter is part of the query, so a channel always gets its `limit` best visible matches.
-        visible, params = ("(c.channels = '*' OR instr(c.channels, ?) > 0)", [f" {channel} "]) if channel \
-            else ("c.channels = '*'", [])
-        rows = self._db.execute(
-            f"SELECT chunks_fts.rowid, -bm25(chunks_fts, {TITLE_WEIGHT}, 1.0) AS score FROM chunks_fts "
-            f"JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ? AND {visible} "
-            "ORDER BY score DESC LIMIT ?", (match, *params, limit))
-        return [(r[0], float(r[1])) for r in rows.fetchall()]
+    def _refresh(self, state: tuple[int, int]) -> None:
+        """Re-read the snapshot on a connection of its own, so queries go on meanwhile. The read starts
+        after `state` was observed, so it holds at least that; anything later triggers the next refresh."""
+        try:
+            db = _connect(self.path)
+            try:
+                snapshot = _Snapshot.read(db, self._dim or 0)
+            finally:
+                db.close()
+        except sqlean.Error:  # the next query tries again; the previous snapshot stays safe to serve
+            return
+        with self._lock:
+            self._snapshot, self._seen = snapshot, state
 
-    def _chunks(self, ids: set[int], matrix: "_Matrix", cosines: np.ndarray) -> dict[int, Candidate]:
+    def _chunks(self, ids: set, snapshot: "_Snapshot", cosines: np.ndarray, channel: str | None) -> dict:
+        """The rows of these chunks that still exist and are visible in the channel, with their cosines."""
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
+        visible, params = _visible_sql(channel)
         rows = self._db.execute(
-            f"SELECT id, source, path, ordinal, title, heading, text, langs FROM chunks WHERE id IN ({marks})",
-            list(ids)).fetchall()
+            f"SELECT id, source, path, ordinal, title, heading, text, langs FROM chunks c "
+            f"WHERE id IN ({marks}) AND {visible}", [*ids, *params]).fetchall()
         return {r[0]: Candidate(Chunk(r[2], r[3], r[4], r[5], r[6]), r[1], tuple(r[7].split()),
-                                float(cosines[matrix.position[r[0]]]))
-                for r in rows if r[0] in matrix.position}
+                                float(cosines[snapshot.position[r[0]]]))
+                for r in rows if r[0] in snapshot.position}
 
     def stats(self) -> dict:
         """Files, chunks and the bound model."""
@@ -293,7 +319,7 @@ class SqliteSearchIndex:
                 self._db.execute(f"DELETE FROM {table}")
             self._db.execute("DROP TABLE IF EXISTS chunks_vec")
             self._dim = None
-            self._matrix = None
+            self._writes += 1
 
     def begin_rebuild(self, model: str, dim: int) -> None:
         """Fill a new file beside this one; searches (here and in other processes) keep using the current
@@ -319,7 +345,8 @@ class SqliteSearchIndex:
                     self._swap_in(dim or 0)
             finally:
                 self._db.execute("DETACH DATABASE staging")
-            self._dim, self._matrix = dim, None
+            self._dim = dim
+            self._writes += 1
         _remove_database(staging.path)
 
     def _swap_in(self, dim: int) -> None:
@@ -331,8 +358,9 @@ class SqliteSearchIndex:
         self._db.execute("INSERT INTO main.meta SELECT key, value FROM staging.meta")
         self._db.execute("INSERT INTO main.files (source, path, hash, title, chunks, updated_at, channels) "
                          "SELECT source, path, hash, title, chunks, updated_at, channels FROM staging.files")
-        self._db.execute("INSERT INTO main.chunks (id, source, path, ordinal, title, heading, text, langs, channels) "
-                         "SELECT id, source, path, ordinal, title, heading, text, langs, channels FROM staging.chunks")
+        self._db.execute("INSERT INTO main.chunks (id, source, path, ordinal, title, heading, text, langs, channels, "
+                         "terms) SELECT id, source, path, ordinal, title, heading, text, langs, channels, terms "
+                         "FROM staging.chunks")
         self._db.execute("INSERT INTO main.chunks_fts (rowid, title, body) "
                          "SELECT rowid, title, body FROM staging.chunks_fts")
         self._db.execute("INSERT INTO main.chunks_vec (rowid, embedding) "
@@ -388,15 +416,39 @@ def _background(cosines: np.ndarray) -> Background:
         else Background(0.0, 0.0, 0)
 
 
-class _Matrix:
-    """Every chunk vector of the index in one float32 matrix, with each language's rows marked."""
+class _Snapshot:
+    """What queries read, in memory: every chunk's vector (one float32 matrix, so one product gives every
+    cosine), its languages, who may see it, and its term counts (as BM25 postings), row for row."""
 
-    def __init__(self, ids: np.ndarray, vectors: np.ndarray, masks: dict[str, np.ndarray], channels: list[str]):
-        self.ids, self.vectors, self.masks = ids, vectors, masks
-        self.position = {int(rowid): n for n, rowid in enumerate(ids)}
+    def __init__(self, ids: np.ndarray, vectors: np.ndarray, langs: list[str], channels: list[str],
+                 terms: list[bytes]):
+        self.ids, self.vectors = ids, vectors
+        self.position = {rowid: n for n, rowid in enumerate(ids.tolist())}
+        tags = [set(t.split()) for t in langs]
+        masks = {lang: np.array([lang in t for t in tags], bool) for lang in LANGUAGES}
+        self.masks = {lang: mask for lang, mask in masks.items() if mask.any()}
         self._channels = channels  # each row's encoded visibility
         self._public = np.array([c == "*" for c in channels], bool)
         self._visible: dict[str, np.ndarray] = {}
+        self.postings = postings.Postings(terms, TITLE_WEIGHT)
+
+    @classmethod
+    def read(cls, db, dim: int) -> "_Snapshot":
+        """Everything from the tables, in one read transaction (a consistent picture)."""
+        db.execute("BEGIN")
+        try:
+            rows = db.execute("SELECT c.id, c.langs, c.channels, c.terms, v.embedding FROM chunks c "
+                              "JOIN chunks_vec v ON v.rowid = c.id ORDER BY c.id").fetchall()
+        finally:
+            db.execute("COMMIT")
+        ids = np.array([r[0] for r in rows], np.int64)
+        # One join and one frombuffer: 100,000 separate arrays would cost more than reading them.
+        vectors = np.frombuffer(b"".join(r[4] for r in rows), np.float32).reshape(len(rows), dim)
+        return cls(ids, vectors, [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows])
+
+    @property
+    def size(self) -> int:
+        return len(self.ids)
 
     def visible(self, channel: str | None) -> np.ndarray:
         """The rows a channel may see (public rows for no channel); cached per channel."""
@@ -408,22 +460,37 @@ class _Matrix:
             mask = self._visible[channel] = self._public | np.array([needle in c for c in self._channels], bool)
         return mask
 
-    @property
-    def size(self) -> int:
-        return len(self.ids)
-
-    @classmethod
-    def build(cls, rows: list, dim: int) -> "_Matrix":
-        ids = np.array([r[0] for r in rows], np.int64)
-        vectors = np.vstack([np.frombuffer(r[1], np.float32) for r in rows]) if rows else np.zeros((0, dim), np.float32)
-        tags = [set(r[2].split()) for r in rows]
-        masks = {lang: np.array([lang in t for t in tags], bool) for lang in LANGUAGES}
-        return cls(ids, vectors, {lang: mask for lang, mask in masks.items() if mask.any()}, [r[3] for r in rows])
+    def keyword(self, terms: list[str], visible: np.ndarray, limit: int) -> list[tuple[int, float]]:
+        """(row id, BM25 score) of the `limit` best visible matches, best first."""
+        if not terms:
+            return []
+        scores = self.postings.scores(terms)
+        rows = np.flatnonzero((scores > 0) & visible)
+        return [(int(self.ids[n]), float(scores[n])) for n in _top(scores, rows, limit)]
 
     def nearest(self, cosines: np.ndarray, mask: np.ndarray, limit: int) -> list[int]:
         """Row ids of the `limit` highest cosines among the masked rows, best first."""
-        rows = np.flatnonzero(mask)
-        if len(rows) > limit:
-            rows = rows[np.argpartition(-cosines[rows], limit - 1)[:limit]]
-        rows = rows[np.argsort(-cosines[rows])]
-        return [int(self.ids[n]) for n in rows]
+        return [int(self.ids[n]) for n in _top(cosines, np.flatnonzero(mask), limit)]
+
+
+def _top(values: np.ndarray, rows: np.ndarray, limit: int) -> np.ndarray:
+    """The rows with the `limit` highest values, best first."""
+    if len(rows) > limit:
+        rows = rows[np.argpartition(-values[rows], limit - 1)[:limit]]
+    return rows[np.argsort(-values[rows], kind="stable")]
+
+
+def _connect(path: str):
+    """A connection with sqlite-vec loaded and autocommit (transactions are explicit)."""
+    db = sqlean.connect(path, check_same_thread=False, timeout=30, isolation_level=None)
+    db.enable_load_extension(True)
+    sqlite_vec.load(db)
+    db.enable_load_extension(False)
+    return db
+
+
+def _visible_sql(channel: str | None) -> tuple[str, list[str]]:
+    """The SQL condition (on chunks `c`) for rows visible in a channel, and its parameters."""
+    if channel:
+        return "(c.channels = '*' OR instr(c.channels, ?) > 0)", [f" {channel} "]
+    return "c.channels = '*'", []

@@ -1,4 +1,6 @@
 """The embedded index's own behaviour: the schema migration, and changes seen across processes."""
+import numpy as np
+import pytest
 import sqlean
 from test_search_index import put
 
@@ -40,3 +42,87 @@ def test_a_serving_process_sees_what_the_indexer_wrote(tmp_path, analyzer, embed
     assert {c.chunk.path for c in serving.candidates(query, 10).chunks.values()} == {"b.md"}
     serving.close()
     indexing.close()
+
+
+def _fts5_scores(index, terms):
+    from rag.embedded_index import TITLE_WEIGHT
+
+    match = " OR ".join(f'"{t}"' for t in terms)
+    return dict(index._db.execute(
+        f"SELECT rowid, -bm25(chunks_fts, {TITLE_WEIGHT}, 1.0) FROM chunks_fts WHERE chunks_fts MATCH ?",
+        (match,)).fetchall())
+
+
+def _memory_scores(index, terms):
+    snapshot = index._current()
+    scores = snapshot.postings.scores(terms)
+    return {int(snapshot.ids[n]): float(scores[n]) for n in np.flatnonzero(scores > 0)}
+
+
+def test_bm25_from_memory_scores_exactly_as_fts5_does(tmp_path, analyzer, embedder):
+    """The in-memory postings use FTS5's bm25() formula: column weights, length normalisation, idf floor."""
+    index = SqliteSearchIndex(tmp_path / "index.sqlite3", analyzer)
+    index.bind_model(embedder.name, embedder.dim)
+    put(index, embedder, "deploy.md", ["Deploy on Tuesday after review.", "Rollback steps for a failed deploy."],
+        "Deploy guide")
+    put(index, embedder, "review.md", ["Every review needs two approvals before merge."], "Code review")
+    put(index, embedder, "ko.md", ["배포 전에 승인을 받아야 합니다. 배포 승인 절차"], "배포 절차")
+    for question in ["deploy review", "review approvals merge", "배포 승인", "rollback"]:
+        terms = sorted(set(analyzer.terms(question)))
+        fts = _fts5_scores(index, terms)
+        assert fts and _memory_scores(index, terms) == pytest.approx(fts, rel=1e-5), question
+    index.close()
+
+
+def test_bm25_from_memory_matches_fts5_on_the_handbook(handbook_indexer, analyzer):
+    """On real text the matches are the same; scores differ by a few percent where FTS5 splits a term
+    such as "9:30" or "ci/cd" into two tokens (its chunk lengths count them twice)."""
+    index = handbook_indexer.index
+    for question in ["배포 절차 승인", "expense report receipts deadline", "온보딩 첫날 노트북", "VPN"]:
+        terms = sorted(set(analyzer.terms(question)))
+        fts, mine = _fts5_scores(index, terms), _memory_scores(index, terms)
+        assert fts and mine.keys() == fts.keys(), question
+        assert mine == pytest.approx(fts, rel=0.05), question
+
+
+def test_a_large_index_serves_the_old_snapshot_while_it_refreshes_but_never_a_removed_chunk(
+        tmp_path, analyzer, embedder):
+    path = tmp_path / "index.sqlite3"
+    # Every index counts as large here: a stale snapshot is re-read in the background.
+    serving, indexing = SqliteSearchIndex(path, analyzer, sync_refresh_rows=0), SqliteSearchIndex(path, analyzer)
+    indexing.bind_model(embedder.name, embedder.dim)
+    put(indexing, embedder, "a.md", ["Zeppelins are stored in hangar seven."])
+    put(indexing, embedder, "c.md", ["Zeppelin pilots meet in hangar seven on Mondays."])
+    text = "where are zeppelins stored"
+    query = SearchQuery(text, embedder.embed_query(text), 5)
+    assert {c.chunk.path for c in serving.candidates(query, 10).chunks.values()} == {"a.md", "c.md"}
+
+    indexing.delete_file("/src", "a.md")
+    indexing.set_visibility("/src", "c.md", frozenset({"C-PRIVATE"}))
+    put(indexing, embedder, "b.md", ["Zeppelin spare parts are stored in hangar nine."])
+    found = serving.candidates(query, 10)  # the old snapshot still names a.md and c.md: both re-checked
+    assert {c.chunk.path for c in found.chunks.values()} <= {"b.md"}
+    assert all(i in found.chunks for ids in found.nearest.values() for i in ids)
+    serving._refreshing.join(10)
+    assert {c.chunk.path for c in serving.candidates(query, 10).chunks.values()} == {"b.md"}
+    serving.close()
+    indexing.close()
+
+
+def test_a_schema_3_index_gains_term_counts_from_its_fts_rows(tmp_path, analyzer, embedder):
+    path = tmp_path / "index.sqlite3"
+    index = SqliteSearchIndex(path, analyzer)
+    index.bind_model(embedder.name, embedder.dim)
+    put(index, embedder, "ko.md", ["모든 풀 리퀘스트는 최소 2명의 승인이 있어야 병합할 수 있습니다."], "코드 리뷰")
+    index.close()
+    db = sqlean.connect(str(path))  # what an index written before term counts looks like
+    db.execute("ALTER TABLE chunks DROP COLUMN terms")
+    db.execute("UPDATE meta SET value='3' WHERE key='schema'")
+    db.commit()
+    db.close()
+
+    reopened = SqliteSearchIndex(path, analyzer)
+    text = "리퀘스트 승인"
+    found = reopened.candidates(SearchQuery(text, embedder.embed_query(text), 5), 10)
+    assert [found.chunks[i].chunk.path for i, _ in found.keyword] == ["ko.md"]
+    reopened.close()
