@@ -17,7 +17,7 @@ from rag.analysis import Analyzer
 from rag.answer import Answerer, ExtractiveAnswerer, LLMAnswerer
 from rag.chunking import Chunker, OverlapChunker, SemanticChunker
 from rag.embedded_index import SqliteSearchIndex
-from rag.embeddings import E5Embedder, Embedder, OpenAIEmbedder
+from rag.embeddings import E5Embedder, Embedder, OpenAIEmbedder, VectorCache
 from rag.errors import ConfigurationError
 from rag.ingest import Indexer
 from rag.intent import ClassifierRouter, IntentClassifier
@@ -61,7 +61,14 @@ class Runtime:
         if s.embedder == "openai":
             key = s.openai_api_key.get_secret_value() if s.openai_api_key else "unused"
             return OpenAIEmbedder(s.embedding_model, s.embedding_dim, key, s.openai_base_url, self.retry_policy)
-        return E5Embedder()
+        return E5Embedder(query_threads=s.embed_query_threads, passage_threads=s.embed_index_threads)
+
+    @cached_property
+    def turn_embedder(self) -> Embedder:
+        """The embedder a turn uses (classifier, search, extractive answer): recent vectors remembered,
+        so a text is embedded once however many steps ask for it. Indexing uses `embedder` itself."""
+        size = self.settings.vector_cache
+        return VectorCache(self.embedder, size) if size else self.embedder
 
     @cached_property
     def index(self) -> RebuildableIndex:
@@ -161,7 +168,7 @@ class Runtime:
         s = self.settings
         ranker = Ranker(keyword_weight=s.keyword_weight, z_gap=s.z_gap, cosine_gap=s.cosine_gap,
                         prior_weight=s.prior_weight)
-        return Retriever(self.index, self.embedder, s.top_k, ranker=ranker, candidates=s.candidates)
+        return Retriever(self.index, self.turn_embedder, s.top_k, ranker=ranker, candidates=s.candidates)
 
     def _chat(self, model: str) -> OpenAIChat:
         s = self.settings
@@ -181,7 +188,7 @@ class Runtime:
     def answerer(self) -> Answerer:
         """Streaming LLM answers when configured, extractive answers otherwise."""
         s = self.settings
-        extractive = ExtractiveAnswerer(self.analyzer, self.embedder)
+        extractive = ExtractiveAnswerer(self.analyzer, self.turn_embedder)
         if s.llm_configured:
             return LLMAnswerer(self._chat(s.answer_model), extractive, history_turns=s.history_turns,
                                timeout=s.answer_timeout)
@@ -190,7 +197,7 @@ class Runtime:
     @cached_property
     def router(self) -> Router:
         """Rules plus the embedding classifier (the LLM routes follow-ups when configured)."""
-        classifier = IntentClassifier(self.embedder, cache_dir=self.settings.data_dir / "cache")
+        classifier = IntentClassifier(self.turn_embedder, cache_dir=self.settings.data_dir / "cache")
         return ClassifierRouter(classifier, self.analyzer)
 
     @cached_property

@@ -96,6 +96,11 @@ class Settings(BaseSettings):
     embedder: Literal["e5", "openai"] = "e5"
     embedding_model: str = "text-embedding-3-small"
     embedding_dim: int = 1536
+    # e5's OpenMP threads: one per query keeps concurrent turns from spinning against each other;
+    # indexing batches use every core (unset: os.cpu_count()). See scripts/bench_embedding.py.
+    embed_query_threads: int = Field(1, ge=1, le=64)
+    embed_index_threads: int | None = Field(None, ge=1, le=64)
+    vector_cache: int = Field(4096, ge=0, le=1_000_000, description="query and sentence vectors remembered (0: off)")
     chunker: Literal["overlap", "semantic"] = "overlap"
     chunk_size: int = 900
     chunk_overlap: int = 150

