@@ -46,12 +46,28 @@ def folder_source(root: Path) -> FolderSource:
     return narrowed(root, [])
 
 
+# Chunks embedded per model call, gathered across files: most files are a few chunks, and the model
+# is several times cheaper per chunk in a full batch than one small file at a time.
+BATCH_CHUNKS = 64
+
+
+@dataclass
+class _Pending:
+    """A changed file, chunked and waiting for its batch to be embedded."""
+
+    item: SourceFile
+    record: FileRecord
+    chunks: list
+    known: FileRecord | None
+
+
 class Indexer:
     """Keeps a search index in step with folders of documents."""
 
-    def __init__(self, index: RebuildableIndex, embedder: Embedder, chunker: Chunker, chunker_signature: str):
+    def __init__(self, index: RebuildableIndex, embedder: Embedder, chunker: Chunker, chunker_signature: str,
+                 batch_chunks: int = BATCH_CHUNKS):
         self.index, self.embedder, self.chunker = index, embedder, chunker
-        self.signature = chunker_signature
+        self.signature, self.batch_chunks = chunker_signature, batch_chunks
 
     def run(self, root: Path, on_file: Callable[[str], None] | None = None, full: bool = False) -> IndexReport:
         """Index a folder (with a deletion sweep) or a single file (without one)."""
@@ -62,8 +78,9 @@ class Indexer:
              check: Callable[[], None] | None = None) -> IndexReport:
         """Bring the index in step with a source: new and changed files embedded, gone files removed.
 
-        Each file is replaced in its own transaction, so a run killed midway leaves every file
-        either at its old or its new version, and the next run finishes the rest. `full`
+        Changed files are chunked, embedded together in batches of about `batch_chunks` chunks, and
+        each is replaced in its own transaction, so a run killed midway leaves every file either at
+        its old or its new version, and the next run finishes the rest. `full`
         re-embeds unchanged files too (a periodic rebuild) without emptying the index first.
         `check` runs before every write and may raise LeaseLost to stop the run.
         """
@@ -76,12 +93,20 @@ class Indexer:
         if on_source:
             on_source(source.name, len(files))
         visibility = getattr(source, "visibility", None)
+        done = on_file or (lambda path: None)
         try:
+            batch: list[_Pending] = []
             for item in files:
-                self._index_file(source.key, item, visibility, None if full else known.get(item.path),
-                                 known.get(item.path), report, check)
-                if on_file:
-                    on_file(item.path)
+                pending = self._prepare(source.key, item, visibility, None if full else known.get(item.path),
+                                        known.get(item.path), report, check)
+                if pending is None:
+                    done(item.path)
+                    continue
+                batch.append(pending)
+                if sum(len(p.chunks) for p in batch) >= self.batch_chunks:
+                    self._write_batch(source.key, batch, report, check, done)
+                    batch = []
+            self._write_batch(source.key, batch, report, check, done)
             if source.complete:
                 for gone in sorted(set(known) - {f.path for f in files}):
                     check()
@@ -99,9 +124,9 @@ class Indexer:
             log.warning("could not make this run's writes searchable yet: %s", exc)
             report.errors.append(("(refresh)", str(exc)))
 
-    def _index_file(self, key: str, item: SourceFile, visibility: Visibility, compare: FileRecord | None,
-                    known: FileRecord | None, report: IndexReport, check: Callable[[], None]) -> None:
-        """One file; any failure of this file is reported against it and the run goes on."""
+    def _prepare(self, key: str, item: SourceFile, visibility: Visibility, compare: FileRecord | None,
+                 known: FileRecord | None, report: IndexReport, check: Callable[[], None]) -> _Pending | None:
+        """Read and chunk one file; None when there is nothing to embed (unchanged, or reported as failed)."""
         rel = item.path
         try:
             raw = item.read()
@@ -111,31 +136,61 @@ class Indexer:
                     check()
                     self.index.set_visibility(key, rel, visibility)
                 report.unchanged += 1
-                return
+                return None
             doc = load(rel, raw)
             chunks = self.chunker.chunk(doc)
             if not chunks:
                 raise DocumentError(rel, "no text to index")
-            vectors = self.embedder.embed_passages([c.embedding_text() for c in chunks])
-            check()  # embedding may take minutes: write only if the lease is still ours
-            self.index.replace_file(key, FileRecord(rel, digest, doc.title, len(chunks), visibility), chunks, vectors)
-        except DocumentError as exc:
+            return _Pending(item, FileRecord(rel, digest, doc.title, len(chunks), visibility), chunks, known)
+        except Exception as exc:
+            self._failed(rel, exc, report)
+            return None
+
+    def _write_batch(self, key: str, batch: list[_Pending], report: IndexReport, check: Callable[[], None],
+                     done: Callable[[str], None]) -> None:
+        """Embed a batch of files' chunks in one call and write each file; if the batch's embedding fails,
+        each file is embedded alone, so only the file at fault is reported and the others are written."""
+        if not batch:
+            return
+        try:
+            vectors = self.embedder.embed_passages([c.embedding_text() for p in batch for c in p.chunks])
+        except Exception as exc:
+            if len(batch) > 1:
+                for pending in batch:
+                    self._write_batch(key, [pending], report, check, done)
+                return
+            self._failed(batch[0].item.path, exc, report)
+            done(batch[0].item.path)
+            return
+        start = 0
+        for pending in batch:
+            rel = pending.item.path
+            mine = vectors[start : start + len(pending.chunks)]
+            start += len(pending.chunks)
+            try:
+                check()  # embedding may take minutes: write only if the lease is still ours
+                self.index.replace_file(key, pending.record, pending.chunks, mine)
+            except Exception as exc:
+                self._failed(rel, exc, report)
+            else:
+                report.chunks += len(pending.chunks)
+                if pending.known:
+                    report.updated += 1
+                else:
+                    report.added += 1
+            done(rel)
+
+    @staticmethod
+    def _failed(rel: str, exc: Exception, report: IndexReport) -> None:
+        """Report one file's failure against it; re-raise what means the run cannot go on."""
+        if isinstance(exc, (SearchIndexUnavailable, LeaseLost, IndexRunStopped)):  # nothing more can be written
+            raise exc
+        if isinstance(exc, DocumentError):
             report.errors.append((rel, exc.reason))
-            return
-        except (SearchIndexUnavailable, LeaseLost, IndexRunStopped):  # nothing more can be written: stop the run
-            raise
-        except SearchIndexError as exc:  # this file's write failed; the others go on, it is retried next run
+        elif isinstance(exc, SearchIndexError):  # this file's write failed; the others go on, retried next run
             report.errors.append((rel, str(exc)))
-            return
-        except OSError as exc:
+        elif isinstance(exc, OSError):
             report.errors.append((rel, f"cannot read: {exc.strerror or exc}"))
-            return
-        except Exception as exc:  # a parser, the embedder or an odd name: this file only, never the run
-            log.exception("indexing %s failed", rel)
+        else:  # a parser, the embedder or an odd name: this file only, never the run
+            log.exception("indexing %s failed", rel, exc_info=exc)
             report.errors.append((rel, f"failed: {exc.__class__.__name__}: {exc}"[:300]))
-            return
-        report.chunks += len(chunks)
-        if known:
-            report.updated += 1
-        else:
-            report.added += 1

@@ -91,9 +91,9 @@ def counting(embedder) -> CountingEmbedder:
     return CountingEmbedder(embedder)
 
 
-def make_indexer(path, analyzer, embedder) -> Indexer:
+def make_indexer(path, analyzer, embedder, **options) -> Indexer:
     index = SqliteSearchIndex(path, analyzer)
-    return Indexer(index, embedder, OverlapChunker(900, 150), "overlap:900:150")
+    return Indexer(index, embedder, OverlapChunker(900, 150), "overlap:900:150", **options)
 
 
 @pytest.fixture(scope="session")

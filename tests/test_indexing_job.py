@@ -29,8 +29,8 @@ class FlakyEmbedder(CountingEmbedder):
         return super().embed_passages(texts)
 
 
-def job_for(tmp_path, docs, db_url, analyzer, embedder, holder=None, ttl=30.0):
-    indexer = make_indexer(tmp_path / "index.sqlite3", analyzer, embedder)
+def job_for(tmp_path, docs, db_url, analyzer, embedder, holder=None, ttl=30.0, **options):
+    indexer = make_indexer(tmp_path / "index.sqlite3", analyzer, embedder, **options)
     return IndexJob(Store(db_url), indexer, [FolderSource(docs, "docs")], lease_ttl=ttl, holder=holder)
 
 
@@ -91,7 +91,8 @@ class DyingEmbedder(FlakyEmbedder):
 
 
 def test_a_crash_midway_leaves_the_index_consistent_and_the_next_run_finishes(tmp_path, docs, db_url, analyzer, embedder):
-    flaky = job_for(tmp_path, docs, db_url, analyzer, DyingEmbedder(embedder, fail_on=3))
+    # One file per batch, so the third model call is the third file.
+    flaky = job_for(tmp_path, docs, db_url, analyzer, DyingEmbedder(embedder, fail_on=3), batch_chunks=1)
     with pytest.raises(Killed):
         flaky.run("cli")
     crashed = flaky.store.runs(1)[0]
@@ -104,7 +105,7 @@ def test_a_crash_midway_leaves_the_index_consistent_and_the_next_run_finishes(tm
 
 
 def test_a_file_whose_embedding_fails_is_reported_and_the_run_goes_on(tmp_path, docs, db_url, analyzer, embedder):
-    flaky = job_for(tmp_path, docs, db_url, analyzer, FlakyEmbedder(embedder, fail_on=3))
+    flaky = job_for(tmp_path, docs, db_url, analyzer, FlakyEmbedder(embedder, fail_on=3), batch_chunks=1)
     run = flaky.run("cli")
     assert run.status == "done" and run.added == 3
     assert len(run.errors) == 1 and "embedding worker died" in run.errors[0][1]

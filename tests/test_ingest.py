@@ -1,7 +1,7 @@
 """Ingestion: incremental by content hash, deletion-aware, broken files skipped and reported."""
 from rag.retrieval import Retriever
 
-from conftest import make_indexer
+from conftest import CountingEmbedder, make_indexer
 
 
 def test_second_run_on_an_unchanged_folder_embeds_nothing(tmp_path, docs, analyzer, counting):
@@ -53,3 +53,40 @@ def test_hidden_files_are_not_indexed(tmp_path, docs, analyzer, embedder):
     (docs / ".draft.md").write_text("# Secret draft\n\nnot for indexing")
     report = make_indexer(tmp_path / "i.sqlite3", analyzer, embedder).run(docs)
     assert report.added == 4
+
+
+class BatchRecorder(CountingEmbedder):
+    """The real embedder, recording each call's size; a text containing POISON breaks the call it is in."""
+
+    def __init__(self, inner):
+        super().__init__(inner)
+        self.calls: list[int] = []
+
+    def embed_passages(self, texts):
+        self.calls.append(len(texts))
+        if any("POISON" in t for t in texts):
+            raise RuntimeError("the model choked")
+        return super().embed_passages(texts)
+
+
+def test_changed_files_are_embedded_together_in_batches(tmp_path, docs, analyzer, embedder):
+    recorder = BatchRecorder(embedder)
+    report = make_indexer(tmp_path / "i.sqlite3", analyzer, recorder, batch_chunks=64).run(docs)
+    assert report.added == 4 and recorder.calls == [report.chunks]  # four files, one model call
+    for n in range(5):
+        (docs / f"note{n}.md").write_text(f"# Note {n}\n\nQuokkas number {n} live on Rottnest island.")
+    recorder.calls.clear()
+    report = make_indexer(tmp_path / "i.sqlite3", analyzer, recorder, batch_chunks=2).run(docs)
+    assert report.added == 5 and recorder.calls == [2, 2, 1]
+
+
+def test_a_file_that_breaks_its_batch_is_reported_alone_and_the_rest_are_written(tmp_path, docs, analyzer, embedder):
+    (docs / "poison.md").write_text("# Poison\n\nThis text contains POISON for the model.")
+    recorder = BatchRecorder(embedder)
+    indexer = make_indexer(tmp_path / "i.sqlite3", analyzer, recorder)
+    report = indexer.run(docs)
+    assert report.added == 4 and [path for path, _ in report.errors] == ["poison.md"]
+    assert "the model choked" in report.errors[0][1]
+    assert len(recorder.calls) == 1 + 5  # the batch, then each of its five files alone
+    assert set(indexer.index.files(str(docs.resolve()))) == {"deployment-process.md", "vacation-policy.md",
+                                                              "database-options.md", "glossary.txt"}
