@@ -13,6 +13,7 @@ import getpass
 import signal
 import sys
 import uuid
+from collections.abc import Callable
 from typing import TextIO
 from urllib.parse import quote
 
@@ -31,8 +32,11 @@ class ConsoleChat:
     """Reads lines, prints streamed answers with the rewritten query and sources."""
 
     def __init__(self, service: ConversationService, out: Console | None = None, user: str | None = None,
-                 source_url_base: str | None = None, offline: bool = True):
+                 source_url_base: str | None = None, offline: bool = True,
+                 warm_up: Callable[[], None] | None = None):
         self.service = service
+        self._warm_up = warm_up  # loads the models behind the prompt; the first question waits for it
+        self._ready: asyncio.Task | None = None
         self.out = out or Console(highlight=False, soft_wrap=True)
         self.user = user or getpass.getuser()
         self.key = self._new_key()
@@ -53,6 +57,8 @@ class ConsoleChat:
             _enable_line_editing()
             self.out.print(f"[bold]docbot[/] — ask about your documents. {HELP}")
         self._watch_interrupts()
+        if self._warm_up is not None:
+            self._ready = asyncio.create_task(asyncio.to_thread(self._warm_up))
         while True:
             try:
                 # Interactive input waits in a thread, so the loop stays free to see Ctrl-C.
@@ -77,6 +83,15 @@ class ConsoleChat:
         else:
             self.out.print("\n[dim](Ctrl-C stops an answer; /quit or Ctrl-D leaves)[/]")
 
+    async def _until_ready(self) -> None:
+        """Wait for the warm-up still loading the models; if it failed, the turn meets the error and apologises."""
+        if self._ready is not None:
+            ready, self._ready = self._ready, None
+            try:
+                await ready
+            except Exception:  # noqa: BLE001  (the same failure reaches the turn, which reports it)
+                pass
+
     async def handle(self, line: str) -> bool:
         """Handle one input line; False means quit."""
         command = line.strip().lower()
@@ -92,6 +107,7 @@ class ConsoleChat:
         if command.split()[0:1] in (["/confirm"], ["/cancel"]):
             await self.decide(command)
             return True
+        await self._until_ready()
         if command == "/regen":
             pressed = await self.service.press(self.key, Control.REGENERATE, self._last_run, self.user)
             if pressed.turn is None:

@@ -128,7 +128,7 @@ def chat() -> None:
     settings = _settings().model_copy(update={"rate_limit_per_user": 0, "rate_limit_per_channel": 0})
     with _opened(Runtime(settings)) as runtime:
         asyncio.run(ConsoleChat(runtime.conversations, source_url_base=settings.source_url_base,
-                                offline=not settings.llm_configured).run())
+                                offline=not settings.llm_configured, warm_up=runtime.warm_up).run())
 
 
 @app.command()

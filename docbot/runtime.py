@@ -240,6 +240,13 @@ class Runtime:
         return ConversationService(self.store, self.pipeline, s.history_turns, self.actions, self.metrics,
                                    limiter=limiter)
 
+    def warm_up(self) -> None:
+        """Load what a first turn needs (Kiwi and its first analysis, the model, the classifier, the index
+        snapshot), so the first answer does not pay for it. The chat runs this behind its prompt."""
+        self.analyzer.terms("문서 준비 warm-up")  # Kiwi's first analysis costs more than loading it
+        self.router.route("warm up", "warm up")
+        self.retriever.search("warm up")
+
     def executed_actions(self) -> int:
         """Actions that ran (or started to): what the eval counts as executed."""
         return self.store.count_actions({"running", "done", "failed"})

@@ -42,18 +42,30 @@ KOREAN_STOPWORDS = frozenset(
 MAX_ANALYSED_CHARS = 20_000
 
 
+_KIWI_LOCK = threading.Lock()
+
+
 @lru_cache(maxsize=1)
-def _kiwi():
-    from kiwipiepy import Kiwi  # imported lazily: loading the model takes ~1 s and ~500 MB
+def _load_kiwi():
+    from kiwipiepy import Kiwi  # imported lazily: loading the model takes ~1 s and ~300 MB
 
     return Kiwi()
 
 
+def _kiwi():
+    """The process's one Kiwi, loaded by whichever thread needs it first (others wait, none loads twice)."""
+    with _KIWI_LOCK:
+        return _load_kiwi()
+
+
 class Analyzer:
-    """Turns Korean and English text into index terms (for BM25) and topic words (for rewrites)."""
+    """Turns Korean and English text into index terms (for BM25) and topic words (for rewrites).
+
+    Kiwi loads at the first analysis, not here: commands that only open the index (`docbot status`)
+    never pay for it, and the chat loads it behind its prompt (`Runtime.warm_up`).
+    """
 
     def __init__(self) -> None:
-        self._kiwi = _kiwi()
         self._stemmers = threading.local()  # a snowball stemmer keeps state per call: one per thread
         self._lock = threading.Lock()
 
@@ -65,8 +77,9 @@ class Analyzer:
 
     def _tokens(self, texts: list[str]):
         clipped = [t[:MAX_ANALYSED_CHARS] for t in texts]
+        kiwi = _kiwi()
         with self._lock:
-            return list(self._kiwi.tokenize(clipped))
+            return list(kiwi.tokenize(clipped))
 
     def _term(self, form: str, tag: str) -> str | None:
         if tag == "SL":

@@ -5,7 +5,9 @@ sentences shuffled, the vector plus small Gaussian noise, renormalised), so 100,
 in a minute instead of a day of embedding. Queries are the dev set's user turns, embedded once
 beforehand: query embedding is excluded everywhere. Every stack gets the same Kiwi/Snowball terms
 for its keyword side, returns a fused top 10, and is timed over every query twice (the better
-pass is reported, as machines are noisy). Vector recall@10 is each stack's vector side against
+pass is reported, as machines are noisy). Each stack runs in a process of its own: Chroma's and
+LanceDB's background threads slowed whatever ran beside them (docbot's p50 at 100k went from
+7 to 17 ms with both peers loaded in the same process). Vector recall@10 is each stack's vector side against
 an exact float64 search over the same vectors.
 
     python scripts/bench_retrieval.py --chunks 1000 10000 100000           # docbot only
@@ -14,8 +16,10 @@ an exact float64 search over the same vectors.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -37,14 +41,6 @@ from rag.search_index import FileRecord, SearchQuery  # noqa: E402
 
 PER_FILE = 10
 TOP = 10
-
-
-def handbook_chunks(embedder) -> tuple[list[Chunk], np.ndarray]:
-    """Every handbook chunk with its real passage vector."""
-    chunker = OverlapChunker(900, 150)
-    chunks = [c for path in sorted((ROOT / "samples" / "handbook").iterdir()) if supported(path)
-              for c in chunker.chunk(load(path.name, path.read_bytes()))]
-    return chunks, embedder.embed_passages([c.embedding_text() for c in chunks])
 
 
 def synthetic(chunks: list[Chunk], vectors: np.ndarray, total: int, rng: random.Random):
@@ -175,30 +171,44 @@ def exact_ids(vectors: np.ndarray, query: np.ndarray) -> list[int]:
     return [int(i) for i in np.argsort(-cosines)[:TOP]]
 
 
-def run(size: int, chunks, vectors, queries, analyzer, model: str, peers: bool) -> list[dict]:
+STACKS = {"docbot": Docbot, "chroma": ChromaBM25, "lance": Lance}
+
+
+def run_one(stack: str, size: int, chunks, vectors, queries, analyzer, model: str) -> dict:
+    """Build one stack over the corpus of `size` chunks and time it."""
     items = synthetic(chunks, vectors, size, random.Random(7))
     matrix = np.vstack([v for _, v in items])
     exact = [exact_ids(matrix, q[1]) for q in queries]
-    stacks: list = []
-    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        stacks.append(Docbot(items, analyzer, model, Path(tmp)))
-        built = {"docbot": time.perf_counter() - started}
-        if peers:
+        if stack == "docbot":
+            built = Docbot(items, analyzer, model, Path(tmp))
+        else:
             terms = analyzer.terms_many(f"{c.title} {c.heading} {c.text}" for c, _ in items)
-            for peer in (ChromaBM25, Lance):
-                started = time.perf_counter()
-                stacks.append(peer(items, terms, Path(tmp)))
-                built[peer.name] = time.perf_counter() - started
-        for stack in stacks:
-            latency = timed(stack.search, queries)
-            rows.append({"chunks": size, "stack": stack.name, **latency,
-                         "vector_recall@10": recall([stack.vector_ids(q) for q in queries], exact),
-                         "build_s": round(built[stack.name], 1)})
-            print(json.dumps(rows[-1]), flush=True)
-        stacks[0].close()
-    return rows
+            built = STACKS[stack](items, terms, Path(tmp))
+        seconds = time.perf_counter() - started
+        row = {"chunks": size, "stack": built.name, **timed(built.search, queries),
+               "vector_recall@10": recall([built.vector_ids(q) for q in queries], exact), "build_s": round(seconds, 1)}
+        if stack == "docbot":
+            built.close()
+    return row
+
+
+def handbook_vectors(embedder) -> tuple[list[Chunk], np.ndarray]:
+    """The handbook's chunks and vectors, embedded once and kept for the other processes."""
+    chunks = handbook_chunks_only()
+    digest = hashlib.sha256("\0".join([embedder.name, *(c.embedding_text() for c in chunks)]).encode()).hexdigest()
+    cache = Path(tempfile.gettempdir()) / f"docbot-bench-handbook-{digest[:12]}.npy"
+    if not cache.exists():
+        np.save(cache, embedder.embed_passages([c.embedding_text() for c in chunks]))
+    return chunks, np.load(cache)
+
+
+def handbook_chunks_only() -> list[Chunk]:
+    """Every handbook chunk, as the default chunker cuts it."""
+    chunker = OverlapChunker(900, 150)
+    return [c for path in sorted((ROOT / "samples" / "handbook").iterdir()) if supported(path)
+            for c in chunker.chunk(load(path.name, path.read_bytes()))]
 
 
 def main() -> None:
@@ -206,19 +216,29 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, nargs="+", default=[10_000])
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--peers", action="store_true", help="also time Chroma + rank_bm25 and LanceDB")
+    parser.add_argument("--only", choices=sorted(STACKS), help=argparse.SUPPRESS)  # one stack, in this process
     args = parser.parse_args()
+    if args.only is None:
+        rows = []
+        for size in args.chunks:
+            for stack in ["docbot", *(["chroma", "lance"] if args.peers else [])]:
+                out = subprocess.run([sys.executable, __file__, "--only", stack, "--chunks", str(size),
+                                      "--queries", str(args.queries)], check=True, capture_output=True, text=True)
+                rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+                print(json.dumps(rows[-1]), flush=True)
+        print("\n| chunks | stack | p50 / p95 ms | vector recall@10 | build s |\n|---|---|---|---|---|")
+        for r in rows:
+            print(f"| {r['chunks']:,} | {r['stack']} | {r['p50']} / {r['p95']} | {r['vector_recall@10']} | "
+                  f"{r['build_s']} |")
+        return
     analyzer, embedder = Analyzer(), E5Embedder()
-    chunks, vectors = handbook_chunks(embedder)
+    chunks, vectors = handbook_vectors(embedder)
     turns = [t["user"] for line in (ROOT / "eval" / "dev.jsonl").read_text().splitlines()
              for t in json.loads(line)["turns"]]
     texts = [turns[i % len(turns)] for i in range(args.queries)]
     embedded = {t: embedder.embed_query(t) for t in set(texts)}
     queries = [(t, embedded[t], analyzer.terms(t)) for t in texts]
-    rows = [row for size in args.chunks for row in run(size, chunks, vectors, queries, analyzer, embedder.name,
-                                                         args.peers)]
-    print("\n| chunks | stack | p50 / p95 ms | vector recall@10 |\n|---|---|---|---|")
-    for r in rows:
-        print(f"| {r['chunks']:,} | {r['stack']} | {r['p50']} / {r['p95']} | {r['vector_recall@10']} |")
+    print(json.dumps(run_one(args.only, args.chunks[0], chunks, vectors, queries, analyzer, embedder.name)))
 
 
 if __name__ == "__main__":
