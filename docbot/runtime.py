@@ -17,7 +17,7 @@ from rag.analysis import Analyzer
 from rag.answer import Answerer, ExtractiveAnswerer, LLMAnswerer
 from rag.chunking import Chunker, OverlapChunker, SemanticChunker
 from rag.embedded_index import SqliteSearchIndex
-from rag.embeddings import E5Embedder, Embedder, OpenAIEmbedder, VectorCache
+from rag.embeddings import E5Embedder, Embedder, OpenAIEmbedder, USEEmbedder, VectorCache
 from rag.errors import ConfigurationError
 from rag.ingest import Indexer
 from rag.intent import ClassifierRouter, IntentClassifier
@@ -32,7 +32,7 @@ from rag.routing import Router
 from rag.search_index import RebuildableIndex
 from rag.sources import FolderSource, narrowed, overlaps, with_owners
 
-from .settings import Settings
+from .settings import COSINE_GAPS, Settings
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +61,8 @@ class Runtime:
         if s.embedder == "openai":
             key = s.openai_api_key.get_secret_value() if s.openai_api_key else "unused"
             return OpenAIEmbedder(s.embedding_model, s.embedding_dim, key, s.openai_base_url, self.retry_policy)
+        if s.embedder == "use":
+            return USEEmbedder()
         return E5Embedder(query_threads=s.embed_query_threads, passage_threads=s.embed_index_threads)
 
     @cached_property
@@ -166,7 +168,8 @@ class Runtime:
     def retriever(self) -> Retriever:
         """Embedder plus index."""
         s = self.settings
-        ranker = Ranker(keyword_weight=s.keyword_weight, z_gap=s.z_gap, cosine_gap=s.cosine_gap,
+        gap = s.cosine_gap if s.cosine_gap is not None else COSINE_GAPS[s.embedder]
+        ranker = Ranker(keyword_weight=s.keyword_weight, z_gap=s.z_gap, cosine_gap=gap,
                         prior_weight=s.prior_weight)
         return Retriever(self.index, self.turn_embedder, s.top_k, ranker=ranker, candidates=s.candidates)
 

@@ -56,6 +56,10 @@ class WebhookSpec(_Spec):
     headers: dict[str, str] = Field(default_factory=dict)
 
 
+# Each embedder's relevance floor (DOCBOT_COSINE_GAP when unset), chosen on the dev sets only.
+COSINE_GAPS = {"e5": 0.08, "use": 0.08, "openai": 0.08}
+
+
 class Settings(BaseSettings):
     """Every knob docbot has. Env names are DOCBOT_<FIELD> unless an alias says otherwise."""
 
@@ -93,7 +97,7 @@ class Settings(BaseSettings):
     es_replicas: int | None = Field(None, ge=0, le=10, description="replicas of a new index; unset: the cluster's default")
 
     # Embeddings and search
-    embedder: Literal["e5", "openai"] = "e5"
+    embedder: Literal["e5", "use", "openai"] = "e5"
     embedding_model: str = "text-embedding-3-small"
     embedding_dim: int = 1536
     # e5's OpenMP threads: one per query keeps concurrent turns from spinning against each other;
@@ -110,7 +114,9 @@ class Settings(BaseSettings):
     candidates: int = Field(40, ge=1, le=2500)
     keyword_weight: float = 0.25  # BM25's bonus, in within-language z-score units (rag/ranking.py)
     z_gap: float = 2.5  # relevance floor: hits within this many z-units of the best
-    cosine_gap: float = 0.08  # ... and within this cosine of the best hit of their own language
+    # ... and within this cosine of the best hit of their own language; unset: the embedder's own
+    # (COSINE_GAPS), as each model spreads its cosines differently.
+    cosine_gap: float | None = None
     prior_weight: float = 0.5  # bonus for documents the previous answer cited, on a follow-up
 
     # Conversation

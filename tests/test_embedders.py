@@ -90,3 +90,18 @@ class TestVectorCache(EmbedderContract):
         for text in ["a one", "b two", "a one", "c three", "a one", "b two"]:
             small.embed_query(text)
         assert small.misses == 4  # b two was pushed out by c three; a one stayed in use
+
+
+class TestUSEEmbedder(EmbedderContract):
+    """DOCBOT_EMBEDDER=use: multilingual USE v3 in NumPy, an optional extra (installed for the tests)."""
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def embedder(cls):
+        from rag.embeddings import USEEmbedder
+
+        return USEEmbedder()
+
+    async def test_korean_and_english_for_the_same_thing_are_close(self, embedder):
+        ko, en, other = embedder.embed_passages(["휴가 신청 절차", "how to request vacation", "database backups"])
+        assert float(ko @ en) > float(ko @ other)
