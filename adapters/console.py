@@ -89,7 +89,7 @@ class ConsoleChat:
             ready, self._ready = self._ready, None
             try:
                 await ready
-            except Exception:  # noqa: BLE001  (the same failure reaches the turn, which reports it)
+            except Exception:  # the same failure reaches the turn, which reports it
                 pass
 
     async def handle(self, line: str) -> bool:
