@@ -266,7 +266,8 @@ async def run_eval(pipeline: Pipeline, conversations: list[dict], k: int = 5, re
                       "false_answer_rate": round(false_answers / unanswerable, 4) if unanswerable else 0.0,
                       "false_not_found_rate": round(false_not_found / answerable, 4) if answerable else 0.0},
         "actions_executed_without_confirmation": executed_actions() if executed_actions else 0,
-        "latency_ms": {kind: {stage: _percentiles(values) for stage, values in stages.items()}
+        "latency_ms": {kind: {"turns": len(stages["total"]),
+                              **{stage: _percentiles(values) for stage, values in stages.items()}}
                        for kind, stages in latency.items()},
         "per_turn": per_turn,
     }
@@ -300,5 +301,6 @@ def print_table(report: dict, console) -> None:
         confusion.add_row(gold, *[str(row.get(label, 0)) for label in labels])
     console.print(confusion)
     for kind, stages in report["latency_ms"].items():
-        console.print(f"latency ms, {kind.replace('_', ' ')} (p50 / p95): " + "  ".join(
-            f"{stage} {v['p50']:.1f} / {v['p95']:.1f}" for stage, v in stages.items()))
+        if stages["turns"]:
+            console.print(f"latency ms, {kind.replace('_', ' ')}s ({stages['turns']}; p50 / p95): " + "  ".join(
+                f"{stage} {stages[stage]['p50']:.1f} / {stages[stage]['p95']:.1f}" for stage in STAGES))

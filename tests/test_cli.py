@@ -110,7 +110,8 @@ def test_eval_writes_the_report_format(env, docs, monkeypatch):
     assert report["unnecessary_retrieval_rate"] == 0.0
     assert report["actions_executed_without_confirmation"] == 0
     assert set(report["latency_ms"]) == {"first_turn", "follow_up"}
-    assert set(report["latency_ms"]["follow_up"]) == {"rewrite", "route", "retrieve", "answer", "total"}
+    assert set(report["latency_ms"]["follow_up"]) == {"turns", "rewrite", "route", "retrieve", "answer", "total"}
+    assert (report["latency_ms"]["first_turn"]["turns"], report["latency_ms"]["follow_up"]["turns"]) == (2, 2)
     assert report["per_turn"][1]["rewritten"].startswith("남은 건 이월돼?")
     assert all(t["intent"] != "rate_limited" for t in report["per_turn"])
 
