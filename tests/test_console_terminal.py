@@ -87,3 +87,44 @@ async def test_ctrl_c_while_answering_stops_that_answer_and_keeps_what_was_said(
     assert "(중단됨)" in printed and printed.count("•") < 4  # "(stopped)", in the asker's language
     stored = service.store.history(service.store.conversation(*chat.key.__dict__.values()).id, 10)
     assert stored[-1].status == "cancelled" and stored[-1].text and stored[-1].text in printed
+
+
+async def test_the_models_load_behind_the_prompt_and_the_first_question_waits_for_them(service):
+    """`docbot chat` shows its prompt at once; loading runs on a thread, and a question asked meanwhile
+    is answered after it (never against half-loaded parts)."""
+    import asyncio
+    import io
+    import threading
+
+    from rich.console import Console
+
+    from adapters.console import ConsoleChat
+
+    order: list[str] = []
+    release = threading.Event()
+
+    def warm_up():
+        order.append("loading")
+        release.wait(10)
+        order.append("loaded")
+
+    class Asking:
+        """The conversation service, noting when the question reaches it."""
+
+        def __getattr__(self, name):
+            return getattr(service, name)
+
+        async def ask(self, *args, **kwargs):
+            order.append("asked")
+            return await service.ask(*args, **kwargs)
+
+    out = io.StringIO()
+    chat = ConsoleChat(Asking(), out=Console(file=out, width=120), warm_up=warm_up)  # type: ignore[arg-type]
+    running = asyncio.create_task(chat.run(io.StringIO("재택근무는 일주일에 몇 번 가능해?\n/quit\n")))
+    while not order:
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.2)
+    assert order == ["loading"]  # the question is waiting, not asked against half-loaded parts
+    release.set()
+    await asyncio.wait_for(running, 60)
+    assert order == ["loading", "loaded", "asked"] and "•" in out.getvalue()
