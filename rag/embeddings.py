@@ -204,8 +204,9 @@ class VectorCache:
         if not texts:
             return np.zeros((0, self.dim), np.float32)
         with self._lock:
-            found = {t: self._recall((query, t)) for t in dict.fromkeys(texts)}
-        missing = [t for t, v in found.items() if v is None]
+            recalled = {t: self._recall((query, t)) for t in dict.fromkeys(texts)}
+        found = {t: v for t, v in recalled.items() if v is not None}
+        missing = [t for t in recalled if t not in found]
         if missing:
             # Embedded outside the lock: concurrent turns must not queue behind one another's model calls.
             if len(missing) == 1:
@@ -215,12 +216,10 @@ class VectorCache:
             with self._lock:
                 self.misses += len(missing)
                 for text, vector in zip(missing, fresh):
-                    vector = np.array(vector, np.float32)
-                    vector.setflags(write=False)  # shared between turns: nobody may change it in place
-                    found[text] = self._vectors[(query, text)] = vector
+                    found[text] = self._vectors[(query, text)] = np.asarray(vector, np.float32)
                 while len(self._vectors) > self._size:
                     self._vectors.popitem(last=False)
-        return np.vstack([found[t] for t in texts])
+        return np.vstack([found[t] for t in texts])  # a copy: callers never share the remembered arrays
 
     def _recall(self, key: tuple[bool, str]) -> np.ndarray | None:
         vector = self._vectors.get(key)
