@@ -62,8 +62,11 @@ eval: install
 eval-holdout: install
 	$(BIN)/docbot eval $(HOLDOUT_SETS) --docs $(SAMPLES) --json eval/report-holdout.json
 
+## bench: docbot's own benchmarks (scripts/bench_retrieval.py --peers compares with Chroma and LanceDB: pip install -e ".[bench]")
 bench: install
-	$(BIN)/python scripts/bench_retrieval.py
+	$(BIN)/python scripts/bench_retrieval.py --chunks 1000 10000 100000
+	$(BIN)/python scripts/bench_embedding.py
+	$(BIN)/python scripts/bench_startup.py
 	$(BIN)/python scripts/bench_reindex.py
 	$(BIN)/python scripts/bench_backends.py
 
