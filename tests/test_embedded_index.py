@@ -8,22 +8,25 @@ from rag.embedded_index import SCHEMA_VERSION, SqliteSearchIndex
 from rag.search_index import SearchQuery
 
 
-def test_a_schema_1_index_gains_chunk_languages_without_re_embedding(tmp_path, analyzer, embedder):
-    path = tmp_path / "index.sqlite3"
+def _older_index_searched(path, analyzer, embedder, column: str, schema: str, text: str):
+    """An index as an earlier schema wrote it (two documents, no `column`), reopened and searched."""
     index = SqliteSearchIndex(path, analyzer)
     index.bind_model(embedder.name, embedder.dim)
     put(index, embedder, "ko.md", ["모든 풀 리퀘스트는 최소 2명의 승인이 있어야 병합할 수 있습니다."], "코드 리뷰")
     put(index, embedder, "en.md", ["Every business trip needs approval two weeks ahead."], "Travel")
     index.close()
-    db = sqlean.connect(str(path))  # what an index written before chunk languages looks like
-    db.execute("ALTER TABLE chunks DROP COLUMN langs")
-    db.execute("UPDATE meta SET value='1' WHERE key='schema'")
+    db = sqlean.connect(str(path))
+    db.execute(f"ALTER TABLE chunks DROP COLUMN {column}")
+    db.execute("UPDATE meta SET value=? WHERE key='schema'", (schema,))
     db.commit()
     db.close()
-
     reopened = SqliteSearchIndex(path, analyzer)
-    text = "pull request approvals"
-    found = reopened.candidates(SearchQuery(text, embedder.embed_query(text), 5), 10)
+    return reopened, reopened.candidates(SearchQuery(text, embedder.embed_query(text), 5), 10)
+
+
+def test_a_schema_1_index_gains_chunk_languages_without_re_embedding(tmp_path, analyzer, embedder):
+    reopened, found = _older_index_searched(tmp_path / "i.sqlite3", analyzer, embedder, "langs", "1",
+                                            "pull request approvals")
     assert {c.chunk.path: c.languages for c in found.chunks.values()} == {"ko.md": ("ko",), "en.md": ("en",)}
     assert reopened._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == SCHEMA_VERSION
     reopened.close()
@@ -110,19 +113,6 @@ def test_a_large_index_serves_the_old_snapshot_while_it_refreshes_but_never_a_re
 
 
 def test_a_schema_3_index_gains_term_counts_from_its_fts_rows(tmp_path, analyzer, embedder):
-    path = tmp_path / "index.sqlite3"
-    index = SqliteSearchIndex(path, analyzer)
-    index.bind_model(embedder.name, embedder.dim)
-    put(index, embedder, "ko.md", ["모든 풀 리퀘스트는 최소 2명의 승인이 있어야 병합할 수 있습니다."], "코드 리뷰")
-    index.close()
-    db = sqlean.connect(str(path))  # what an index written before term counts looks like
-    db.execute("ALTER TABLE chunks DROP COLUMN terms")
-    db.execute("UPDATE meta SET value='3' WHERE key='schema'")
-    db.commit()
-    db.close()
-
-    reopened = SqliteSearchIndex(path, analyzer)
-    text = "리퀘스트 승인"
-    found = reopened.candidates(SearchQuery(text, embedder.embed_query(text), 5), 10)
+    reopened, found = _older_index_searched(tmp_path / "i.sqlite3", analyzer, embedder, "terms", "3", "리퀘스트 승인")
     assert [found.chunks[i].chunk.path for i, _ in found.keyword] == ["ko.md"]
     reopened.close()
