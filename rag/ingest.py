@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .chunking import Chunker
+from .documents import Chunk
 from .embeddings import Embedder
 from .errors import DocumentError, IndexRunStopped, LeaseLost, SearchIndexError, SearchIndexUnavailable
 from .loaders import load
@@ -46,8 +47,9 @@ def folder_source(root: Path) -> FolderSource:
     return narrowed(root, [])
 
 
-# Chunks embedded per model call, gathered across files: most files are a few chunks, and the model
-# is several times cheaper per chunk in a full batch than one small file at a time.
+# Chunks handed to the embedder per call, gathered across files (most files are a few chunks): one
+# OpenAI request per 64 chunks instead of one per file, full matrix products for USE. e5 encodes them
+# one text at a time inside (its cheapest mode, see rag.embeddings.E5Embedder).
 BATCH_CHUNKS = 64
 
 
@@ -57,7 +59,7 @@ class _Pending:
 
     item: SourceFile
     record: FileRecord
-    chunks: list
+    chunks: list[Chunk]
     known: FileRecord | None
 
 
