@@ -50,11 +50,12 @@ class IntentClassifier:
         return f"intent-examples-{digest}.npy"
 
     def _example_vectors(self, cache_dir: Path | None) -> np.ndarray:
-        shipped = resources.files("rag.data").joinpath(self.vectors_file())
+        name = self.vectors_file()  # hashes every example: once
+        shipped = resources.files("rag.data").joinpath(name)
         if shipped.is_file():
             with shipped.open("rb") as f:
                 return np.load(f)
-        cache = cache_dir / self.vectors_file() if cache_dir else None
+        cache = cache_dir / name if cache_dir else None
         if cache and cache.exists():
             return np.load(cache)
         vectors = self.embedder.embed_queries([text for text, _ in self.examples])
