@@ -7,15 +7,15 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from .analysis import Analyzer
-from .chunking import units
-from .documents import Hit
-from .embeddings import Embedder
-from .errors import LLMError
-from .language import is_korean
-from .llm import ChatModel
-from .messages import Text, say
-from .rewrite import HistoryTurn
+from rag.analysis import Analyzer
+from rag.chunking import units
+from rag.documents import Hit
+from rag.embeddings import Embedder
+from rag.errors import LLMError
+from rag.language import is_korean
+from rag.llm import ChatModel
+from rag.messages import Text, say
+from rag.rewrite import HistoryTurn
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,9 @@ from typing import Protocol
 
 import numpy as np
 
-from .documents import Chunk, Document
-from .embeddings import Embedder
-from .errors import ConfigurationError
+from rag.documents import Chunk, Document
+from rag.embeddings import Embedder
+from rag.errors import ConfigurationError
 
 # Sentence ends: terminal punctuation followed by space (Korean uses it too), and line breaks.
 _SENTENCE_END = re.compile(r"(?<=[.!?。？！])\s+|\n+")

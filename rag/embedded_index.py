@@ -24,12 +24,12 @@ import numpy as np
 import sqlean
 import sqlite_vec
 
-from . import postings
-from .analysis import Analyzer
-from .documents import Chunk
-from .errors import EmbeddingModelMismatch, SearchIndexError
-from .language import LANGUAGES, languages
-from .search_index import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery, Visibility
+from rag import postings
+from rag.analysis import Analyzer
+from rag.documents import Chunk
+from rag.errors import EmbeddingModelMismatch, SearchIndexError
+from rag.language import LANGUAGES, languages
+from rag.search_index import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery, Visibility
 
 SCHEMA_VERSION = "4"  # 2: chunks carry their languages; 3: and who may see them; 4: and their term counts
 TITLE_WEIGHT = 3.0  # bm25 column weight of title+heading terms against body terms

@@ -8,8 +8,8 @@ from typing import Protocol
 
 import numpy as np
 
-from .errors import ConfigurationError, EmbeddingError
-from .resilience import RetryPolicy
+from rag.errors import ConfigurationError, EmbeddingError
+from rag.resilience import RetryPolicy
 
 # e5-small reads at most 512 tokens; longer input only costs time. ~1,500 chars stays inside it.
 MAX_EMBED_CHARS = 1500

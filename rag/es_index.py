@@ -26,11 +26,11 @@ from typing import Any
 
 import numpy as np
 
-from .analysis import Analyzer
-from .documents import Chunk
-from .errors import EmbeddingModelMismatch, SearchIndexError, SearchIndexUnavailable
-from .language import LANGUAGES, languages
-from .search_index import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery, Visibility
+from rag.analysis import Analyzer
+from rag.documents import Chunk
+from rag.errors import EmbeddingModelMismatch, SearchIndexError, SearchIndexUnavailable
+from rag.language import LANGUAGES, languages
+from rag.search_index import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery, Visibility
 
 log = logging.getLogger(__name__)
 

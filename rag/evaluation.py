@@ -16,12 +16,12 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
-from .answer import number_sources
-from .errors import DatasetError
-from .language import main_language
-from .pipeline import Pipeline, Prepared
-from .rewrite import HistoryTurn
-from .routing import AMBIGUOUS, INTENTS
+from rag.answer import number_sources
+from rag.errors import DatasetError
+from rag.language import main_language
+from rag.pipeline import Pipeline, Prepared
+from rag.rewrite import HistoryTurn
+from rag.routing import AMBIGUOUS, INTENTS
 
 # Chunks fetched per query so that k distinct files survive de-duplication.
 CHUNKS_PER_FILE = 4

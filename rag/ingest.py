@@ -8,13 +8,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .chunking import Chunker
-from .documents import Chunk
-from .embeddings import Embedder
-from .errors import DocumentError, IndexRunStopped, LeaseLost, SearchIndexError, SearchIndexUnavailable
-from .loaders import load
-from .search_index import FileRecord, RebuildableIndex, Visibility
-from .sources import FolderSource, Source, SourceFile, narrowed
+from rag.chunking import Chunker
+from rag.documents import Chunk
+from rag.embeddings import Embedder
+from rag.errors import DocumentError, IndexRunStopped, LeaseLost, SearchIndexError, SearchIndexUnavailable
+from rag.loaders import load
+from rag.search_index import FileRecord, RebuildableIndex, Visibility
+from rag.sources import FolderSource, Source, SourceFile, narrowed
 
 log = logging.getLogger(__name__)
 

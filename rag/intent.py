@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .analysis import Analyzer
-from .embeddings import Embedder
-from .routing import INTENTS, Intent, Route, rule_route
+from rag.analysis import Analyzer
+from rag.embeddings import Embedder
+from rag.routing import INTENTS, Intent, Route, rule_route
 
 EXAMPLES = "intents.jsonl"
 _CODE = re.compile(r"\b[A-Za-z]+[-_.][\w.-]+\b|\b[A-Z]{2,}\d*\b|\b\w*\d+\w*\b")

@@ -5,7 +5,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Protocol
 
-from .errors import LLMError, LLMTimeout
+from rag.errors import LLMError, LLMTimeout
 
 
 class ChatModel(Protocol):

@@ -15,8 +15,8 @@ from markdown_it import MarkdownIt
 from pypdf import PdfReader
 from pypdf.errors import LimitReachedError, PdfReadError
 
-from .documents import Document, Section
-from .errors import DocumentError
+from rag.documents import Document, Section
+from rag.errors import DocumentError
 
 # Larger files are almost always exports or dumps, not documents people ask about.
 MAX_FILE_BYTES = 20 * 1024 * 1024

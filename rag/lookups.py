@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 import aiohttp
 
-from .resilience import RetryPolicy, transient_http
+from rag.resilience import RetryPolicy, transient_http
 
 
 class LookupTool(Protocol):

@@ -8,16 +8,16 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-from .analysis import Analyzer
-from .answer import Answerer, is_korean
-from .chain import decompose, merge, refine
-from .documents import Hit
-from .evidence import EvidenceRule
-from .lookups import LookupRegistry
-from .messages import Text, say
-from .retrieval import MAX_QUERY_CHARS, Retriever
-from .rewrite import HistoryTurn, Rewrite, Rewriter
-from .routing import Intent, Route, Router, when_unsure
+from rag.analysis import Analyzer
+from rag.answer import Answerer, is_korean
+from rag.chain import decompose, merge, refine
+from rag.documents import Hit
+from rag.evidence import EvidenceRule
+from rag.lookups import LookupRegistry
+from rag.messages import Text, say
+from rag.retrieval import MAX_QUERY_CHARS, Retriever
+from rag.rewrite import HistoryTurn, Rewrite, Rewriter
+from rag.routing import Intent, Route, Router, when_unsure
 
 
 @dataclass

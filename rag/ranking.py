@@ -22,8 +22,8 @@ import math
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
-from .documents import Hit
-from .search_index import ALL_LANGUAGES, Background, Candidate, Candidates
+from rag.documents import Hit
+from rag.search_index import ALL_LANGUAGES, Background, Candidate, Candidates
 
 # Fewer chunks than this in a language and its mean and spread say little; the whole index is used.
 MIN_BACKGROUND = 8

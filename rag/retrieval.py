@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .documents import Hit
-from .embeddings import Embedder
-from .ranking import Ranker
-from .search_index import SearchIndex, SearchQuery
+from rag.documents import Hit
+from rag.embeddings import Embedder
+from rag.ranking import Ranker
+from rag.search_index import SearchIndex, SearchQuery
 
 # Search sees at most this much of a message; a 50k-character paste is not a query.
 MAX_QUERY_CHARS = 1000

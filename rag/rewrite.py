@@ -13,10 +13,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from .analysis import Analyzer
-from .errors import LLMError
-from .llm import ChatModel
-from .routing import INTENTS, Route
+from rag.analysis import Analyzer
+from rag.errors import LLMError
+from rag.llm import ChatModel
+from rag.routing import INTENTS, Route
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .documents import Chunk
+from rag.documents import Chunk
 
 Visibility = frozenset[str] | None
 """Who may see a chunk: None every channel; a set only those channel ids (the empty set: nobody, e.g.

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from .errors import DocumentError, SourceMissing
-from .loaders import supported
+from rag.errors import DocumentError, SourceMissing
+from rag.loaders import supported
 
 DEFAULT_EXCLUDES = (".*", "*/.*", "_*", "*/_*", "node_modules/*")
 
