@@ -16,7 +16,7 @@ from typing import Any, Protocol
 import aiohttp
 
 from rag.errors import ActionError
-from rag.masking import mask
+from rag.text.masking import mask
 from rag.messages import Text, say
 from rag.messages import verb as verb_in
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from rag.answer import number_sources
 from rag.errors import DocbotError, StorageError, component
-from rag.masking import mask
+from rag.text.masking import mask
 from rag.messages import Text, say, verb
 from rag.pipeline import Pipeline, Prepared
 from rag.rewrite import HistoryTurn, Rewrite

@@ -286,7 +286,7 @@ def evaluate(
 def document_languages(docs: Path) -> dict[str, tuple[str, ...]]:
     """Each document's languages (by its whole text), for the eval's same/cross-language split."""
     from rag.ingest import folder_source
-    from rag.language import languages
+    from rag.text.language import languages
     from rag.loaders import load
 
     found = {}

@@ -13,7 +13,7 @@ from bot.indexing import IndexJob
 from bot.observability import Metrics
 from bot.ratelimit import RateLimiter
 from bot.storage import Store
-from rag.analysis import Analyzer
+from rag.text.analysis import Analyzer
 from rag.answer import Answerer, ExtractiveAnswerer, LLMAnswerer
 from rag.chunking import Chunker, OverlapChunker, SemanticChunker
 from rag.embedded_index import SqliteSearchIndex

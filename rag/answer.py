@@ -7,12 +7,12 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from rag.analysis import Analyzer
+from rag.text.analysis import Analyzer
 from rag.chunking import units
 from rag.documents import Hit
 from rag.embeddings import Embedder
 from rag.errors import LLMError
-from rag.language import is_korean
+from rag.text.language import is_korean
 from rag.llm import ChatModel
 from rag.messages import Text, say
 from rag.rewrite import HistoryTurn

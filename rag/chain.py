@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from rag.analysis import Analyzer
+from rag.text.analysis import Analyzer
 from rag.documents import Hit
 
 _COMPARE = re.compile(r"\b(compare|comparison|versus|vs\.?|difference|differ|both|each)\b|(비교|차이|달라|다른가|다르|둘 다|각각|모두)",

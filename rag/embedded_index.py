@@ -25,10 +25,10 @@ import sqlean
 import sqlite_vec
 
 from rag import postings
-from rag.analysis import Analyzer
+from rag.text.analysis import Analyzer
 from rag.documents import Chunk
 from rag.errors import EmbeddingModelMismatch, SearchIndexError
-from rag.language import LANGUAGES, languages
+from rag.text.language import LANGUAGES, languages
 from rag.search_index import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery, Visibility
 
 SCHEMA_VERSION = "4"  # 2: chunks carry their languages; 3: and who may see them; 4: and their term counts

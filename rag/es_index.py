@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from rag.analysis import Analyzer
+from rag.text.analysis import Analyzer
 from rag.documents import Chunk
 from rag.errors import EmbeddingModelMismatch, SearchIndexError, SearchIndexUnavailable
-from rag.language import LANGUAGES, languages
+from rag.text.language import LANGUAGES, languages
 from rag.search_index import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery, Visibility
 
 log = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from rag.answer import number_sources
 from rag.errors import DatasetError
-from rag.language import main_language
+from rag.text.language import main_language
 from rag.pipeline import Pipeline, Prepared
 from rag.rewrite import HistoryTurn
 from rag.routing import AMBIGUOUS, INTENTS

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rag.analysis import Analyzer
+from rag.text.analysis import Analyzer
 from rag.documents import Hit
-from rag.language import languages, main_language
+from rag.text.language import languages, main_language
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.analysis import Analyzer
+from rag.text.analysis import Analyzer
 from rag.embeddings import Embedder
 from rag.routing import INTENTS, Intent, Route, rule_route
 

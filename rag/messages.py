@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from rag.language import is_korean
+from rag.text.language import is_korean
 
 
 class Text(StrEnum):

@@ -8,7 +8,7 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-from rag.analysis import Analyzer
+from rag.text.analysis import Analyzer
 from rag.answer import Answerer, is_korean
 from rag.chain import decompose, merge, refine
 from rag.documents import Hit

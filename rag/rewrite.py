@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from rag.analysis import Analyzer
+from rag.text.analysis import Analyzer
 from rag.errors import LLMError
 from rag.llm import ChatModel
 from rag.routing import INTENTS, Route

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from rag.analysis import Analyzer  # noqa: E402
+from rag.text.analysis import Analyzer  # noqa: E402
 from rag.chunking import OverlapChunker  # noqa: E402
 from rag.embedded_index import TITLE_WEIGHT, SqliteSearchIndex  # noqa: E402
 from rag.embeddings import E5Embedder  # noqa: E402

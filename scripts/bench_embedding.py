@@ -30,7 +30,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rag.analysis import Analyzer  # noqa: E402
+from rag.text.analysis import Analyzer  # noqa: E402
 from rag.chunking import OverlapChunker, sentences  # noqa: E402
 from rag.embedded_index import SqliteSearchIndex  # noqa: E402
 from rag.embeddings import E5Embedder  # noqa: E402

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from elasticsearch import AsyncElasticsearch  # noqa: E402
 
-from rag.analysis import Analyzer  # noqa: E402
+from rag.text.analysis import Analyzer  # noqa: E402
 from rag.documents import Chunk  # noqa: E402
 from rag.es_index import ElasticsearchIndex  # noqa: E402
 from rag.search_index import FileRecord  # noqa: E402

@@ -25,7 +25,7 @@ from bench_retrieval import corpus_sentences  # noqa: E402
 
 from bot.indexing import IndexJob  # noqa: E402
 from bot.storage import Store  # noqa: E402
-from rag.analysis import Analyzer  # noqa: E402
+from rag.text.analysis import Analyzer  # noqa: E402
 from rag.chunking import OverlapChunker  # noqa: E402
 from rag.embedded_index import SqliteSearchIndex  # noqa: E402
 from rag.embeddings import E5Embedder  # noqa: E402

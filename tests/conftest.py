@@ -12,7 +12,7 @@ import pytest
 from bot.actions import ActionService
 from bot.conversation import ConversationService
 from bot.storage import Store
-from rag.analysis import Analyzer
+from rag.text.analysis import Analyzer
 from rag.answer import ExtractiveAnswerer
 from rag.chunking import OverlapChunker
 from rag.embedded_index import SqliteSearchIndex

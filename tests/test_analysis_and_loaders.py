@@ -70,7 +70,7 @@ def test_markdown_table_rows_read_as_sentences():
 
 
 def test_language_of_a_chunk():
-    from rag.language import languages, main_language
+    from rag.text.language import languages, main_language
 
     assert languages("모든 풀 리퀘스트는 최소 2명의 승인이 필요합니다.") == ("ko",)
     assert languages("Every pull request needs two approvals.") == ("en",)

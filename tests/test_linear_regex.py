@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-MODULES = ("rag.masking", "rag.routing", "rag.chain", "rag.rewrite", "rag.intent", "rag.pipeline",
-           "rag.analysis", "rag.answer", "rag.chunking", "rag.language", "bot.conversation", "adapters.slack",
+MODULES = ("rag.text.masking", "rag.routing", "rag.chain", "rag.rewrite", "rag.intent", "rag.pipeline",
+           "rag.text.analysis", "rag.answer", "rag.chunking", "rag.text.language", "bot.conversation", "adapters.slack",
            "adapters.markup")
 SIZE = 100_000
 BUDGET = 1.0  # seconds per pattern on a 100k input; a linear pattern takes milliseconds, a quadratic one minutes
@@ -71,7 +71,7 @@ def test_random_repetitions_run_in_linear_time(pieces):
 
 
 def test_masking_still_masks():
-    from rag.masking import mask
+    from rag.text.masking import mask
 
     text = ("token: abc123 mail john.doe+x@mail.example.com. call 010-1234-5678, 비밀번호는 hunter2 "
             "key sk-abcdefghijklmnopqrstu jwt eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4 "
