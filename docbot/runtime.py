@@ -17,11 +17,11 @@ from rag.text.analysis import Analyzer
 from rag.answer import Answerer, ExtractiveAnswerer, LLMAnswerer
 from rag.chunking import Chunker, OverlapChunker, SemanticChunker
 from rag.embedded_index import SqliteSearchIndex
-from rag.embeddings import E5Embedder, Embedder, OpenAIEmbedder, USEEmbedder, VectorCache
+from rag.models.embeddings import E5Embedder, Embedder, OpenAIEmbedder, USEEmbedder, VectorCache
 from rag.errors import ConfigurationError
 from rag.ingest import Indexer
 from rag.intent import ClassifierRouter, IntentClassifier
-from rag.llm import OpenAIChat
+from rag.models.llm import OpenAIChat
 from rag.lookups import HttpJsonLookup, LookupRegistry
 from rag.pipeline import Pipeline
 from rag.ranking import Ranker

@@ -10,10 +10,10 @@ from typing import Protocol
 from rag.text.analysis import Analyzer
 from rag.chunking import units
 from rag.documents import Hit
-from rag.embeddings import Embedder
+from rag.models.embeddings import Embedder
 from rag.errors import LLMError
 from rag.text.language import is_korean
-from rag.llm import ChatModel
+from rag.models.llm import ChatModel
 from rag.messages import Text, say
 from rag.rewrite import HistoryTurn
 

@@ -11,7 +11,7 @@ from typing import Protocol
 import numpy as np
 
 from rag.documents import Chunk, Document
-from rag.embeddings import Embedder
+from rag.models.embeddings import Embedder
 from rag.errors import ConfigurationError
 
 # Sentence ends: terminal punctuation followed by space (Korean uses it too), and line breaks.

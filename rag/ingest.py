@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rag.chunking import Chunker
 from rag.documents import Chunk
-from rag.embeddings import Embedder
+from rag.models.embeddings import Embedder
 from rag.errors import DocumentError, IndexRunStopped, LeaseLost, SearchIndexError, SearchIndexUnavailable
 from rag.loaders import load
 from rag.search_index import FileRecord, RebuildableIndex, Visibility
@@ -49,7 +49,7 @@ def folder_source(root: Path) -> FolderSource:
 
 # Chunks handed to the embedder per call, gathered across files (most files are a few chunks): one
 # OpenAI request per 64 chunks instead of one per file, full matrix products for USE. e5 encodes them
-# one text at a time inside (its cheapest mode, see rag.embeddings.E5Embedder).
+# one text at a time inside (its cheapest mode, see rag.models.embeddings.E5Embedder).
 BATCH_CHUNKS = 64
 
 

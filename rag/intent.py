@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from rag.text.analysis import Analyzer
-from rag.embeddings import Embedder
+from rag.models.embeddings import Embedder
 from rag.routing import INTENTS, Intent, Route, rule_route
 
 EXAMPLES = "intents.jsonl"

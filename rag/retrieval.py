@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rag.documents import Hit
-from rag.embeddings import Embedder
+from rag.models.embeddings import Embedder
 from rag.ranking import Ranker
 from rag.search_index import SearchIndex, SearchQuery
 

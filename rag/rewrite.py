@@ -15,7 +15,7 @@ from typing import Protocol
 
 from rag.text.analysis import Analyzer
 from rag.errors import LLMError
-from rag.llm import ChatModel
+from rag.models.llm import ChatModel
 from rag.routing import INTENTS, Route
 
 

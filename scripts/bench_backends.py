@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from rag.text.analysis import Analyzer  # noqa: E402
 from rag.chunking import OverlapChunker  # noqa: E402
 from rag.embedded_index import TITLE_WEIGHT, SqliteSearchIndex  # noqa: E402
-from rag.embeddings import E5Embedder  # noqa: E402
+from rag.models.embeddings import E5Embedder  # noqa: E402
 from rag.ingest import Indexer  # noqa: E402
 from rag.ranking import Ranker  # noqa: E402
 from rag.search_index import SearchQuery  # noqa: E402

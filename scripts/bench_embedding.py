@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 from rag.text.analysis import Analyzer  # noqa: E402
 from rag.chunking import OverlapChunker, sentences  # noqa: E402
 from rag.embedded_index import SqliteSearchIndex  # noqa: E402
-from rag.embeddings import E5Embedder  # noqa: E402
+from rag.models.embeddings import E5Embedder  # noqa: E402
 from rag.ingest import Indexer  # noqa: E402
 from rag.loaders import load, supported  # noqa: E402
 
@@ -121,7 +121,7 @@ def main() -> None:
         report["indexing"] = {"raw_encode_batch_32": raw, "raw_encode_one_at_a_time": singles, **indexing,
                               "chars_per_chunk": round(float(np.mean([len(t) for t in texts])))}
         try:
-            from rag.embeddings import USEEmbedder
+            from rag.models.embeddings import USEEmbedder
 
             use = USEEmbedder()
             report["indexing"]["raw_encode_use"] = timed(lambda: len(use.embed_passages(texts)))

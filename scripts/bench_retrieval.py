@@ -34,7 +34,7 @@ from rag.text.analysis import Analyzer  # noqa: E402
 from rag.chunking import OverlapChunker, sentences  # noqa: E402
 from rag.documents import Chunk  # noqa: E402
 from rag.embedded_index import SqliteSearchIndex  # noqa: E402
-from rag.embeddings import E5Embedder  # noqa: E402
+from rag.models.embeddings import E5Embedder  # noqa: E402
 from rag.loaders import load, supported  # noqa: E402
 from rag.ranking import Ranker  # noqa: E402
 from rag.search_index import FileRecord, SearchQuery  # noqa: E402

@@ -15,7 +15,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rag.embeddings import E5Embedder  # noqa: E402
+from rag.models.embeddings import E5Embedder  # noqa: E402
 from rag.intent import IntentClassifier, load_examples  # noqa: E402
 
 

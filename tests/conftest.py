@@ -16,7 +16,7 @@ from rag.text.analysis import Analyzer
 from rag.answer import ExtractiveAnswerer
 from rag.chunking import OverlapChunker
 from rag.embedded_index import SqliteSearchIndex
-from rag.embeddings import E5Embedder
+from rag.models.embeddings import E5Embedder
 from rag.ingest import Indexer
 from rag.intent import ClassifierRouter
 from rag.pipeline import Pipeline

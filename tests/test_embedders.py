@@ -58,7 +58,7 @@ class TestOpenAIEmbedder(EmbedderContract):
 
     @pytest.fixture
     async def embedder(self):
-        from rag.embeddings import OpenAIEmbedder
+        from rag.models.embeddings import OpenAIEmbedder
 
         standin = await OpenAIStandIn().start()
         yield OpenAIEmbedder("embed-test", 8, "sk-test", standin.base_url)
@@ -70,7 +70,7 @@ class TestVectorCache(EmbedderContract):
 
     @pytest.fixture
     def embedder(self, embedder):
-        from rag.embeddings import VectorCache
+        from rag.models.embeddings import VectorCache
 
         return VectorCache(embedder, size=64)
 
@@ -84,7 +84,7 @@ class TestVectorCache(EmbedderContract):
         assert not np.allclose(embedder.embed_passages(["배포 절차"])[0], first)  # e5's prefixes differ
 
     async def test_the_least_recently_used_text_goes_first(self, embedder):
-        from rag.embeddings import VectorCache
+        from rag.models.embeddings import VectorCache
 
         small = VectorCache(embedder.inner, size=2)
         for text in ["a one", "b two", "a one", "c three", "a one", "b two"]:
@@ -98,7 +98,7 @@ class TestUSEEmbedder(EmbedderContract):
     @pytest.fixture(scope="class")
     @classmethod
     def embedder(cls):
-        from rag.embeddings import USEEmbedder
+        from rag.models.embeddings import USEEmbedder
 
         return USEEmbedder()
 

@@ -326,7 +326,7 @@ async def test_a_postgres_connection_killed_mid_write_is_retried_once(make, db_u
 async def test_an_llm_answer_cut_mid_stream_is_stored_partial_and_counted(handbook_indexer, analyzer, classifier,
                                                                          tmp_path):
     from rag.answer import ExtractiveAnswerer, LLMAnswerer
-    from rag.llm import OpenAIChat
+    from rag.models.llm import OpenAIChat
 
     from openai_standin import OpenAIStandIn, Reply
 

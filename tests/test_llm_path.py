@@ -3,7 +3,7 @@ import pytest
 
 from rag.answer import ExtractiveAnswerer, LLMAnswerer
 from rag.documents import Chunk, Hit
-from rag.llm import OpenAIChat
+from rag.models.llm import OpenAIChat
 from rag.rewrite import HistoryTurn, LLMRewriter
 
 from openai_standin import OpenAIStandIn, Reply
@@ -92,7 +92,7 @@ async def test_openai_embedder_orders_and_normalizes_vectors(llm):
 
     import numpy as np
 
-    from rag.embeddings import OpenAIEmbedder
+    from rag.models.embeddings import OpenAIEmbedder
 
     embedder = OpenAIEmbedder("embed-test", 8, "sk-test", llm.base_url)
     matrix = await asyncio.to_thread(embedder.embed_passages, ["alpha", "beta", "alpha"])
@@ -105,7 +105,7 @@ async def test_openai_embedder_orders_and_normalizes_vectors(llm):
 async def test_openai_embedder_reports_a_wrong_dimension(llm):
     import asyncio
 
-    from rag.embeddings import OpenAIEmbedder
+    from rag.models.embeddings import OpenAIEmbedder
     from rag.errors import EmbeddingError
 
     with pytest.raises(EmbeddingError, match="8"):
