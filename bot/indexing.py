@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 
 from rag.errors import DocbotError, IndexRunStopped, LeaseLost, SourceMissing
-from rag.ingest import Indexer, IndexReport
+from rag.index.indexer import Indexer, IndexReport
 from rag.sources import Source
 
 from .observability import Metrics

@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from bot.indexing import IndexJob
 from rag.errors import ConfigurationError, DocbotError, DocumentError
-from rag.ingest import IndexReport
+from rag.index.indexer import IndexReport
 
 from .runtime import Runtime
 from .settings import Settings, load_settings
@@ -285,7 +285,7 @@ def evaluate(
 
 def document_languages(docs: Path) -> dict[str, tuple[str, ...]]:
     """Each document's languages (by its whole text), for the eval's same/cross-language split."""
-    from rag.ingest import folder_source
+    from rag.index.indexer import folder_source
     from rag.text.language import languages
     from rag.loaders import load
 

@@ -16,10 +16,10 @@ from bot.storage import Store
 from rag.text.analysis import Analyzer
 from rag.answer import Answerer, ExtractiveAnswerer, LLMAnswerer
 from rag.chunking import Chunker, OverlapChunker, SemanticChunker
-from rag.embedded_index import SqliteSearchIndex
+from rag.index.embedded import SqliteSearchIndex
 from rag.models.embeddings import E5Embedder, Embedder, OpenAIEmbedder, USEEmbedder, VectorCache
 from rag.errors import ConfigurationError
-from rag.ingest import Indexer
+from rag.index.indexer import Indexer
 from rag.intent import ClassifierRouter, IntentClassifier
 from rag.models.llm import OpenAIChat
 from rag.lookups import HttpJsonLookup, LookupRegistry
@@ -29,7 +29,7 @@ from rag.resilience import RetryPolicy
 from rag.retrieval import Retriever
 from rag.rewrite import LLMRewriter, OfflineRewriter, Rewriter
 from rag.routing import Router
-from rag.search_index import RebuildableIndex
+from rag.index.port import RebuildableIndex
 from rag.sources import FolderSource, narrowed, overlaps, with_owners
 
 from .settings import COSINE_GAPS, Settings
@@ -77,7 +77,7 @@ class Runtime:
         """The configured search backend: the embedded index under the data dir, or Elasticsearch."""
         s = self.settings
         if s.index == "elasticsearch":
-            from rag.es_index import ElasticsearchIndex
+            from rag.index.elastic import ElasticsearchIndex
 
             return ElasticsearchIndex(self.es_client_factory(), self.analyzer, alias=s.es_alias,
                                       korean=s.es_korean, index_options=s.es_index_options, shards=s.es_shards,

@@ -23,7 +23,7 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
 from rag.documents import Hit
-from rag.search_index import ALL_LANGUAGES, Background, Candidate, Candidates
+from rag.index.port import ALL_LANGUAGES, Background, Candidate, Candidates
 
 # Fewer chunks than this in a language and its mean and spread say little; the whole index is used.
 MIN_BACKGROUND = 8

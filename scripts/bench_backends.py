@@ -25,11 +25,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from rag.text.analysis import Analyzer  # noqa: E402
 from rag.chunking import OverlapChunker  # noqa: E402
-from rag.embedded_index import TITLE_WEIGHT, SqliteSearchIndex  # noqa: E402
+from rag.index.embedded import TITLE_WEIGHT, SqliteSearchIndex  # noqa: E402
 from rag.models.embeddings import E5Embedder  # noqa: E402
-from rag.ingest import Indexer  # noqa: E402
+from rag.index.indexer import Indexer  # noqa: E402
 from rag.ranking import Ranker  # noqa: E402
-from rag.search_index import SearchQuery  # noqa: E402
+from rag.index.port import SearchQuery  # noqa: E402
 
 
 def main() -> None:
@@ -48,7 +48,7 @@ def main() -> None:
 
     from elasticsearch import AsyncElasticsearch
 
-    from rag.es_index import ElasticsearchIndex
+    from rag.index.elastic import ElasticsearchIndex
 
     import es_fake
 

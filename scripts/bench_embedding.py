@@ -32,9 +32,9 @@ sys.path.insert(0, str(ROOT))
 
 from rag.text.analysis import Analyzer  # noqa: E402
 from rag.chunking import OverlapChunker, sentences  # noqa: E402
-from rag.embedded_index import SqliteSearchIndex  # noqa: E402
+from rag.index.embedded import SqliteSearchIndex  # noqa: E402
 from rag.models.embeddings import E5Embedder  # noqa: E402
-from rag.ingest import Indexer  # noqa: E402
+from rag.index.indexer import Indexer  # noqa: E402
 from rag.loaders import load, supported  # noqa: E402
 
 

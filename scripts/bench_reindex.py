@@ -27,9 +27,9 @@ from bot.indexing import IndexJob  # noqa: E402
 from bot.storage import Store  # noqa: E402
 from rag.text.analysis import Analyzer  # noqa: E402
 from rag.chunking import OverlapChunker  # noqa: E402
-from rag.embedded_index import SqliteSearchIndex  # noqa: E402
+from rag.index.embedded import SqliteSearchIndex  # noqa: E402
 from rag.models.embeddings import E5Embedder  # noqa: E402
-from rag.ingest import Indexer  # noqa: E402
+from rag.index.indexer import Indexer  # noqa: E402
 from rag.sources import FolderSource  # noqa: E402
 
 

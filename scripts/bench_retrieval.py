@@ -33,11 +33,11 @@ sys.path.insert(0, str(ROOT))
 from rag.text.analysis import Analyzer  # noqa: E402
 from rag.chunking import OverlapChunker, sentences  # noqa: E402
 from rag.documents import Chunk  # noqa: E402
-from rag.embedded_index import SqliteSearchIndex  # noqa: E402
+from rag.index.embedded import SqliteSearchIndex  # noqa: E402
 from rag.models.embeddings import E5Embedder  # noqa: E402
 from rag.loaders import load, supported  # noqa: E402
 from rag.ranking import Ranker  # noqa: E402
-from rag.search_index import FileRecord, SearchQuery  # noqa: E402
+from rag.index.port import FileRecord, SearchQuery  # noqa: E402
 
 PER_FILE = 10
 TOP = 10

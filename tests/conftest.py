@@ -15,9 +15,9 @@ from bot.storage import Store
 from rag.text.analysis import Analyzer
 from rag.answer import ExtractiveAnswerer
 from rag.chunking import OverlapChunker
-from rag.embedded_index import SqliteSearchIndex
+from rag.index.embedded import SqliteSearchIndex
 from rag.models.embeddings import E5Embedder
-from rag.ingest import Indexer
+from rag.index.indexer import Indexer
 from rag.intent import ClassifierRouter
 from rag.pipeline import Pipeline
 from rag.retrieval import Retriever

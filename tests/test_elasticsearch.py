@@ -9,7 +9,7 @@ from bot.indexing import IndexJob
 from bot.storage import Store
 from rag.chunking import OverlapChunker
 from rag.errors import SearchIndexError, SearchIndexUnavailable
-from rag.ingest import Indexer
+from rag.index.indexer import Indexer
 from rag.sources import FolderSource
 
 import es_fake
@@ -150,7 +150,7 @@ def test_full_rebuild_swaps_the_alias_atomically(tmp_path, es, embedder):
 def test_unreachable_and_refused_clusters_say_so(analyzer):
     from elasticsearch import AsyncElasticsearch
 
-    from rag.es_index import ElasticsearchIndex
+    from rag.index.elastic import ElasticsearchIndex
 
     down = ElasticsearchIndex(lambda: AsyncElasticsearch("http://127.0.0.1:9", max_retries=0), analyzer)
     with pytest.raises(SearchIndexUnavailable, match="unreachable"):
@@ -165,7 +165,7 @@ def test_unreachable_and_refused_clusters_say_so(analyzer):
 
 def test_replace_file_checks_vectors(es):
     from rag.documents import Chunk
-    from rag.search_index import FileRecord
+    from rag.index.port import FileRecord
 
     with pytest.raises(SearchIndexError):
         es.replace_file("/s", FileRecord("x.md", "h", "X", 1), [Chunk("x.md", 0, "X", "", "t")], np.zeros((0, 384)))
@@ -183,7 +183,7 @@ def test_elasticsearch_needs_a_url(tmp_path):
 def test_a_serving_process_searches_what_another_process_indexed(es, analyzer, embedder):
     from elasticsearch import AsyncElasticsearch
 
-    from rag.es_index import ElasticsearchIndex
+    from rag.index.elastic import ElasticsearchIndex
 
     put(es, embedder, "db.md", ["PostgreSQL is the default production database."])
     serving = ElasticsearchIndex(lambda: AsyncElasticsearch("http://es.test:9200", node_class=es_fake.FakeNode),

@@ -4,8 +4,8 @@ import pytest
 import sqlean
 from test_search_index import put
 
-from rag.embedded_index import SCHEMA_VERSION, SqliteSearchIndex
-from rag.search_index import SearchQuery
+from rag.index.embedded import SCHEMA_VERSION, SqliteSearchIndex
+from rag.index.port import SearchQuery
 
 
 def _older_index_searched(path, analyzer, embedder, column: str, schema: str, text: str):
@@ -48,7 +48,7 @@ def test_a_serving_process_sees_what_the_indexer_wrote(tmp_path, analyzer, embed
 
 
 def _fts5_scores(index, terms):
-    from rag.embedded_index import TITLE_WEIGHT
+    from rag.index.embedded import TITLE_WEIGHT
 
     match = " OR ".join(f'"{t}"' for t in terms)
     return dict(index._db.execute(

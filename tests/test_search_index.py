@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from rag.documents import Chunk
-from rag.embedded_index import SqliteSearchIndex
+from rag.index.embedded import SqliteSearchIndex
 from rag.errors import EmbeddingModelMismatch
 from rag.ranking import Ranker
-from rag.search_index import FileRecord, SearchQuery
+from rag.index.port import FileRecord, SearchQuery
 
 
 def make_es_index(analyzer, live_allowed: bool = True, **options):
@@ -19,7 +19,7 @@ def make_es_index(analyzer, live_allowed: bool = True, **options):
 
     from elasticsearch import AsyncElasticsearch
 
-    from rag.es_index import ElasticsearchIndex
+    from rag.index.elastic import ElasticsearchIndex
 
     live = os.environ.get("ELASTICSEARCH_URL") if live_allowed else None
     if live:

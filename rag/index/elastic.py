@@ -30,7 +30,7 @@ from rag.text.analysis import Analyzer
 from rag.documents import Chunk
 from rag.errors import EmbeddingModelMismatch, SearchIndexError, SearchIndexUnavailable
 from rag.text.language import LANGUAGES, languages
-from rag.search_index import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery, Visibility
+from rag.index.port import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery, Visibility
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from rag.documents import Chunk
 from rag.models.embeddings import Embedder
 from rag.errors import DocumentError, IndexRunStopped, LeaseLost, SearchIndexError, SearchIndexUnavailable
 from rag.loaders import load
-from rag.search_index import FileRecord, RebuildableIndex, Visibility
+from rag.index.port import FileRecord, RebuildableIndex, Visibility
 from rag.sources import FolderSource, Source, SourceFile, narrowed
 
 log = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ file and one transaction, and a file's old chunks never outlive its new ones.
 Queries touch neither the vec0 table nor FTS5's bm25(): a snapshot of every chunk's vector,
 languages, visibility and term counts is read into memory (see `_Snapshot`), so one matrix
 product gives every cosine (each language's nearest chunks, the cosine of BM25-only hits, the
-background statistics) and BM25 is a few gathers over in-memory postings (`rag.postings`).
+background statistics) and BM25 is a few gathers over in-memory postings (`rag.index.postings`).
 The tables stay the durable record and what other processes commit; `PRAGMA data_version`
 says when the snapshot is out of date. Small indexes re-read it before the next query; a large
 one (a few seconds of reading) is re-read on a background thread while queries keep using the
@@ -24,12 +24,12 @@ import numpy as np
 import sqlean
 import sqlite_vec
 
-from rag import postings
+from rag.index import postings
 from rag.text.analysis import Analyzer
 from rag.documents import Chunk
 from rag.errors import EmbeddingModelMismatch, SearchIndexError
 from rag.text.language import LANGUAGES, languages
-from rag.search_index import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery, Visibility
+from rag.index.port import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery, Visibility
 
 SCHEMA_VERSION = "4"  # 2: chunks carry their languages; 3: and who may see them; 4: and their term counts
 TITLE_WEIGHT = 3.0  # bm25 column weight of title+heading terms against body terms
