@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 
 from rag.errors import DocbotError, IndexRunStopped, LeaseLost, SourceMissing
 from rag.index.indexer import Indexer, IndexReport
-from rag.sources import Source
+from rag.ingest.sources import Source
 
 from .observability import Metrics
 from .storage import IndexRun, Store

@@ -287,7 +287,7 @@ def document_languages(docs: Path) -> dict[str, tuple[str, ...]]:
     """Each document's languages (by its whole text), for the eval's same/cross-language split."""
     from rag.index.indexer import folder_source
     from rag.text.language import languages
-    from rag.loaders import load
+    from rag.ingest.loaders import load
 
     found = {}
     for item in folder_source(docs).files():

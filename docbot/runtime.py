@@ -15,7 +15,7 @@ from bot.ratelimit import RateLimiter
 from bot.storage import Store
 from rag.text.analysis import Analyzer
 from rag.answer import Answerer, ExtractiveAnswerer, LLMAnswerer
-from rag.chunking import Chunker, OverlapChunker, SemanticChunker
+from rag.ingest.chunking import Chunker, OverlapChunker, SemanticChunker
 from rag.index.embedded import SqliteSearchIndex
 from rag.models.embeddings import E5Embedder, Embedder, OpenAIEmbedder, USEEmbedder, VectorCache
 from rag.errors import ConfigurationError
@@ -30,7 +30,7 @@ from rag.retrieval import Retriever
 from rag.rewrite import LLMRewriter, OfflineRewriter, Rewriter
 from rag.routing import Router
 from rag.index.port import RebuildableIndex
-from rag.sources import FolderSource, narrowed, overlaps, with_owners
+from rag.ingest.sources import FolderSource, narrowed, overlaps, with_owners
 
 from .settings import COSINE_GAPS, Settings
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from rag.text.analysis import Analyzer
-from rag.chunking import units
+from rag.ingest.chunking import units
 from rag.documents import Hit
 from rag.models.embeddings import Embedder
 from rag.errors import LLMError

@@ -14,7 +14,7 @@ from bot.conversation import ConversationService
 from bot.storage import Store
 from rag.text.analysis import Analyzer
 from rag.answer import ExtractiveAnswerer
-from rag.chunking import OverlapChunker
+from rag.ingest.chunking import OverlapChunker
 from rag.index.embedded import SqliteSearchIndex
 from rag.models.embeddings import E5Embedder
 from rag.index.indexer import Indexer

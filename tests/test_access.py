@@ -183,7 +183,7 @@ def test_a_missing_folder_is_an_error_and_is_withdrawn_after_the_grace(tmp_path,
 def test_the_lease_is_renewed_while_one_long_file_is_embedded(tmp_path, tree, db_url, analyzer, embedder):
     from bot.indexing import IndexJob
     from bot.storage import Store
-    from rag.sources import FolderSource
+    from rag.ingest.sources import FolderSource
 
     from conftest import make_indexer
 

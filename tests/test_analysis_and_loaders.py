@@ -2,7 +2,7 @@
 import pytest
 
 from rag.errors import DocumentError
-from rag.loaders import load
+from rag.ingest.loaders import load
 
 from pdfgen import pdf_bytes
 

@@ -1,5 +1,5 @@
 """Chunkers: sizes, overlap, metadata, and the semantic cut on a topic shift."""
-from rag.chunking import OverlapChunker, SemanticChunker, pack, sentences
+from rag.ingest.chunking import OverlapChunker, SemanticChunker, pack, sentences
 from rag.documents import Document, Section
 
 
@@ -44,7 +44,7 @@ def test_sentences_split_korean_and_english():
 
 
 def test_list_items_and_table_rows_stay_whole_and_one_per_line():
-    from rag.chunking import units
+    from rag.ingest.chunking import units
 
     text = "- SEV3: 경미한 장애. 다음 영업일에 처리합니다.\n2. Restart the service. Then wait.\n애플리케이션 로그 — 보존 기간: 90일.\n" \
            "Plain prose. Two sentences."

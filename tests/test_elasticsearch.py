@@ -7,10 +7,10 @@ from test_search_index import make_es_index, put, search
 
 from bot.indexing import IndexJob
 from bot.storage import Store
-from rag.chunking import OverlapChunker
+from rag.ingest.chunking import OverlapChunker
 from rag.errors import SearchIndexError, SearchIndexUnavailable
 from rag.index.indexer import Indexer
-from rag.sources import FolderSource
+from rag.ingest.sources import FolderSource
 
 import es_fake
 

@@ -117,7 +117,7 @@ def test_a_pdf_zip_bomb_is_refused_not_inflated():
     import zlib
 
     from rag.errors import DocumentError
-    from rag.loaders import load
+    from rag.ingest.loaders import load
 
     line = b"BT /F1 12 Tf 72 712 Td (" + b"A" * 200 + b") Tj ET\n"
     bomb = zlib.compress(line * 400_000, 9)
@@ -212,7 +212,7 @@ async def test_llm_endpoint_down_still_answers_from_the_documents(tmp_path, hand
 
 def test_an_enormous_file_is_reported_not_loaded():
     from rag.errors import DocumentError
-    from rag.loaders import MAX_FILE_BYTES, load
+    from rag.ingest.loaders import MAX_FILE_BYTES, load
 
     with pytest.raises(DocumentError, match="limit"):
         load("dump.txt", b"a" * (MAX_FILE_BYTES + 1))

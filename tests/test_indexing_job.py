@@ -9,7 +9,7 @@ from bot.indexing import IndexJob
 from bot.scheduler import start_scheduler, trigger_for
 from bot.storage import IndexRun, Store
 from rag.retrieval import Retriever
-from rag.sources import FolderSource
+from rag.ingest.sources import FolderSource
 
 from conftest import CountingEmbedder, make_indexer
 

@@ -40,7 +40,7 @@ def test_broken_and_empty_files_are_reported_and_skipped(tmp_path, docs, analyze
 
 
 def test_changing_the_chunker_rechunks_every_file(tmp_path, docs, analyzer, embedder):
-    from rag.chunking import OverlapChunker
+    from rag.ingest.chunking import OverlapChunker
     from rag.index.indexer import Indexer
 
     indexer = make_indexer(tmp_path / "i.sqlite3", analyzer, embedder)

@@ -14,7 +14,7 @@ from bot.storage import Store
 from rag.chain import decompose
 from rag.intent import ClassifierRouter
 from rag.lookups import HttpJsonLookup, LookupRegistry
-from rag.sources import FolderSource
+from rag.ingest.sources import FolderSource
 
 from conftest import HANDBOOK, build_service, make_indexer
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Protocol
 
 from rag.errors import DocumentError, SourceMissing
-from rag.loaders import supported
+from rag.ingest.loaders import supported
 
 DEFAULT_EXCLUDES = (".*", "*/.*", "_*", "*/_*", "node_modules/*")
 
