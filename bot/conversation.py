@@ -17,8 +17,8 @@ from rag.errors import DocbotError, StorageError, component
 from rag.text.masking import mask
 from rag.messages import Text, say, verb
 from rag.pipeline import Pipeline, Prepared
-from rag.rewrite import HistoryTurn, Rewrite
-from rag.routing import Intent, Route
+from rag.understand.rewrite import HistoryTurn, Rewrite
+from rag.understand.routing import Intent, Route
 
 from .actions import ActionService
 from .controls import Control, SourceLink

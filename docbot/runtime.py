@@ -20,15 +20,15 @@ from rag.index.embedded import SqliteSearchIndex
 from rag.models.embeddings import E5Embedder, Embedder, OpenAIEmbedder, USEEmbedder, VectorCache
 from rag.errors import ConfigurationError
 from rag.index.indexer import Indexer
-from rag.intent import ClassifierRouter, IntentClassifier
+from rag.understand.intent import ClassifierRouter, IntentClassifier
 from rag.models.llm import OpenAIChat
 from rag.lookups import HttpJsonLookup, LookupRegistry
 from rag.pipeline import Pipeline
 from rag.ranking import Ranker
 from rag.resilience import RetryPolicy
 from rag.retrieval import Retriever
-from rag.rewrite import LLMRewriter, OfflineRewriter, Rewriter
-from rag.routing import Router
+from rag.understand.rewrite import LLMRewriter, OfflineRewriter, Rewriter
+from rag.understand.routing import Router
 from rag.index.port import RebuildableIndex
 from rag.ingest.sources import FolderSource, narrowed, overlaps, with_owners
 

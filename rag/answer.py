@@ -15,7 +15,7 @@ from rag.errors import LLMError
 from rag.text.language import is_korean
 from rag.models.llm import ChatModel
 from rag.messages import Text, say
-from rag.rewrite import HistoryTurn
+from rag.understand.rewrite import HistoryTurn
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from rag.answer import number_sources
 from rag.errors import DatasetError
 from rag.text.language import main_language
 from rag.pipeline import Pipeline, Prepared
-from rag.rewrite import HistoryTurn
-from rag.routing import AMBIGUOUS, INTENTS
+from rag.understand.rewrite import HistoryTurn
+from rag.understand.routing import AMBIGUOUS, INTENTS
 
 # Chunks fetched per query so that k distinct files survive de-duplication.
 CHUNKS_PER_FILE = 4

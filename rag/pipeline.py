@@ -16,8 +16,8 @@ from rag.evidence import EvidenceRule
 from rag.lookups import LookupRegistry
 from rag.messages import Text, say
 from rag.retrieval import MAX_QUERY_CHARS, Retriever
-from rag.rewrite import HistoryTurn, Rewrite, Rewriter
-from rag.routing import Intent, Route, Router, when_unsure
+from rag.understand.rewrite import HistoryTurn, Rewrite, Rewriter
+from rag.understand.routing import Intent, Route, Router, when_unsure
 
 
 @dataclass

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from rag.models.embeddings import E5Embedder  # noqa: E402
-from rag.intent import IntentClassifier, load_examples  # noqa: E402
+from rag.understand.intent import IntentClassifier, load_examples  # noqa: E402
 
 
 def main() -> None:

@@ -18,10 +18,10 @@ from rag.ingest.chunking import OverlapChunker
 from rag.index.embedded import SqliteSearchIndex
 from rag.models.embeddings import E5Embedder
 from rag.index.indexer import Indexer
-from rag.intent import ClassifierRouter
+from rag.understand.intent import ClassifierRouter
 from rag.pipeline import Pipeline
 from rag.retrieval import Retriever
-from rag.rewrite import OfflineRewriter
+from rag.understand.rewrite import OfflineRewriter
 
 ROOT = Path(__file__).resolve().parent.parent
 HANDBOOK = ROOT / "samples" / "handbook"
@@ -58,7 +58,7 @@ def embedder() -> E5Embedder:
 
 @pytest.fixture(scope="session")
 def classifier(embedder, tmp_path_factory):
-    from rag.intent import IntentClassifier
+    from rag.understand.intent import IntentClassifier
 
     return IntentClassifier(embedder, cache_dir=tmp_path_factory.mktemp("cache"))
 
@@ -77,7 +77,7 @@ async def connector():
 def warm(analyzer, embedder, classifier):
     """Give a Runtime the session's loaded analyzer, model and classifier (building them again costs
     seconds a test; the composition itself is still the Runtime's)."""
-    from rag.intent import ClassifierRouter
+    from rag.understand.intent import ClassifierRouter
 
     def warmed(runtime):
         runtime.__dict__.update(analyzer=analyzer, embedder=embedder, router=ClassifierRouter(classifier, analyzer))

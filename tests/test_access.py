@@ -59,7 +59,7 @@ async def test_the_answer_trace_and_history_of_another_channel_never_hold_the_re
 
     runtime = runtime_for(tmp_path, analyzer, embedder, [
         {"name": "all", "path": str(tree)}, {"name": "finance", "path": str(tree / "finance"), "channels": ["C-FIN"]}])
-    runtime.__dict__["router"] = __import__("rag.intent", fromlist=["ClassifierRouter"]).ClassifierRouter(
+    runtime.__dict__["router"] = __import__("rag.understand.intent", fromlist=["ClassifierRouter"]).ClassifierRouter(
         classifier, analyzer)
     runtime.index_job.run("cli")
     service = runtime.conversations

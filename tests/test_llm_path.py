@@ -4,7 +4,7 @@ import pytest
 from rag.answer import ExtractiveAnswerer, LLMAnswerer
 from rag.documents import Chunk, Hit
 from rag.models.llm import OpenAIChat
-from rag.rewrite import HistoryTurn, LLMRewriter
+from rag.understand.rewrite import HistoryTurn, LLMRewriter
 
 from openai_standin import OpenAIStandIn, Reply
 

@@ -1,7 +1,7 @@
 """The offline rewriter: what a follow-up keeps, what it replaces, and where it never borrows from."""
 import pytest
 
-from rag.rewrite import HistoryTurn, OfflineRewriter
+from rag.understand.rewrite import HistoryTurn, OfflineRewriter
 
 
 def exchange(question: str, answer: str = "", paths=("doc.md",), intent="knowledge_search", rewritten=""):

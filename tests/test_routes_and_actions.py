@@ -12,7 +12,7 @@ from bot.conversation import SessionKey
 from bot.indexing import IndexJob
 from bot.storage import Store
 from rag.chain import decompose
-from rag.intent import ClassifierRouter
+from rag.understand.intent import ClassifierRouter
 from rag.lookups import HttpJsonLookup, LookupRegistry
 from rag.ingest.sources import FolderSource
 
@@ -111,14 +111,14 @@ async def test_an_unsure_document_question_is_searched_not_questioned(docs_servi
     ("realtime_lookup", {"realtime_lookup": 0.5, "knowledge_search": 0.5}, "knowledge_search"),
 ])
 def test_when_unsure_it_asks_only_if_it_could_act(intent, scores, expected):
-    from rag.routing import Route, when_unsure
+    from rag.understand.routing import Route, when_unsure
 
     assert when_unsure(Route(intent, max(scores.values()), scores=scores), 0.65).intent == expected
     assert when_unsure(Route(intent, 0.9, scores=scores), 0.65).intent == intent  # confident: unchanged
 
 
 async def test_an_unsure_turn_that_might_act_asks_and_does_nothing(docs_service, monkeypatch):
-    from rag.routing import Route
+    from rag.understand.routing import Route
 
     unsure = Route("action", 0.5, scores={"action": 0.5, "knowledge_search": 0.5})
     monkeypatch.setattr(docs_service.pipeline.router, "route", lambda original, rewritten: unsure)
@@ -296,7 +296,7 @@ def test_the_default_models_example_vectors_ship_with_the_package(embedder):
     editing rag/data/intents.jsonl); they are what the model gives each example on its own."""
     from importlib import resources
 
-    from rag.intent import IntentClassifier, load_examples
+    from rag.understand.intent import IntentClassifier, load_examples
 
     class Refuses:
         name, dim = embedder.name, embedder.dim
@@ -313,7 +313,7 @@ def test_the_default_models_example_vectors_ship_with_the_package(embedder):
 
 
 def test_another_model_embeds_the_examples_once_in_one_batch(embedder, tmp_path):
-    from rag.intent import IntentClassifier
+    from rag.understand.intent import IntentClassifier
 
     class Other:
         name, dim, batches, singles = "other-model", embedder.dim, 0, 0

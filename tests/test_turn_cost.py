@@ -3,7 +3,7 @@ import numpy as np
 
 from docbot.runtime import Runtime
 from docbot.settings import Settings
-from rag.rewrite import HistoryTurn
+from rag.understand.rewrite import HistoryTurn
 
 
 class ModelCalls:

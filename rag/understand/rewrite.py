@@ -16,7 +16,7 @@ from typing import Protocol
 from rag.text.analysis import Analyzer
 from rag.errors import LLMError
 from rag.models.llm import ChatModel
-from rag.routing import INTENTS, Route
+from rag.understand.routing import INTENTS, Route
 
 
 @dataclass(frozen=True)

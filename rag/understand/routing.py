@@ -2,7 +2,7 @@
 
 Routes, the router port, and the rules for obvious cases (greetings, "지금 ... 상태",
 "...해줘"), which are precise enough to trust over a classifier. The classifier for
-everything else lives in `rag.intent`. A router only chooses a path; it never answers.
+everything else lives in `rag.understand.intent`. A router only chooses a path; it never answers.
 """
 from __future__ import annotations
 

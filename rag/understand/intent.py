@@ -18,7 +18,7 @@ import numpy as np
 
 from rag.text.analysis import Analyzer
 from rag.models.embeddings import Embedder
-from rag.routing import INTENTS, Intent, Route, rule_route
+from rag.understand.routing import INTENTS, Intent, Route, rule_route
 
 EXAMPLES = "intents.jsonl"
 _CODE = re.compile(r"\b[A-Za-z]+[-_.][\w.-]+\b|\b[A-Z]{2,}\d*\b|\b\w*\d+\w*\b")
