@@ -24,9 +24,9 @@ from rag.understand.intent import ClassifierRouter, IntentClassifier
 from rag.models.llm import OpenAIChat
 from rag.lookups import HttpJsonLookup, LookupRegistry
 from rag.pipeline import Pipeline
-from rag.ranking import Ranker
+from rag.retrieve.ranking import Ranker
 from rag.resilience import RetryPolicy
-from rag.retrieval import Retriever
+from rag.retrieve.retriever import Retriever
 from rag.understand.rewrite import LLMRewriter, OfflineRewriter, Rewriter
 from rag.understand.routing import Router
 from rag.index.port import RebuildableIndex

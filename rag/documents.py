@@ -57,7 +57,7 @@ class Hit:
     cosine: float | None = None
     keyword: bool = False
     source: str = ""
-    relevance: float | None = None  # the cosine as a z-score within its language (rag.ranking)
+    relevance: float | None = None  # the cosine as a z-score within its language (rag.retrieve.ranking)
     spread: float | None = None  # the standard deviation that z-score divided by
     population: int = 0  # how many chunks that standard deviation came from
 

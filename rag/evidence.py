@@ -4,7 +4,7 @@ BM25's top hits are always kept and the relevance floor is relative, so a questi
 absent topic ("What is the policy on bringing dogs to the office?") still gets passages.
 Two signals decide, measured in `docbot eval` on answerable and unanswerable questions:
 
-- relevance: the best hit's cosine as a z-score within its language (`rag.ranking`);
+- relevance: the best hit's cosine as a z-score within its language (`rag.retrieve.ranking`);
 - coverage: the share of the query's topic words that appear in the top passages.
 
 In an index with fewer than `min_population` chunks of a language, a z-score cannot clear

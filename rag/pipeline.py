@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 
 from rag.text.analysis import Analyzer
 from rag.answer import Answerer, is_korean
-from rag.chain import decompose, merge, refine
+from rag.retrieve.chain import decompose, merge, refine
 from rag.documents import Hit
 from rag.evidence import EvidenceRule
 from rag.lookups import LookupRegistry
 from rag.messages import Text, say
-from rag.retrieval import MAX_QUERY_CHARS, Retriever
+from rag.retrieve.retriever import MAX_QUERY_CHARS, Retriever
 from rag.understand.rewrite import HistoryTurn, Rewrite, Rewriter
 from rag.understand.routing import Intent, Route, Router, when_unsure
 

@@ -28,7 +28,7 @@ from rag.ingest.chunking import OverlapChunker  # noqa: E402
 from rag.index.embedded import TITLE_WEIGHT, SqliteSearchIndex  # noqa: E402
 from rag.models.embeddings import E5Embedder  # noqa: E402
 from rag.index.indexer import Indexer  # noqa: E402
-from rag.ranking import Ranker  # noqa: E402
+from rag.retrieve.ranking import Ranker  # noqa: E402
 from rag.index.port import SearchQuery  # noqa: E402
 
 
@@ -44,7 +44,7 @@ def main() -> None:
     print(f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH '{' OR '.join(chr(34) + t + chr(34) for t in terms)}'"
           f" ORDER BY bm25(chunks_fts, {TITLE_WEIGHT}, 1.0) LIMIT 40")
     print("-> every cosine from one NumPy product over the vectors (read from chunks_vec after each commit); "
-          "the 40 nearest per language; one ranker (rag/ranking.py)\n")
+          "the 40 nearest per language; one ranker (rag/retrieve/ranking.py)\n")
 
     from elasticsearch import AsyncElasticsearch
 

@@ -36,7 +36,7 @@ from rag.documents import Chunk  # noqa: E402
 from rag.index.embedded import SqliteSearchIndex  # noqa: E402
 from rag.models.embeddings import E5Embedder  # noqa: E402
 from rag.ingest.loaders import load, supported  # noqa: E402
-from rag.ranking import Ranker  # noqa: E402
+from rag.retrieve.ranking import Ranker  # noqa: E402
 from rag.index.port import FileRecord, SearchQuery  # noqa: E402
 
 PER_FILE = 10

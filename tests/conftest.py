@@ -20,7 +20,7 @@ from rag.models.embeddings import E5Embedder
 from rag.index.indexer import Indexer
 from rag.understand.intent import ClassifierRouter
 from rag.pipeline import Pipeline
-from rag.retrieval import Retriever
+from rag.retrieve.retriever import Retriever
 from rag.understand.rewrite import OfflineRewriter
 
 ROOT = Path(__file__).resolve().parent.parent

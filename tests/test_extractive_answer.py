@@ -2,7 +2,7 @@
 import re
 
 from rag.answer import MAX_SENTENCE_CHARS, ExtractiveAnswerer
-from rag.retrieval import Retriever
+from rag.retrieve.retriever import Retriever
 
 
 async def answer(handbook_indexer, analyzer, embedder, question: str) -> str:

@@ -8,7 +8,7 @@ import pytest
 from bot.indexing import IndexJob
 from bot.scheduler import start_scheduler, trigger_for
 from bot.storage import IndexRun, Store
-from rag.retrieval import Retriever
+from rag.retrieve.retriever import Retriever
 from rag.ingest.sources import FolderSource
 
 from conftest import CountingEmbedder, make_indexer

@@ -1,5 +1,5 @@
 """Ingestion: incremental by content hash, deletion-aware, broken files skipped and reported."""
-from rag.retrieval import Retriever
+from rag.retrieve.retriever import Retriever
 
 from conftest import CountingEmbedder, make_indexer
 

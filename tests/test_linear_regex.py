@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-MODULES = ("rag.text.masking", "rag.understand.routing", "rag.chain", "rag.understand.rewrite", "rag.understand.intent", "rag.pipeline",
+MODULES = ("rag.text.masking", "rag.understand.routing", "rag.retrieve.chain", "rag.understand.rewrite", "rag.understand.intent", "rag.pipeline",
            "rag.text.analysis", "rag.answer", "rag.ingest.chunking", "rag.text.language", "bot.conversation", "adapters.slack",
            "adapters.markup")
 SIZE = 100_000

@@ -1,6 +1,6 @@
 """The one ranker, on candidates built by hand: language normalisation, BM25's bounded bonus, the floor."""
 from rag.documents import Chunk
-from rag.ranking import Ranker
+from rag.retrieve.ranking import Ranker
 from rag.index.port import ALL_LANGUAGES, Background, Candidate, Candidates
 
 

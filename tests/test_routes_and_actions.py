@@ -11,7 +11,7 @@ from bot.actions import ReindexAction, WebhookAction
 from bot.conversation import SessionKey
 from bot.indexing import IndexJob
 from bot.storage import Store
-from rag.chain import decompose
+from rag.retrieve.chain import decompose
 from rag.understand.intent import ClassifierRouter
 from rag.lookups import HttpJsonLookup, LookupRegistry
 from rag.ingest.sources import FolderSource

@@ -9,7 +9,7 @@ import pytest
 from rag.documents import Chunk
 from rag.index.embedded import SqliteSearchIndex
 from rag.errors import EmbeddingModelMismatch
-from rag.ranking import Ranker
+from rag.retrieve.ranking import Ranker
 from rag.index.port import FileRecord, SearchQuery
 
 

@@ -1,7 +1,7 @@
 """The Elasticsearch search index: BM25 and one kNN per language over one alias, in one `_msearch`.
 
 Behind the same `SearchIndex` port as the embedded index: it finds candidates and their
-cosines, and `rag.ranking` ranks them exactly as it ranks the embedded index's. (The
+cosines, and `rag.retrieve.ranking` ranks them exactly as it ranks the embedded index's. (The
 server-side `rrf` retriever is not used: it cannot normalise cosines per language, and it
 needs an Enterprise licence.) Each language's background statistics come from a random
 sample of its chunk vectors, refreshed every few minutes and after this process writes. Writes go through the async bulk

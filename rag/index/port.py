@@ -1,7 +1,7 @@
 """The search-index port: what the indexer and the retriever need from any backend.
 
 Backends only *find candidates* (BM25 matches, the nearest chunks of each language, and
-each candidate's cosine); `rag.ranking` ranks them, so fusion, language normalisation and
+each candidate's cosine); `rag.retrieve.ranking` ranks them, so fusion, language normalisation and
 the relevance floor behave the same on every backend.
 """
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Recorded per chunk at index time, because e5's cosines run systematically higher between
 texts of the same language; ranking normalises each chunk's cosine against the other
-chunks of its own language (`rag.ranking`). A Hangul syllable carries about as much as two
+chunks of its own language (`rag.retrieve.ranking`). A Hangul syllable carries about as much as two
 or three Latin letters, so Hangul counts 2.5 times when the shares are weighed.
 """
 from __future__ import annotations

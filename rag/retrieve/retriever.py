@@ -5,7 +5,7 @@ from collections.abc import Iterable
 
 from rag.documents import Hit
 from rag.models.embeddings import Embedder
-from rag.ranking import Ranker
+from rag.retrieve.ranking import Ranker
 from rag.index.port import SearchIndex, SearchQuery
 
 # Search sees at most this much of a message; a 50k-character paste is not a query.
