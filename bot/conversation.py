@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from rag.answer import number_sources
+from rag.answer.answerers import number_sources
 from rag.errors import DocbotError, StorageError, component
 from rag.text.masking import mask
 from rag.messages import Text, say, verb

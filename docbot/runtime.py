@@ -14,7 +14,7 @@ from bot.observability import Metrics
 from bot.ratelimit import RateLimiter
 from bot.storage import Store
 from rag.text.analysis import Analyzer
-from rag.answer import Answerer, ExtractiveAnswerer, LLMAnswerer
+from rag.answer.answerers import Answerer, ExtractiveAnswerer, LLMAnswerer
 from rag.ingest.chunking import Chunker, OverlapChunker, SemanticChunker
 from rag.index.embedded import SqliteSearchIndex
 from rag.models.embeddings import E5Embedder, Embedder, OpenAIEmbedder, USEEmbedder, VectorCache
@@ -22,7 +22,7 @@ from rag.errors import ConfigurationError
 from rag.index.indexer import Indexer
 from rag.understand.intent import ClassifierRouter, IntentClassifier
 from rag.models.llm import OpenAIChat
-from rag.lookups import HttpJsonLookup, LookupRegistry
+from rag.answer.lookups import HttpJsonLookup, LookupRegistry
 from rag.pipeline import Pipeline
 from rag.retrieve.ranking import Ranker
 from rag.resilience import RetryPolicy

@@ -16,7 +16,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError
 
-from rag.answer import number_sources
+from rag.answer.answerers import number_sources
 from rag.errors import DatasetError
 from rag.text.language import main_language
 from rag.pipeline import Pipeline, Prepared

@@ -9,11 +9,11 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from rag.text.analysis import Analyzer
-from rag.answer import Answerer, is_korean
+from rag.answer.answerers import Answerer, is_korean
 from rag.retrieve.chain import decompose, merge, refine
 from rag.documents import Hit
-from rag.evidence import EvidenceRule
-from rag.lookups import LookupRegistry
+from rag.answer.evidence import EvidenceRule
+from rag.answer.lookups import LookupRegistry
 from rag.messages import Text, say
 from rag.retrieve.retriever import MAX_QUERY_CHARS, Retriever
 from rag.understand.rewrite import HistoryTurn, Rewrite, Rewriter

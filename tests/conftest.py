@@ -13,7 +13,7 @@ from bot.actions import ActionService
 from bot.conversation import ConversationService
 from bot.storage import Store
 from rag.text.analysis import Analyzer
-from rag.answer import ExtractiveAnswerer
+from rag.answer.answerers import ExtractiveAnswerer
 from rag.ingest.chunking import OverlapChunker
 from rag.index.embedded import SqliteSearchIndex
 from rag.models.embeddings import E5Embedder

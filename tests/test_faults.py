@@ -166,7 +166,7 @@ async def test_outside_calls_retry_transient_failures_with_one_policy():
     from aiohttp import web
     from aiohttp.test_utils import TestServer
 
-    from rag.lookups import HttpJsonLookup
+    from rag.answer.lookups import HttpJsonLookup
     from rag.resilience import RetryPolicy
 
     answers = [503, 200]
@@ -325,7 +325,7 @@ async def test_a_postgres_connection_killed_mid_write_is_retried_once(make, db_u
 
 async def test_an_llm_answer_cut_mid_stream_is_stored_partial_and_counted(handbook_indexer, analyzer, classifier,
                                                                          tmp_path):
-    from rag.answer import ExtractiveAnswerer, LLMAnswerer
+    from rag.answer.answerers import ExtractiveAnswerer, LLMAnswerer
     from rag.models.llm import OpenAIChat
 
     from openai_standin import OpenAIStandIn, Reply

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 MODULES = ("rag.text.masking", "rag.understand.routing", "rag.retrieve.chain", "rag.understand.rewrite", "rag.understand.intent", "rag.pipeline",
-           "rag.text.analysis", "rag.answer", "rag.ingest.chunking", "rag.text.language", "bot.conversation", "adapters.slack",
+           "rag.text.analysis", "rag.answer.answerers", "rag.ingest.chunking", "rag.text.language", "bot.conversation", "adapters.slack",
            "adapters.markup")
 SIZE = 100_000
 BUDGET = 1.0  # seconds per pattern on a 100k input; a linear pattern takes milliseconds, a quadratic one minutes

@@ -1,7 +1,7 @@
 """The LLM path against a local OpenAI-compatible server: rewrite, streaming answer, fallbacks."""
 import pytest
 
-from rag.answer import ExtractiveAnswerer, LLMAnswerer
+from rag.answer.answerers import ExtractiveAnswerer, LLMAnswerer
 from rag.documents import Chunk, Hit
 from rag.models.llm import OpenAIChat
 from rag.understand.rewrite import HistoryTurn, LLMRewriter

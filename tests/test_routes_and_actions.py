@@ -13,7 +13,7 @@ from bot.indexing import IndexJob
 from bot.storage import Store
 from rag.retrieve.chain import decompose
 from rag.understand.intent import ClassifierRouter
-from rag.lookups import HttpJsonLookup, LookupRegistry
+from rag.answer.lookups import HttpJsonLookup, LookupRegistry
 from rag.ingest.sources import FolderSource
 
 from conftest import HANDBOOK, build_service, make_indexer
