@@ -243,7 +243,7 @@ def evaluate(
                                                                  "report; several: reports by file name)."),
 ) -> None:
     """Replay conversations through the real pipeline and report recall, intent and latency."""
-    from rag.evaluation import load_dataset, print_table, run_eval
+    from rag.eval.replay import load_dataset, print_table, run_eval
 
     try:  # a bad line is reported before minutes of indexing, not after
         loaded = {path: load_dataset(path) for path in datasets}

@@ -5,7 +5,7 @@ import pytest
 
 from docbot.settings import load_settings
 from rag.errors import ConfigurationError, DatasetError
-from rag.evaluation import load_dataset
+from rag.eval.replay import load_dataset
 
 
 @pytest.fixture(autouse=True)
