@@ -16,9 +16,9 @@ from typing import Any, Protocol
 import aiohttp
 
 from rag.errors import ActionError
-from rag.text.masking import mask
 from rag.messages import Text, say
 from rag.messages import verb as verb_in
+from rag.text.masking import mask
 
 from .storage import PendingAction, Store
 

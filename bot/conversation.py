@@ -14,9 +14,9 @@ from typing import Any
 
 from rag.answer.answerers import number_sources
 from rag.errors import DocbotError, StorageError, component
-from rag.text.masking import mask
 from rag.messages import Text, say, verb
 from rag.pipeline import Pipeline, Prepared
+from rag.text.masking import mask
 from rag.understand.rewrite import HistoryTurn, Rewrite
 from rag.understand.routing import Intent, Route
 

@@ -286,8 +286,8 @@ def evaluate(
 def document_languages(docs: Path) -> dict[str, tuple[str, ...]]:
     """Each document's languages (by its whole text), for the eval's same/cross-language split."""
     from rag.index.indexer import folder_source
-    from rag.text.language import languages
     from rag.ingest.loaders import load
+    from rag.text.language import languages
 
     found = {}
     for item in folder_source(docs).files():

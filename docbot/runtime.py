@@ -13,24 +13,24 @@ from bot.indexing import IndexJob
 from bot.observability import Metrics
 from bot.ratelimit import RateLimiter
 from bot.storage import Store
-from rag.text.analysis import Analyzer
 from rag.answer.answerers import Answerer, ExtractiveAnswerer, LLMAnswerer
-from rag.ingest.chunking import Chunker, OverlapChunker, SemanticChunker
-from rag.index.embedded import SqliteSearchIndex
-from rag.models.embeddings import E5Embedder, Embedder, OpenAIEmbedder, USEEmbedder, VectorCache
-from rag.errors import ConfigurationError
-from rag.index.indexer import Indexer
-from rag.understand.intent import ClassifierRouter, IntentClassifier
-from rag.models.llm import OpenAIChat
 from rag.answer.lookups import HttpJsonLookup, LookupRegistry
+from rag.errors import ConfigurationError
+from rag.index.embedded import SqliteSearchIndex
+from rag.index.indexer import Indexer
+from rag.index.port import RebuildableIndex
+from rag.ingest.chunking import Chunker, OverlapChunker, SemanticChunker
+from rag.ingest.sources import FolderSource, narrowed, overlaps, with_owners
+from rag.models.embeddings import E5Embedder, Embedder, OpenAIEmbedder, USEEmbedder, VectorCache
+from rag.models.llm import OpenAIChat
 from rag.pipeline import Pipeline
-from rag.retrieve.ranking import Ranker
 from rag.resilience import RetryPolicy
+from rag.retrieve.ranking import Ranker
 from rag.retrieve.retriever import Retriever
+from rag.text.analysis import Analyzer
+from rag.understand.intent import ClassifierRouter, IntentClassifier
 from rag.understand.rewrite import LLMRewriter, OfflineRewriter, Rewriter
 from rag.understand.routing import Router
-from rag.index.port import RebuildableIndex
-from rag.ingest.sources import FolderSource, narrowed, overlaps, with_owners
 
 from .settings import COSINE_GAPS, Settings
 

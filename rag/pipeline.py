@@ -8,14 +8,14 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-from rag.text.analysis import Analyzer
 from rag.answer.answerers import Answerer, is_korean
-from rag.retrieve.chain import decompose, merge, refine
-from rag.documents import Hit
 from rag.answer.evidence import EvidenceRule
 from rag.answer.lookups import LookupRegistry
+from rag.documents import Hit
 from rag.messages import Text, say
+from rag.retrieve.chain import decompose, merge, refine
 from rag.retrieve.retriever import MAX_QUERY_CHARS, Retriever
+from rag.text.analysis import Analyzer
 from rag.understand.rewrite import HistoryTurn, Rewrite, Rewriter
 from rag.understand.routing import Intent, Route, Router, when_unsure
 

@@ -23,13 +23,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from rag.text.analysis import Analyzer  # noqa: E402
-from rag.ingest.chunking import OverlapChunker  # noqa: E402
 from rag.index.embedded import TITLE_WEIGHT, SqliteSearchIndex  # noqa: E402
-from rag.models.embeddings import E5Embedder  # noqa: E402
 from rag.index.indexer import Indexer  # noqa: E402
-from rag.retrieve.ranking import Ranker  # noqa: E402
 from rag.index.port import SearchQuery  # noqa: E402
+from rag.ingest.chunking import OverlapChunker  # noqa: E402
+from rag.models.embeddings import E5Embedder  # noqa: E402
+from rag.retrieve.ranking import Ranker  # noqa: E402
+from rag.text.analysis import Analyzer  # noqa: E402
 
 
 def main() -> None:

@@ -24,10 +24,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from elasticsearch import AsyncElasticsearch  # noqa: E402
 
-from rag.text.analysis import Analyzer  # noqa: E402
 from rag.documents import Chunk  # noqa: E402
 from rag.index.elastic import ElasticsearchIndex  # noqa: E402
 from rag.index.port import FileRecord  # noqa: E402
+from rag.text.analysis import Analyzer  # noqa: E402
 
 import es_fake  # noqa: E402
 

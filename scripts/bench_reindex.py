@@ -25,12 +25,12 @@ from bench_retrieval import corpus_sentences  # noqa: E402
 
 from bot.indexing import IndexJob  # noqa: E402
 from bot.storage import Store  # noqa: E402
-from rag.text.analysis import Analyzer  # noqa: E402
-from rag.ingest.chunking import OverlapChunker  # noqa: E402
 from rag.index.embedded import SqliteSearchIndex  # noqa: E402
-from rag.models.embeddings import E5Embedder  # noqa: E402
 from rag.index.indexer import Indexer  # noqa: E402
+from rag.ingest.chunking import OverlapChunker  # noqa: E402
 from rag.ingest.sources import FolderSource  # noqa: E402
+from rag.models.embeddings import E5Embedder  # noqa: E402
+from rag.text.analysis import Analyzer  # noqa: E402
 
 
 class Counting(E5Embedder):

@@ -30,14 +30,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rag.text.analysis import Analyzer  # noqa: E402
-from rag.ingest.chunking import OverlapChunker, sentences  # noqa: E402
 from rag.documents import Chunk  # noqa: E402
 from rag.index.embedded import SqliteSearchIndex  # noqa: E402
-from rag.models.embeddings import E5Embedder  # noqa: E402
-from rag.ingest.loaders import load, supported  # noqa: E402
-from rag.retrieve.ranking import Ranker  # noqa: E402
 from rag.index.port import FileRecord, SearchQuery  # noqa: E402
+from rag.ingest.chunking import OverlapChunker, sentences  # noqa: E402
+from rag.ingest.loaders import load, supported  # noqa: E402
+from rag.models.embeddings import E5Embedder  # noqa: E402
+from rag.retrieve.ranking import Ranker  # noqa: E402
+from rag.text.analysis import Analyzer  # noqa: E402
 
 PER_FILE = 10
 TOP = 10

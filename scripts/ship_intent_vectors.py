@@ -2,7 +2,7 @@
 
     python scripts/ship_intent_vectors.py
 
-Run it after editing rag/data/intents.jsonl (a test fails until you do): a first start then loads
+Run it after editing rag/understand/data/intents.jsonl (a test fails until you do): a first start then loads
 the vectors instead of embedding 172 examples. Old files of earlier examples are removed.
 """
 from __future__ import annotations

@@ -12,15 +12,15 @@ import pytest
 from bot.actions import ActionService
 from bot.conversation import ConversationService
 from bot.storage import Store
-from rag.text.analysis import Analyzer
 from rag.answer.answerers import ExtractiveAnswerer
-from rag.ingest.chunking import OverlapChunker
 from rag.index.embedded import SqliteSearchIndex
-from rag.models.embeddings import E5Embedder
 from rag.index.indexer import Indexer
-from rag.understand.intent import ClassifierRouter
+from rag.ingest.chunking import OverlapChunker
+from rag.models.embeddings import E5Embedder
 from rag.pipeline import Pipeline
 from rag.retrieve.retriever import Retriever
+from rag.text.analysis import Analyzer
+from rag.understand.intent import ClassifierRouter
 from rag.understand.rewrite import OfflineRewriter
 
 ROOT = Path(__file__).resolve().parent.parent

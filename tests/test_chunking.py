@@ -1,6 +1,6 @@
 """Chunkers: sizes, overlap, metadata, and the semantic cut on a topic shift."""
-from rag.ingest.chunking import OverlapChunker, SemanticChunker, pack, sentences
 from rag.documents import Document, Section
+from rag.ingest.chunking import OverlapChunker, SemanticChunker, pack, sentences
 
 
 def test_pack_respects_size_and_repeats_overlap():

@@ -7,9 +7,9 @@ from test_search_index import make_es_index, put, search
 
 from bot.indexing import IndexJob
 from bot.storage import Store
-from rag.ingest.chunking import OverlapChunker
 from rag.errors import SearchIndexError, SearchIndexUnavailable
 from rag.index.indexer import Indexer
+from rag.ingest.chunking import OverlapChunker
 from rag.ingest.sources import FolderSource
 
 import es_fake

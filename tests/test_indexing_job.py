@@ -8,8 +8,8 @@ import pytest
 from bot.indexing import IndexJob
 from bot.scheduler import start_scheduler, trigger_for
 from bot.storage import IndexRun, Store
-from rag.retrieve.retriever import Retriever
 from rag.ingest.sources import FolderSource
+from rag.retrieve.retriever import Retriever
 
 from conftest import CountingEmbedder, make_indexer
 

@@ -40,8 +40,8 @@ def test_broken_and_empty_files_are_reported_and_skipped(tmp_path, docs, analyze
 
 
 def test_changing_the_chunker_rechunks_every_file(tmp_path, docs, analyzer, embedder):
-    from rag.ingest.chunking import OverlapChunker
     from rag.index.indexer import Indexer
+    from rag.ingest.chunking import OverlapChunker
 
     indexer = make_indexer(tmp_path / "i.sqlite3", analyzer, embedder)
     indexer.run(docs)

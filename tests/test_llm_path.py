@@ -105,8 +105,8 @@ async def test_openai_embedder_orders_and_normalizes_vectors(llm):
 async def test_openai_embedder_reports_a_wrong_dimension(llm):
     import asyncio
 
-    from rag.models.embeddings import OpenAIEmbedder
     from rag.errors import EmbeddingError
+    from rag.models.embeddings import OpenAIEmbedder
 
     with pytest.raises(EmbeddingError, match="8"):
         await asyncio.to_thread(OpenAIEmbedder("embed-test", 16, "sk-test", llm.base_url).embed_query, "x")

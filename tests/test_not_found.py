@@ -32,8 +32,8 @@ async def test_answerable_questions_are_still_answered(service, question, path):
 
 
 def test_the_rule_needs_both_signals_low(analyzer):
-    from rag.documents import Chunk, Hit
     from rag.answer.evidence import EvidenceRule
+    from rag.documents import Chunk, Hit
 
     def hit(text, relevance):
         return Hit(Chunk("a.md", 0, "Parking", "", text), 1.0, 0.8, relevance=relevance, population=500)
@@ -46,8 +46,8 @@ def test_the_rule_needs_both_signals_low(analyzer):
 
 
 def test_a_same_language_passage_sharing_no_topic_word_is_not_an_answer(analyzer):
-    from rag.documents import Chunk, Hit
     from rag.answer.evidence import EvidenceRule
+    from rag.documents import Chunk, Hit
 
     near_topic = Hit(Chunk("referral.md", 0, "직원 추천 보상", "보상", "추천인에게 200만 원을 지급합니다."), 1.0, 0.9,
                      relevance=4.0, population=500)
@@ -56,8 +56,8 @@ def test_a_same_language_passage_sharing_no_topic_word_is_not_an_answer(analyzer
 
 
 def test_a_small_index_is_never_judged_on_z_scores(analyzer):
-    from rag.documents import Chunk, Hit
     from rag.answer.evidence import EvidenceRule
+    from rag.documents import Chunk, Hit
 
     few = Hit(Chunk("a.md", 0, "Cars", "", "Cars park outside."), 1.0, 0.8, relevance=1.2, population=7)
     assert EvidenceRule().answers("bicycle parking", [few], analyzer)

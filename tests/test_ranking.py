@@ -1,7 +1,7 @@
 """The one ranker, on candidates built by hand: language normalisation, BM25's bounded bonus, the floor."""
 from rag.documents import Chunk
-from rag.retrieve.ranking import Ranker
 from rag.index.port import ALL_LANGUAGES, Background, Candidate, Candidates
+from rag.retrieve.ranking import Ranker
 
 
 def candidates(rows, keyword=(), background=None):

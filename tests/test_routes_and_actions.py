@@ -11,10 +11,10 @@ from bot.actions import ReindexAction, WebhookAction
 from bot.conversation import SessionKey
 from bot.indexing import IndexJob
 from bot.storage import Store
-from rag.retrieve.chain import decompose
-from rag.understand.intent import ClassifierRouter
 from rag.answer.lookups import HttpJsonLookup, LookupRegistry
 from rag.ingest.sources import FolderSource
+from rag.retrieve.chain import decompose
+from rag.understand.intent import ClassifierRouter
 
 from conftest import HANDBOOK, build_service, make_indexer
 
@@ -293,7 +293,7 @@ async def test_an_action_is_decided_only_from_its_own_conversation(docs_service,
 
 def test_the_default_models_example_vectors_ship_with_the_package(embedder):
     """A first start loads them instead of embedding 172 examples (run scripts/ship_intent_vectors.py after
-    editing rag/data/intents.jsonl); they are what the model gives each example on its own."""
+    editing rag/understand/data/intents.jsonl); they are what the model gives each example on its own."""
     from importlib import resources
 
     from rag.understand.intent import IntentClassifier, load_examples
@@ -305,7 +305,7 @@ def test_the_default_models_example_vectors_ship_with_the_package(embedder):
             raise AssertionError("the shipped vectors should have been used")
 
     classifier = IntentClassifier(Refuses())  # type: ignore[arg-type]
-    with resources.files("rag.data").joinpath(classifier.vectors_file()).open("rb") as f:
+    with resources.files("rag.understand.data").joinpath(classifier.vectors_file()).open("rb") as f:
         shipped = np.load(f)
     examples = load_examples()
     for n in range(0, len(examples), 17):

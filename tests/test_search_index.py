@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from rag.documents import Chunk
-from rag.index.embedded import SqliteSearchIndex
 from rag.errors import EmbeddingModelMismatch
-from rag.retrieve.ranking import Ranker
+from rag.index.embedded import SqliteSearchIndex
 from rag.index.port import FileRecord, SearchQuery
+from rag.retrieve.ranking import Ranker
 
 
 def make_es_index(analyzer, live_allowed: bool = True, **options):

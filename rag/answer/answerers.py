@@ -7,14 +7,14 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from rag.text.analysis import Analyzer
-from rag.ingest.chunking import units
 from rag.documents import Hit
-from rag.models.embeddings import Embedder
 from rag.errors import LLMError
-from rag.text.language import is_korean
-from rag.models.llm import ChatModel
+from rag.ingest.chunking import units
 from rag.messages import Text, say
+from rag.models.embeddings import Embedder
+from rag.models.llm import ChatModel
+from rag.text.analysis import Analyzer
+from rag.text.language import is_korean
 from rag.understand.rewrite import HistoryTurn
 
 

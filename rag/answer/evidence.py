@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rag.text.analysis import Analyzer
 from rag.documents import Hit
+from rag.text.analysis import Analyzer
 from rag.text.language import languages, main_language
 
 

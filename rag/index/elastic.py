@@ -26,11 +26,11 @@ from typing import Any
 
 import numpy as np
 
-from rag.text.analysis import Analyzer
 from rag.documents import Chunk
 from rag.errors import EmbeddingModelMismatch, SearchIndexError, SearchIndexUnavailable
-from rag.text.language import LANGUAGES, languages
 from rag.index.port import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery, Visibility
+from rag.text.analysis import Analyzer
+from rag.text.language import LANGUAGES, languages
 
 log = logging.getLogger(__name__)
 

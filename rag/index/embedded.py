@@ -24,12 +24,12 @@ import numpy as np
 import sqlean
 import sqlite_vec
 
-from rag.index import postings
-from rag.text.analysis import Analyzer
 from rag.documents import Chunk
 from rag.errors import EmbeddingModelMismatch, SearchIndexError
-from rag.text.language import LANGUAGES, languages
+from rag.index import postings
 from rag.index.port import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery, Visibility
+from rag.text.analysis import Analyzer
+from rag.text.language import LANGUAGES, languages
 
 SCHEMA_VERSION = "4"  # 2: chunks carry their languages; 3: and who may see them; 4: and their term counts
 TITLE_WEIGHT = 3.0  # bm25 column weight of title+heading terms against body terms

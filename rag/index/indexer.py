@@ -8,13 +8,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rag.ingest.chunking import Chunker
 from rag.documents import Chunk
-from rag.models.embeddings import Embedder
 from rag.errors import DocumentError, IndexRunStopped, LeaseLost, SearchIndexError, SearchIndexUnavailable
-from rag.ingest.loaders import load
 from rag.index.port import FileRecord, RebuildableIndex, Visibility
+from rag.ingest.chunking import Chunker
+from rag.ingest.loaders import load
 from rag.ingest.sources import FolderSource, Source, SourceFile, narrowed
+from rag.models.embeddings import Embedder
 
 log = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ from typing import Protocol
 import numpy as np
 
 from rag.documents import Chunk, Document
-from rag.models.embeddings import Embedder
 from rag.errors import ConfigurationError
+from rag.models.embeddings import Embedder
 
 # Sentence ends: terminal punctuation followed by space (Korean uses it too), and line breaks.
 _SENTENCE_END = re.compile(r"(?<=[.!?。？！])\s+|\n+")

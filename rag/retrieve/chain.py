@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from rag.text.analysis import Analyzer
 from rag.documents import Hit
+from rag.text.analysis import Analyzer
 
 _COMPARE = re.compile(r"\b(compare|comparison|versus|vs\.?|difference|differ|both|each)\b|(비교|차이|달라|다른가|다르|둘 다|각각|모두)",
                       re.IGNORECASE)

@@ -4,9 +4,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rag.documents import Hit
+from rag.index.port import SearchIndex, SearchQuery
 from rag.models.embeddings import Embedder
 from rag.retrieve.ranking import Ranker
-from rag.index.port import SearchIndex, SearchQuery
 
 # Search sees at most this much of a message; a 50k-character paste is not a query.
 MAX_QUERY_CHARS = 1000

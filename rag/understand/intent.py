@@ -1,8 +1,8 @@
 """The offline intent classifier: logistic regression over e5 embeddings of example utterances.
 
-Examples live in `rag/data/intents.jsonl` (Korean and English, kept apart from the dev
+Examples live in `rag/understand/data/intents.jsonl` (Korean and English, kept apart from the dev
 evaluation set). Training takes a second after the examples are embedded. The default model's
-example vectors ship with the package (`rag/data/intent-examples-<digest>.npy`, written by
+example vectors ship with the package (`rag/understand/data/intent-examples-<digest>.npy`, written by
 `scripts/ship_intent_vectors.py`), keyed by the model and the examples' hash, so a first start
 embeds nothing; any other model embeds them once, in one batch, into the data folder's cache.
 """
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.text.analysis import Analyzer
 from rag.models.embeddings import Embedder
+from rag.text.analysis import Analyzer
 from rag.understand.routing import INTENTS, Intent, Route, rule_route
 
 EXAMPLES = "intents.jsonl"
@@ -26,7 +26,7 @@ _CODE = re.compile(r"\b[A-Za-z]+[-_.][\w.-]+\b|\b[A-Z]{2,}\d*\b|\b\w*\d+\w*\b")
 
 def load_examples() -> list[tuple[str, str]]:
     """(text, intent) pairs shipped with the package."""
-    raw = resources.files("rag.data").joinpath(EXAMPLES).read_text(encoding="utf-8")
+    raw = resources.files("rag.understand.data").joinpath(EXAMPLES).read_text(encoding="utf-8")
     rows = [json.loads(line) for line in raw.splitlines() if line.strip()]
     return [(r["text"], r["intent"]) for r in rows]
 
@@ -51,7 +51,7 @@ class IntentClassifier:
 
     def _example_vectors(self, cache_dir: Path | None) -> np.ndarray:
         name = self.vectors_file()  # hashes every example: once
-        shipped = resources.files("rag.data").joinpath(name)
+        shipped = resources.files("rag.understand.data").joinpath(name)
         if shipped.is_file():
             with shipped.open("rb") as f:
                 return np.load(f)

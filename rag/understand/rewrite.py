@@ -13,9 +13,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from rag.text.analysis import Analyzer
 from rag.errors import LLMError
 from rag.models.llm import ChatModel
+from rag.text.analysis import Analyzer
 from rag.understand.routing import INTENTS, Route
 
 
