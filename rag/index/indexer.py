@@ -5,13 +5,21 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rag.documents import Chunk
-from rag.errors import DocumentError, IndexRunStopped, LeaseLost, SearchIndexError, SearchIndexUnavailable
+from rag.errors import (
+    DocumentError,
+    IndexRunStopped,
+    LeaseLost,
+    SearchIndexError,
+    SearchIndexUnavailable,
+    SourceUnavailable,
+)
 from rag.index.port import FileRecord, RebuildableIndex, Visibility
 from rag.ingest.chunking import Chunker
+from rag.ingest.connectors.base import IncrementalSource
 from rag.ingest.loaders import load
 from rag.ingest.sources import FolderSource, Source, SourceFile, narrowed
 from rag.models.embeddings import Embedder
@@ -29,12 +37,16 @@ class IndexReport:
     chunks: int = 0
     errors: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
+    cursor: str | None = None  # a connector's cursor once these changes are in the index
+    requests: int = 0  # calls a connector made to its service
+    retry: bool = False  # a file failed for a reason that may pass: keep the old cursor so it is tried again
 
     def merge(self, other: "IndexReport") -> None:
         """Add another run's counts to this one (several roots in one command)."""
-        for name in ("added", "updated", "unchanged", "deleted", "chunks", "seconds"):
+        for name in ("added", "updated", "unchanged", "deleted", "chunks", "seconds", "requests"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.errors.extend(other.errors)
+        self.retry = self.retry or other.retry
 
 
 def content_hash(raw: bytes, chunker_signature: str) -> str:
@@ -77,8 +89,11 @@ class Indexer:
 
     def sync(self, source: Source, on_file: Callable[[str], None] | None = None, *, full: bool = False,
              on_source: Callable[[str, int], None] | None = None,
-             check: Callable[[], None] | None = None) -> IndexReport:
+             check: Callable[[], None] | None = None, cursor: str | None = None) -> IndexReport:
         """Bring the index in step with a source: new and changed files embedded, gone files removed.
+
+        A connector (IncrementalSource) gives only what changed since `cursor`, and the report carries the
+        cursor to store once the run succeeds; `full` ignores the cursor and lists everything.
 
         Changed files are chunked, embedded together in batches of about `batch_chunks` chunks, and
         each is replaced in its own transaction, so a run killed midway leaves every file either at
@@ -91,7 +106,12 @@ class Indexer:
         self.index.bind_model(self.embedder.name, self.embedder.dim)
         known = self.index.files(source.key)
         report = IndexReport()
-        files = source.files()
+        if isinstance(source, IncrementalSource):
+            changes = source.changes(None if full else cursor)
+            files, gone, complete = changes.changed, set(changes.deleted), changes.complete
+            report.cursor, report.requests = changes.cursor, changes.requests
+        else:
+            files, gone, complete = source.files(), set(), source.complete
         if on_source:
             on_source(source.name, len(files))
         visibility = getattr(source, "visibility", None)
@@ -109,11 +129,13 @@ class Indexer:
                     self._write_batch(source.key, batch, report, check, done)
                     batch = []
             self._write_batch(source.key, batch, report, check, done)
-            if source.complete:
-                for gone in sorted(set(known) - {f.path for f in files}):
-                    check()
-                    self.index.delete_file(source.key, gone)
-                    report.deleted += 1
+            present = {f.path for f in files}
+            if complete:
+                gone |= set(known) - present
+            for path in sorted((gone - present) & set(known)):  # a path renamed away and re-created stays
+                check()
+                self.index.delete_file(source.key, path)
+                report.deleted += 1
         finally:
             self._flush(report)  # whatever was written becomes searchable, even when the run stops early
         report.seconds = time.perf_counter() - started
@@ -131,15 +153,19 @@ class Indexer:
         """Read and chunk one file; None when there is nothing to embed (unchanged, or reported as failed)."""
         rel = item.path
         try:
-            raw = item.read()
-            digest = content_hash(raw, self.signature)
+            # A connector names the bytes' version: an indexed version is neither downloaded nor embedded again.
+            raw = b"" if item.version else item.read()
+            digest = content_hash(item.version.encode() if item.version else raw, self.signature)
             if compare and compare.content_hash == digest:
                 if compare.visibility != visibility:  # the source's channels changed: restamp, no re-embedding
                     check()
                     self.index.set_visibility(key, rel, visibility)
                 report.unchanged += 1
                 return None
+            raw = raw or item.read()
             doc = load(rel, raw)
+            if item.meta.get("title"):
+                doc = replace(doc, title=item.meta["title"])
             chunks = self.chunker.chunk(doc)
             if not chunks:
                 raise DocumentError(rel, "no text to index")
@@ -187,8 +213,12 @@ class Indexer:
         """Report one file's failure against it; re-raise what means the run cannot go on."""
         if isinstance(exc, (SearchIndexUnavailable, LeaseLost, IndexRunStopped)):  # nothing more can be written
             raise exc
+        if not isinstance(exc, DocumentError):  # the service, the network or the index: may pass next run
+            report.retry = True
         if isinstance(exc, DocumentError):
             report.errors.append((rel, exc.reason))
+        elif isinstance(exc, SourceUnavailable):  # the connector could not fetch this file now
+            report.errors.append((rel, str(exc)))
         elif isinstance(exc, SearchIndexError):  # this file's write failed; the others go on, retried next run
             report.errors.append((rel, str(exc)))
         elif isinstance(exc, OSError):

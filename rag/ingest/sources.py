@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -16,10 +16,17 @@ DEFAULT_EXCLUDES = (".*", "*/.*", "_*", "*/_*", "node_modules/*")
 
 @dataclass(frozen=True)
 class SourceFile:
-    """One file of a source: its path relative to the source and how to read its bytes."""
+    """One file of a source: its path relative to the source and how to read its bytes.
+
+    Connectors also give `version`, the service's id for these exact bytes (a Git blob id, an eTag): a file
+    whose version is already indexed is not even read. `meta` is what citations show besides the text:
+    `url` (the page itself), `title`, `folder`, `author`, `modified` (ISO 8601).
+    """
 
     path: str
     read: Callable[[], bytes]
+    version: str = ""
+    meta: Mapping[str, str] = field(default_factory=dict)
 
 
 class Source(Protocol):
