@@ -134,7 +134,7 @@ CONVERSATIONS = [
      K("팀장은?", TRAVEL, ["50,000원"], sa="국내 출장 일비 팀장 기준 얼마야?", hd=True),
      K("그럼 싱가포르 출장 가면?", OVERSEAS, ["USD 95"], sa="싱가포르 해외 출장 일비는 얼마야?", hd=True)],
     # 4
-    [K("What's the hotel cap for a regular staff member (팀원) on a business trip to Busan?", TRAVEL, ["120,000원"], note=REPEALED),
+    [K("What's the hotel cap for a regular team member on a business trip to Busan?", TRAVEL, ["120,000원"], note=REPEALED),
      K("and somewhere that isn't a metropolitan city?", TRAVEL, ["100,000원"],
        sa="What is the domestic lodging cap for a 팀원 outside Seoul and metropolitan cities?", hd=True),
      K("How much per km do I get if I drive my own car?", TRAVEL, ["km당 250원"], hd=False, note=REPEALED)],
