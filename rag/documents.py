@@ -106,6 +106,9 @@ def normalise_status(value: str) -> str:
 
 
 _DATE = re.compile(r"(\d{4})[-./년\s]+(\d{1,2})[-./월\s]+(\d{1,2})")
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_NAMED_DATE = re.compile(r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2}),?\s+(\d{4})\b|"
+                         r"\b(\d{1,2})\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+(\d{4})\b", re.I)
 
 
 def normalise_date(value: object) -> str:
@@ -113,13 +116,16 @@ def normalise_date(value: object) -> str:
     YYYY-MM-DD, or "" when none can be read."""
     if isinstance(value, date):
         return value.isoformat()[:10]
-    match = _DATE.search(str(value or ""))
-    if not match:
-        return ""
+    text = str(value or "")
     try:
-        return date(int(match[1]), int(match[2]), int(match[3])).isoformat()
+        if match := _DATE.search(text):
+            return date(int(match[1]), int(match[2]), int(match[3])).isoformat()
+        if match := _NAMED_DATE.search(text):  # "Mar 01, 2026", "1 March 2026"
+            day, month, year = (match[2], match[1], match[3]) if match[1] else (match[4], match[5], match[6])
+            return date(int(year), _MONTHS.index(month.lower()[:3]) + 1, int(day)).isoformat()
     except ValueError:
         return ""
+    return ""
 
 
 @dataclass(frozen=True)

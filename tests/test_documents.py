@@ -33,10 +33,10 @@ def test_hard_wrapped_markdown_paragraphs_are_one_line_and_list_items_stay_whole
 
 
 def test_hard_wrapped_text_paragraphs_are_joined_but_list_items_and_rows_are_not():
-    raw = ("Expense policy\n\nRelocation costs are reimbursed only when they were pre-approved in writing\n"
-           "by the hiring manager; such costs are invoiced to the department that made the\noffer.\n\n"
-           "1. Book the trip in the portal at least fourteen days before departure, then\n"
-           "   attach the approval.\n2. Keep every receipt.\n").encode()
+    raw = (b"Expense policy\n\nRelocation costs are reimbursed only when they were pre-approved in writing\n"
+           b"by the hiring manager; such costs are invoiced to the department that made the\noffer.\n\n"
+           b"1. Book the trip in the portal at least fourteen days before departure, then\n"
+           b"   attach the approval.\n2. Keep every receipt.\n")
     doc = load("expenses.txt", raw)
     assert doc.title == "Expense policy"
     lines = doc.text.splitlines()

@@ -21,29 +21,37 @@ DROP_TAGS = ["script", "style", "noscript", "template", "nav", "header", "footer
              "iframe", "svg", "canvas", "select", "input", "textarea", "dialog", "menu", "object", "embed"]
 DROP_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar", "toolbar",
               "dialog", "alertdialog", "tablist", "status", "alert"}
-# class/id words of page chrome in the wiki and CMS exports seen; matched as whole dash/underscore-separated words.
+# class/id words of page chrome in wiki and CMS exports, matched as whole words (dash/underscore/space
+# separated), and distinctive ones matched anywhere (camelCase ids such as SuiteNavWrapper, commandBar).
 _CLUTTER = re.compile(
-    r"(?:^|[-_\s])(?:nav|navbar|navigation|menu|sidebar|side-bar|breadcrumbs?|crumbs?|byline|page-metadata|"
-    r"metadata|meta-data|author|authors|contributors?|comments?|comment-thread|discussion|replies|reactions?|"
-    r"likes?|labels?|tags|share|sharing|social|feedback|helpful|rating|footer|header|toolbar|toc|"
-    r"table-of-contents|cookies?|consent|gdpr|banner|popup|modal|overlay|skip-link|skip|pagination|pager|"
-    r"related|recommended|read-time|readtime|views?|view-count|page-views|last-updated|last-modified|"
-    r"edit-link|edit-section|print|subscribe|newsletter|ads?|advert|promo|widget|notification|alert-bar|"
-    r"page-tree|pagetree|space-tools|site-nav|global-nav|topbar|top-bar|bottom-bar|actions?|"
-    r"attachments?|children|child-pages)(?:$|[-_\s])", re.I)
+    r"(?:^|[-_\s])(?:nav|navbar|navigation|menu|sidebar|breadcrumbs?|crumbs?|byline|metadata|meta|author|"
+    r"authors|contributors?|comments?|discussion|replies|reactions?|likes?|labels?|tags|share|sharing|social|"
+    r"feedback|helpful|rating|footer|header|toolbar|toc|cookies?|consent|gdpr|banner|popup|modal|overlay|"
+    r"skip|pagination|pager|related|recommended|views?|print|subscribe|newsletter|ads?|advert|promo|widget|"
+    r"notifications?|actions?|attachments?|children|icon|properties|property|topbar|brand|workspace|"
+    r"switcher|search)(?:$|[-_\s])", re.I)
+_CLUTTER_ANYWHERE = re.compile(
+    r"sidebar|breadcrumb|suitenav|sitenav|globalnav|topnav|commandbar|siteactions|pageheader|page-header|"
+    r"pagetree|page-tree|spacetools|space-tools|cookie|comment|feedback|footer|readtime|read-time|viewcount|"
+    r"view-count|pageviews|page-views|lastupdated|last-updated|lastmodified|last-modified|page-metadata|"
+    r"pagemetadata|byline|helpful|consent|skiplink|skip-link|edit-link|editsection|tableofcontents|"
+    r"table-of-contents|o365", re.I)
 # Words that mean the element *is* the content (never dropped for a clutter word also in its class).
-_CONTENT = re.compile(r"(?:^|[-_\s])(?:main-content|wiki-content|page-content|article-body|notion-page-content|"
-                      r"content-body|post-content|entry-content|mw-parser-output|ms-rtestate-field|"
-                      r"canvas-content|sites-canvas-main)(?:$|[-_\s])", re.I)
-# Lines that are page chrome whatever element holds them.
+_CONTENT = re.compile(r"(?:^|[-_\s])(?:main-content|wiki-content|page-content|page-body|article-body|"
+                      r"notion-page-content|content-body|post-content|entry-content|mw-parser-output|"
+                      r"ms-rtestate-field|canvas-content|sites-canvas-main)(?:$|[-_\s])", re.I)
+# Lines that are page chrome whatever element holds them: bylines, view counts, reading times, feedback
+# widgets, cookie notices, "skip to content", and UI strips ("Following · Share", "Han Yerin · 2026-02-24").
 _CHROME_TEXT = re.compile(
-    r"^(?:created by\b|last (?:edited|updated|modified) by\b|edited by\b|posted by\b|written by\b|"
+    r"^(?:created by\b|last (?:edited|updated|modified)\b|edited by\b|posted by\b|written by\b|"
     r"was this (?:page|article) helpful|did this (?:page|article) help|is this page helpful|"
-    r"\d[\d,.]*\s*(?:min(?:ute)?s? read|views?|likes?|comments?)\b|"
+    r"\d[\d,.]*\s*(?:min(?:ute)?s?(?: read)?|views?|likes?|comments?|replies)\b|"
     r"(?:this (?:site|website) uses cookies|we use cookies|accept (?:all )?cookies|cookie settings)|"
-    r"skip to (?:main )?content|jump to (?:navigation|search)|"
-    r"작성자\s*[:：]|최종 수정|마지막 수정|수정자\s*[:：]|조회수?\s*[:：]?\s*\d|"
-    r"이 (?:페이지|문서)가 도움이 되었|도움이 되었나요|쿠키를 사용|댓글\s*\d*\s*개?$)", re.I)
+    r"skip to (?:main )?content|jump to (?:navigation|search)|report abuse|page details|"
+    r"작성자\s*[:：]|최종 수정|마지막 수정|수정자\s*[:：]|조회수?\s*[:：]?\s*\d|읽는 데 \d|"
+    r"이 (?:페이지|문서)가 도움이 되었|도움이 되었나요|쿠키를 사용|댓글\s*\d*\s*개?$)"
+    r"|\b\d[\d,.]*\s*(?:views?|조회)\s*$|\bmin read\b", re.I)
+_UI_STRIP = re.compile(r"^[^.!?。:·•|]{1,40}(?:\s[·•|]\s[^.!?。:·•|]{1,40}){1,8}$")
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _BLOCKS = {"p", "div", "section", "article", "main", "blockquote", "figure", "figcaption", "center", "body"}
 
@@ -81,15 +89,40 @@ def _metadata(soup: BeautifulSoup) -> Metadata:
     values.setdefault("og:title", "")
     if not values.get("og:title"):
         values["og:title"] = (h1.get_text(" ", strip=True) if isinstance(h1, Tag) else "") or page_title
-    meta = metadata_from({"title": values.pop("og:title"), **values})
-    return meta
+    return metadata_from({"title": values.pop("og:title"), **_page_properties(soup), **values})
+
+
+_PROPERTIES = re.compile(r"propert|page-metadata|pagemetadata|byline|page-info|pageinfo|doc-info|docinfo", re.I)
+_BYLINE = re.compile(r"(?:created|written|posted) by\s+(?P<author>[^,·|]{2,60}?)(?:\s*(?:,|·|\||$)|\s+on\b)", re.I)
+
+
+def _page_properties(soup: BeautifulSoup) -> dict[str, object]:
+    """Label/value pairs a wiki page shows about itself (Notion's property table, Confluence's "Created by
+    …, last modified by … on …" line, a SharePoint page-info strip), read before they are dropped as
+    chrome: they say who owns the page, its status and when it changed."""
+    found: dict[str, object] = {}
+    for box in soup.find_all(class_=_PROPERTIES) + soup.find_all(id=_PROPERTIES):
+        for tr in box.find_all("tr"):
+            cells = tr.find_all(["th", "td"])
+            if len(cells) >= 2:
+                found.setdefault(cells[0].get_text(" ", strip=True).lower(), cells[1].get_text(" ", strip=True))
+        for label in box.find_all(class_=re.compile(r"label|name|key", re.I)):
+            value = label.find_next_sibling()
+            if value is not None:
+                found.setdefault(label.get_text(" ", strip=True).lower(), value.get_text(" ", strip=True))
+        line = box.get_text(" ", strip=True)
+        if (byline := _BYLINE.search(line)) and "created by" not in found:
+            found["created by"] = byline["author"].strip()
+        if re.search(r"(?:last )?(?:modified|edited|updated)", line, re.I) and "last edited" not in found:
+            found["last edited"] = line
+    return found
 
 
 def _main(soup: BeautifulSoup) -> Tag:
-    """The element holding the page's content: <main>, role=main, an <article>, a known wiki content
-    container; else the body."""
-    for found in (soup.find("main"), soup.find(role="main"),
-                  soup.find(class_=_CONTENT), soup.find(id=_CONTENT), soup.find("article")):
+    """The element holding the page's content, most specific first: a known wiki content container, an
+    <article>, <main>, role=main; else the body."""
+    for found in (soup.find(class_=_CONTENT), soup.find(id=_CONTENT), soup.find("article"), soup.find("main"),
+                  soup.find(role="main")):
         if isinstance(found, Tag) and found.get_text(strip=True):
             return found
     body = soup.body
@@ -108,9 +141,10 @@ def _drop_clutter(root: Tag) -> None:
         if tag.decomposed:
             continue
         words = _words(tag)
+        chrome = (_CLUTTER.search(words) or _CLUTTER_ANYWHERE.search(words)) and not _CONTENT.search(words)
         if (tag.get("role") in DROP_ROLES or tag.get("aria-hidden") == "true" or tag.has_attr("hidden")
                 or "display:none" in str(tag.get("style", "")).replace(" ", "")
-                or (_CLUTTER.search(words) and not _CONTENT.search(words) and tag.name not in ("table", "tr", "td", "th"))):
+                or (chrome and tag.name not in ("table", "tr", "td", "th", "body", "html"))):
             tag.decompose()
 
 
@@ -121,7 +155,7 @@ def _walk(node: Tag, outline: Outline) -> None:
     def flush() -> None:
         text = one_line(" ".join(inline))
         inline.clear()
-        if text and not _CHROME_TEXT.match(text):
+        if not chrome(text):
             outline.add("paragraph", text)
 
     for child in node.children:
@@ -158,6 +192,14 @@ def _walk(node: Tag, outline: Outline) -> None:
     flush()
 
 
+def chrome(text: str) -> bool:
+    """Whether a line is page chrome (or has no word at all, like an icon) rather than content."""
+    text = one_line(text)
+    if not re.search(r"\w", text):
+        return True
+    return bool(len(text) <= 120 and (_CHROME_TEXT.search(text) or _UI_STRIP.match(text)))
+
+
 def _list(node: Tag, outline: Outline) -> None:
     ordered = node.name == "ol"
     start = int(str(node.get("start"))) if str(node.get("start", "")).isdigit() else 1
@@ -167,7 +209,7 @@ def _list(node: Tag, outline: Outline) -> None:
         for sub in nested:
             sub.extract()
         text = li.get_text(" ", strip=True)
-        if text and not _CHROME_TEXT.match(text):
+        if not chrome(text):
             outline.add("item", (f"{n}. " if ordered else "- ") + text)
         n += 1
         for sub in nested:
@@ -187,7 +229,7 @@ def _table(node: Tag, outline: Outline) -> None:
     """Rows with their headers; a cell spanning rows or columns is repeated into each slot it covers."""
     grid: list[list[str]] = []
     pending: dict[int, tuple[int, str]] = {}  # column -> (rows still covered, text) from a rowspan above
-    header_rows = 0
+    header_rows = row_labels = 0  # rows all <th> at the top; rows labelled by a leading <th>
     for tr in node.find_all("tr"):
         if tr.find_parent("table") is not node:
             continue  # a nested table's rows belong to that table
@@ -214,7 +256,11 @@ def _table(node: Tag, outline: Outline) -> None:
             col += 1
         if cells and all(c.name == "th" for c in cells) and len(grid) == header_rows:
             header_rows += 1
+        elif cells and cells[0].name == "th":
+            row_labels += 1
         grid.append(row)
+    if not grid:
+        return
     if header_rows > 1:  # several header rows: one header, the column's labels joined
         merged = [" ".join(dict.fromkeys(r[i] for r in grid[:header_rows] if i < len(r) and r[i]))
                   for i in range(max(len(r) for r in grid[:header_rows]))]
@@ -222,17 +268,16 @@ def _table(node: Tag, outline: Outline) -> None:
     caption = node.find("caption")
     if isinstance(caption, Tag) and caption.get_text(strip=True):
         outline.add("paragraph", caption.get_text(" ", strip=True))
-    if header_rows == 0 and grid and len(grid) > 1 and not _looks_like_header(grid[0]):
-        table = table_from_grid([[""] * max(len(r) for r in grid), *grid])  # no header: values by position
-    else:
-        table = table_from_grid(grid)
+    keyed = header_rows == 0 and row_labels == len(grid)  # "Status | Resolved" rows: label and value, no header
+    table = table_from_grid(grid, header=not (keyed or (header_rows == 0 and not _looks_like_header(grid[0]))))
     if table is not None:
         outline.table(table)
 
 
 def _looks_like_header(row: list[str]) -> bool:
-    """A first row of short labels without digits reads as a header even when written with <td>."""
-    return all(c and len(c) <= 40 and not any(ch.isdigit() for ch in c) for c in row)
+    """A first row of three or more short labels without digits reads as a header even when written with
+    <td>; a two-column table without <th> is read as label/value pairs."""
+    return len(row) >= 3 and all(c and len(c) <= 40 and not any(ch.isdigit() for ch in c) for c in row)
 
 
 def _consume(pending: dict[int, tuple[int, str]], col: int, left: int) -> dict[int, tuple[int, str]]:

@@ -1,29 +1,27 @@
-"""Loaders: Markdown, plain text, HTML and PDF files into Documents (rag.documents: sections, blocks, metadata).
+"""Loaders: Markdown, plain text, HTML, PDF and Office files into Documents (rag.documents: sections, blocks, metadata).
 
 Every failure becomes a DocumentError naming the file, so an indexing run can report the
 file and move on instead of aborting.
 """
 from __future__ import annotations
 
-import io
 import re
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 from markdown_it import MarkdownIt
-from pypdf import PdfReader
-from pypdf.errors import LimitReachedError, PdfReadError
 
-from rag.documents import BlockKind, Document, Metadata, Section, Table
+from rag.documents import BlockKind, Document, Metadata, Table
 from rag.errors import DocumentError
 from rag.ingest.html import read_html
 from rag.ingest.metadata import front_matter
+from rag.ingest.office import read_docx, read_pptx, read_xlsx
 from rag.ingest.outline import Outline, one_line, unwrap
+from rag.ingest.pdf import read_pdf
 
 # Larger files are almost always exports or dumps, not documents people ask about.
 MAX_FILE_BYTES = 20 * 1024 * 1024
-MAX_PDF_PAGES = 2000
 
 
 def decode(path: str, raw: bytes) -> str:
@@ -142,27 +140,8 @@ def load_html(path: str, raw: bytes) -> Document:
 
 
 def load_pdf(path: str, raw: bytes) -> Document:
-    """PDF: one section per page (heading "p. N"); the metadata title, else the first line."""
-    try:
-        reader = PdfReader(io.BytesIO(raw))
-        if reader.is_encrypted:
-            raise DocumentError(path, "PDF is encrypted")
-        if len(reader.pages) > MAX_PDF_PAGES:
-            raise DocumentError(path, f"PDF has {len(reader.pages)} pages (limit {MAX_PDF_PAGES})")
-        pages = [(page.extract_text() or "").strip() for page in reader.pages]
-        meta_title = (reader.metadata.title if reader.metadata else None) or ""
-    except DocumentError:
-        raise
-    except LimitReachedError as exc:  # a compression bomb: pypdf stops inflating at its limit (75 MB a stream)
-        raise DocumentError(path, "refused: a PDF stream expands beyond the decompression limit") from exc
-    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
-        raise DocumentError(path, f"unreadable PDF ({exc.__class__.__name__}: {exc})") from exc
-    # PDF text breaks lines where the page did; rejoin lines that do not end a sentence.
-    pages = [re.sub(r"(?<![.!?:。])\n(?!\n)", " ", p) for p in pages]
-    sections = [Section.of(f"p. {n}", text) for n, text in enumerate(pages, 1) if text]
-    first = next((line.strip() for p in pages for line in p.splitlines() if line.strip()), "")[:80]
-    meta = Metadata(title=meta_title.strip())
-    return Document(path, meta.title or first[:120] or _fallback_title(path), sections, meta)
+    """PDF: see rag.ingest.pdf."""
+    return read_pdf(path, raw)
 
 
 LOADERS: dict[str, Callable[[str, bytes], Document]] = {
@@ -173,6 +152,9 @@ LOADERS: dict[str, Callable[[str, bytes], Document]] = {
     ".html": load_html,
     ".htm": load_html,
     ".pdf": load_pdf,
+    ".docx": read_docx,
+    ".pptx": read_pptx,
+    ".xlsx": read_xlsx,
 }
 
 

@@ -14,13 +14,14 @@ from rag.documents import Metadata, normalise_date, normalise_status
 
 _KEYS = {
     "title": ("title", "name", "subject", "제목", "문서명", "og:title", "dc.title"),
-    "author": ("owner", "author", "authors", "maintainer", "maintainers", "owners", "created_by", "creator",
+    "author": ("owner", "author", "authors", "maintainer", "maintainers", "owners", "created_by", "creator", "document_owner", "policy_owner",
                "담당", "담당자", "작성자", "소유자", "관리자", "dc.creator", "article:author"),
-    "status": ("status", "state", "lifecycle", "상태", "문서상태", "문서 상태"),
+    "status": ("status", "state", "lifecycle", "document_status", "policy_status", "상태", "문서상태", "문서 상태"),
     "effective": ("effective", "effective_date", "effective-date", "effectivedate", "effective_from", "valid_from",
                   "in_force", "시행일", "시행일자", "적용일", "발효일"),
     "updated": ("updated", "last_updated", "last-updated", "updated_at", "modified", "last_modified",
-                "last-modified", "date", "revised", "reviewed", "개정일", "수정일", "최종수정일",
+                "last-modified", "last_edited", "last_edited_time", "last_modified_by", "date", "revised", "reviewed",
+                "last_reviewed", "page_updated", "개정일", "수정일", "최종수정일",
                 "article:modified_time", "dc.date.modified", "dcterms.modified"),
     "language": ("lang", "language", "언어", "dc.language", "content-language"),
     "url": ("url", "source_url", "source", "link", "canonical", "permalink", "og:url"),
@@ -77,3 +78,45 @@ def front_matter(text: str) -> tuple[Metadata, str]:
     if not isinstance(data, dict):
         return Metadata(), text
     return metadata_from(data), text[match.end():]
+
+
+_LABELLED = re.compile(
+    r"(?P<key>status|state|상태|effective(?: date| from)?|in force from|시행일(?:자)?|시행|적용일|"
+    r"owner|policy owner|document owner|author|담당(?:자|부서)?|작성자|소유자|소관(?:부서)?|"
+    r"last (?:updated|revised|reviewed)|updated|revised|개정일|최종 ?개정|수정일)\s*[:：]?\s*(?P<value>[^·|;]{1,80})",
+    re.I)
+_BANNER = re.compile(r"^\W{0,3}(폐지됨?|repealed|superseded|대체됨|초안|draft|archived)\b", re.I)
+_TITLE_STATUS = re.compile(r"[\s\-–—(\[]\s*(폐지됨?|repealed|superseded|대체됨|초안|draft|archived)\s*[)\]]?\s*$", re.I)
+
+
+def text_metadata(lines: list[str]) -> Metadata:
+    """Metadata a document states in its opening lines ("Effective 2026-01-01 · Owner: People Team",
+    "상태: 폐지", a title ending "- 폐지"): only labelled values in the first lines, so a current policy
+    that mentions "the repealed 2022 policy" further down is not taken for a repealed one."""
+    found: dict[str, object] = {}
+    for line in lines[:12]:
+        if len(line) > 300:
+            continue
+        for part in re.split(r"\s[·|]\s|;", line):
+            match = _LABELLED.match(part.strip())
+            if not match:
+                continue
+            key, value = match["key"].lower(), match["value"].strip()
+            if re.match(r"status|state|상태", key):
+                found.setdefault("status", value)
+            elif re.match(r"effective|in force|시행|적용", key) and normalise_date(value):
+                found.setdefault("effective", value)
+            elif re.match(r"last|updated|revised|개정|수정", key) and normalise_date(value):
+                found.setdefault("updated", value)
+            elif re.match(r"owner|policy|document|author|담당|작성|소유|소관", key):
+                found.setdefault("owner", value)
+    for line in lines[:3]:
+        if match := _TITLE_STATUS.search(line[:120]) or _BANNER.match(line):
+            found.setdefault("status", match[1])
+    return metadata_from(found)
+
+
+def title_status(title: str) -> str:
+    """A status a title states at its end ("국내 출장 규정 (2023) - 폐지", "Remote work (superseded)")."""
+    match = _TITLE_STATUS.search(title)
+    return normalise_status(match[1]) if match else ""

@@ -60,17 +60,17 @@ class Outline:
         self._blocks = []
 
 
-def table_from_grid(grid: list[list[str]]) -> Table | None:
-    """A table from rows of cell texts: the first row with any text is the header; empty rows dropped;
-    a header-less first column of labels keeps its place (row_text reads cells[0] as the label)."""
+def table_from_grid(grid: list[list[str]], header: bool = True) -> Table | None:
+    """A table from rows of cell texts, empty rows dropped: with `header`, the first row with any text is
+    the header; without, every row is data (label in the first cell, values after it)."""
     rows = [[one_line(c) for c in row] for row in grid]
     rows = [r for r in rows if any(r)]
     if not rows:
         return None
     width = max(len(r) for r in rows)
     rows = [r + [""] * (width - len(r)) for r in rows]
-    if len(rows) == 1:
-        return Table((), (tuple(rows[0]),))
+    if not header or len(rows) == 1:
+        return Table((), tuple(tuple(r) for r in rows))
     return Table(tuple(rows[0]), tuple(tuple(r) for r in rows[1:]))
 
 
