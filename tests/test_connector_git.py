@@ -142,14 +142,14 @@ def test_renames_across_the_filters_delete_and_add(world):
     assert [f.path for f in later.changed] == ["plan.md"] and later.deleted == ["live.md"]
 
 
-def test_every_file_carries_its_link_author_date_and_folder(world):
+def test_every_file_carries_its_link_author_and_date(world):
     world.write("guide/setup page.md", doc("Setup", "urchin"))
     world.publish()
     head = git(world.repo, "rev-parse", "HEAD")
     source = world.source(link="https://git.example.com/handbook/blob/{commit}/{path}")
     [f] = source.changes(None).changed
-    assert f.meta["url"] == f"https://git.example.com/handbook/blob/{head}/guide/setup%20page.md"
-    assert f.meta["author"] == "Kim Minsu" and f.meta["folder"] == "guide" and f.meta["modified"][:4].isdigit()
+    assert f.meta.url == f"https://git.example.com/handbook/blob/{head}/guide/setup%20page.md"
+    assert f.meta.author == "Kim Minsu" and len(f.meta.updated) == 10 and f.meta.updated[:4].isdigit()
     assert f.version.startswith("git:") and b"urchin" in f.read()
     github = GitSource("https://github.com/acme/handbook.git", world.data / "m")
     assert github.link == "https://github.com/acme/handbook/blob/{commit}/{path}"
@@ -207,3 +207,17 @@ def test_docbot_sources_shows_kind_cursor_success_and_error(world, tmp_path, mon
     result = runner.invoke(app, ["sources"])
     assert "error at" in result.output and "git fetch failed" in result.output
     assert Store(f"sqlite:///{tmp_path / 'data' / 'docbot.sqlite3'}").source_state(f"git:{world.repo}#HEAD").cursor == head
+
+
+def test_the_index_keeps_each_documents_link_and_author_for_citations(world, tmp_path, db_url, analyzer, embedder):
+    from rag.documents import Metadata
+
+    world.write("ops/deploy.md", doc("Deploy", "walrus"))
+    world.publish()
+    head = git(world.repo, "rev-parse", "HEAD")
+    source = world.source(link="https://git.example.com/h/blob/{commit}/{path}")
+    job = job_maker(tmp_path, db_url, analyzer, embedder)(source)
+    job.run("scheduler")
+    [stored] = job.indexer.index._db.execute("SELECT meta FROM files WHERE source=?", (source.key,)).fetchall()
+    meta = Metadata.from_json(stored[0])
+    assert meta.url == f"https://git.example.com/h/blob/{head}/ops/deploy.md" and meta.author == "Kim Minsu"

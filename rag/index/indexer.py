@@ -5,7 +5,7 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag.documents import Chunk
@@ -163,9 +163,7 @@ class Indexer:
                 report.unchanged += 1
                 return None
             raw = raw or item.read()
-            doc = load(rel, raw)
-            if item.meta.get("title"):
-                doc = replace(doc, title=item.meta["title"])
+            doc = load(rel, raw, item.meta)
             chunks = self.chunker.chunk(doc)
             if not chunks:
                 raise DocumentError(rel, "no text to index")

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from rag.documents import Metadata
 from rag.errors import DocumentError, SourceMissing
 from rag.ingest.loaders import supported
 
@@ -19,14 +20,13 @@ class SourceFile:
     """One file of a source: its path relative to the source and how to read its bytes.
 
     Connectors also give `version`, the service's id for these exact bytes (a Git blob id, an eTag): a file
-    whose version is already indexed is not even read. `meta` is what citations show besides the text:
-    `url` (the page itself), `title`, `folder`, `author`, `modified` (ISO 8601).
+    whose version is already indexed is not even read.
     """
 
     path: str
     read: Callable[[], bytes]
     version: str = ""
-    meta: Mapping[str, str] = field(default_factory=dict)
+    meta: Metadata | None = None  # what the source knows about the file (URL, title, author, modified)
 
 
 class Source(Protocol):

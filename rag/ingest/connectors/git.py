@@ -19,10 +19,11 @@ import os
 import re
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
+from rag.documents import Metadata
 from rag.errors import ConfigurationError, DocumentError, SourceUnavailable
 from rag.ingest.connectors.base import Changes
 from rag.ingest.loaders import MAX_FILE_BYTES, supported
@@ -99,7 +100,7 @@ class GitSource:
         else:
             changed, deleted = self._diff(cursor, head)
             complete = False
-        self._describe(changed, cursor, head)
+        changed = self._describe(changed, cursor, head)
         return Changes(head, changed, deleted, complete, requests=self.commands - before)
 
     # git itself
@@ -188,18 +189,18 @@ class GitSource:
 
         return read
 
-    def _describe(self, files: list[SourceFile], since: str | None, head: str) -> None:
-        """Author and date of each file's latest commit (one `git log`), its folder and its web link."""
+    def _describe(self, files: list[SourceFile], since: str | None, head: str) -> list[SourceFile]:
+        """Each file with its latest commit's author and date (one `git log`) and its web link."""
         if not files:
-            return
+            return files
         latest = self._latest_commits({f.path for f in files}, f"{since}..{head}" if since else head)
+        described = []
         for f in files:
             author, modified = latest.get(f.path, ("", ""))
-            meta = {"folder": f.path.rpartition("/")[0], "author": author, "modified": modified}
-            if self.link:
-                meta["url"] = self.link.format(commit=head, branch=quote(self._branch_name(), safe="/"),
-                                               path=quote(f.path, safe="/"))
-            f.meta.update(meta)  # type: ignore[attr-defined]  # a fresh dict per file, filled once here
+            url = self.link.format(commit=head, branch=quote(self._branch_name(), safe="/"),
+                                   path=quote(f.path, safe="/")) if self.link else ""
+            described.append(replace(f, meta=Metadata(author=author, updated=modified[:10], url=url)))
+        return described
 
     def _latest_commits(self, paths: set[str], revisions: str) -> dict[str, tuple[str, str]]:
         out = self._git("log", "-z", "--no-renames", "--format=%x1e%an%x1f%aI", "--name-only", revisions, "--")
