@@ -48,6 +48,7 @@ def _source_kind(value: Any) -> str:
     return (value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)) or "folder"
 
 
+SOURCE_KINDS = ("folder", "git")
 AnySourceSpec = Annotated[Annotated[SourceSpec, Tag("folder")] | Annotated[GitSpec, Tag("git")],
                           Discriminator(_source_kind)]
 
@@ -256,6 +257,8 @@ def _describe(error: Any) -> str:
     info = Settings.model_fields.get(str(field))
     alias = info.validation_alias if info else None
     name = alias.choices[0] if isinstance(alias, AliasChoices) else f"DOCBOT_{str(field).upper()}"
+    if field == "sources" and len(rest) > 1 and rest[1] in SOURCE_KINDS:  # the kind pydantic chose, not a key
+        rest = [rest[0], *rest[2:]]
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in rest)
     got = repr(error.get("input"))
     return f"{name}{where}: {error['msg']} (got {got[:120]})"
