@@ -123,7 +123,10 @@ class GitSource:
 
     def _scrub(self, text: str) -> str:
         """Never let a token reach a log or `docbot sources` (git may echo a URL or header)."""
-        return text.replace(self.token, "***") if self.token else text
+        if not self.token:
+            return text
+        basic = base64.b64encode(f"{self.username}:{self.token}".encode()).decode()
+        return text.replace(self.token, "***").replace(basic, "***")
 
     def _fetch(self) -> str:
         if not (self.mirror / "HEAD").exists():
