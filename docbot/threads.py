@@ -5,8 +5,8 @@ thread of it may burn a core waiting for work, and no query may fan out over cor
 is using. Measured under contention, every fan-out below made things slower, not faster:
 
 - OpenMP (e5's engine, libgomp) waits passively: a worker with nothing to do sleeps instead of
-  spinning. With the default spin-wait, two threads beside a busy neighbour embedded several times
-  slower than one thread.
+  spinning. With libgomp's default spin-wait, two indexing threads spent 10-17x the CPU per chunk
+  and a turn (whose answer embedded its sentences on every core) 8-17x.
 - BLAS (NumPy's OpenBLAS) runs on the calling thread: the search's one matrix-vector product is
   memory-bound, and a second BLAS thread only doubled its CPU time under load.
 - Kiwi analyses on the calling thread (`rag.text.analysis.Analyzer`, `workers=0`): a query is a few
@@ -32,7 +32,11 @@ ENVIRONMENT = {
 }
 KIWI_WORKERS = 0  # Kiwi on the calling thread
 QUERY_THREADS = 1  # e5 threads per query embedding
-INDEX_THREADS = 1  # e5 threads per indexing batch (DOCBOT_EMBED_INDEX_THREADS overrides)
+# e5 threads per indexing batch (DOCBOT_EMBED_INDEX_THREADS overrides). With passive waiting, two
+# threads indexed faster than one beside a busy neighbour at the same CPU per chunk (no spinning);
+# with libgomp's default spin-wait the same two threads cost 10-17x the CPU. More than two was not
+# measured (the machine has two cores), so it is not the default.
+INDEX_THREADS = min(2, os.cpu_count() or 1)
 
 
 def apply(environ: MutableMapping[str, str] = os.environ) -> dict[str, str]:

@@ -15,6 +15,7 @@ multiply the float32 matrix directly: cheaper there, and every cosine exact.
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import shutil
 import time
@@ -27,7 +28,9 @@ from rag.index import postings
 from rag.text.language import LANGUAGES
 
 RESCORE = 4  # rows shortlisted by the int8 cosine per row kept; rescored exactly
-BLOCK = 16_384  # rows converted from int8 to float32 at a time (about 25 MB)
+# Rows converted from int8 to float32 at a time, into one buffer (6 MB): small enough to stay in cache
+# between the conversion and the product, which measured twice as fast as 16k-row blocks at 1M.
+BLOCK = 4096
 EXACT_ROWS = 50_000  # up to this many rows every cosine comes from the float32 matrix
 STALE_BUILD_SECONDS = 3600  # a half-written snapshot this old was left by a crashed process
 
@@ -46,6 +49,8 @@ class Snapshot:
     """Row-aligned arrays (in memory or memory-mapped) and the queries over them."""
 
     def __init__(self, arrays: dict[str, np.ndarray], channel_values: list[str], exact_rows: int = EXACT_ROWS):
+        # Plain ndarray views of the mapped files: np.memmap's subclass hooks cost more than a 1k-row product.
+        arrays = {name: np.asarray(array) for name, array in arrays.items()}
         self.ids = arrays["ids"]  # ascending chunk ids: a row's position is a binary search away
         self.vectors, self.codes, self.scales = arrays["vectors"], arrays["codes"], arrays["scales"]
         self.masks = {lang: arrays[f"lang_{lang}"] for lang in LANGUAGES if f"lang_{lang}" in arrays}
@@ -73,8 +78,11 @@ class Snapshot:
         if self._exact:
             return np.asarray(self.vectors @ query, np.float32)
         out = np.empty(self.size, np.float32)
+        buffer = np.empty((min(BLOCK, self.size), self.codes.shape[1]), np.float32)
         for start in range(0, self.size, BLOCK):
-            block = self.codes[start : start + BLOCK].astype(np.float32)
+            codes = self.codes[start : start + BLOCK]
+            block = buffer[: len(codes)]
+            block[...] = codes
             np.multiply(block @ query, self.scales[start : start + BLOCK], out=out[start : start + BLOCK])
         return out
 
@@ -165,7 +173,13 @@ class SnapshotFiles:
 
 def _load(path: Path) -> np.ndarray:
     array = np.load(path, mmap_mode="r")
-    return np.asarray(array) if array.size == 0 else array
+    if array.size == 0:
+        return np.asarray(array)
+    if path.name == "vectors.npy" and hasattr(mmap, "MADV_RANDOM"):
+        # Only the few rows a query rescores are read: without this, the kernel's read-ahead around
+        # each one paged in the whole float32 file (1.5 GB resident at 1M chunks after 100 queries).
+        array._mmap.madvise(mmap.MADV_RANDOM)
+    return array
 
 
 class SnapshotWriter:

@@ -38,6 +38,7 @@ KOREAN_STOPWORDS = frozenset(
     """문서 요약 내용 설명 정리 관련 질문 대답 답변 부분 경우 정도 하 되 있 없 알 주 보 그 이 저 것 거
     수 때 등 좀 뭐 어떻 무엇 여기 거기 말 해 알리 알려주 궁금""".split()
 )
+STEM_CACHE = 200_000  # English words whose stems an Analyzer remembers
 # Hard cap on characters analysed per text: a 100k-character paste must not stall a turn.
 MAX_ANALYSED_CHARS = 20_000
 
@@ -75,13 +76,20 @@ class Analyzer:
     def __init__(self, workers: int = 0) -> None:
         self._workers = workers  # Kiwi's own threads; 0: the calling thread (docbot.threads)
         self._stemmers = threading.local()  # a snowball stemmer keeps state per call: one per thread
+        self._stems: dict[str, str] = {}  # Snowball is pure Python: a query's few words cost ~1 ms unremembered
         self._lock = threading.Lock()
 
     def _stem(self, word: str) -> str:
+        stem = self._stems.get(word)
+        if stem is not None:
+            return stem
         stemmer = getattr(self._stemmers, "english", None)
         if stemmer is None:
             stemmer = self._stemmers.english = snowballstemmer.stemmer("english")
-        return stemmer.stemWord(word)
+        stem = stemmer.stemWord(word)
+        if len(self._stems) < STEM_CACHE:  # bounded: a corpus's vocabulary, not every typo ever seen
+            self._stems[word] = stem
+        return stem
 
     def _tokens(self, texts: list[str]):
         clipped = [t[:MAX_ANALYSED_CHARS] for t in texts]
