@@ -290,7 +290,8 @@ _EXAMPLES = {"sources": '[{"name": "team", "path": "/path/to/your/docs"}]', "doc
 # Variables docbot reads that are not settings fields (the CLI, scripts/build_teams_package.py), and the
 # openai client's own: present in a healthy environment, so never warned about.
 OTHER_VARIABLES = frozenset({
-    "DOCBOT_LOG_FORMAT", "DOCBOT_DEBUG", "DOCBOT_PUBLIC_URL", "DOCBOT_TEAMS_DEVELOPER", "DOCBOT_LIVE_SLACK_TOKEN",
+    "DOCBOT_LOG_FORMAT", "DOCBOT_DEBUG", "DOCBOT_PUBLIC_URL", "DOCBOT_TEAMS_DEVELOPER", "DOCBOT_PRIVACY_URL",
+    "DOCBOT_TERMS_URL", "DOCBOT_LIVE_SLACK_TOKEN",
     "DOCBOT_LIVE_SLACK_CHANNEL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "OPENAI_LOG"})
 PREFIXES = ("DOCBOT_", "SLACK_", "MICROSOFT_", "OPENAI_", "ELASTICSEARCH_")
 
