@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from rag.documents import Metadata
 from rag.errors import DocumentError, SourceMissing
 from rag.ingest.loaders import supported
 
@@ -30,7 +31,8 @@ class SourceFile:
 
     path: str
     read: Callable[[], bytes]
-    size: int | None = None
+    meta: Metadata | None = None  # what the source knows about the file (URL, title, author, modified)
+    size: int | None = None  # bytes, when known without reading (an oversized file is refused unread)
 
 
 class Source(Protocol):
@@ -147,8 +149,8 @@ class FolderSource:
                 return SourceFile(rel, _refuse(rel, "skipped: a symbolic link to a file outside the source folder"))
         if not supported(path):
             return SourceFile(rel, _refuse(rel, f"skipped: {path.suffix.lower() or 'no extension'} is not a "
-                                                "supported type"), info.st_size)
-        return SourceFile(rel, lambda: read_regular(path, rel), info.st_size)
+                                                "supported type"), size=info.st_size)
+        return SourceFile(rel, lambda: read_regular(path, rel), size=info.st_size)
 
 
 def _kind(mode: int) -> str:
