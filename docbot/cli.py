@@ -31,6 +31,7 @@ from rag.errors import (
     StorageError,
 )
 from rag.index.indexer import IndexReport
+from rag.ingest.loaders import LOADERS
 
 from .runtime import Runtime
 from .settings import Settings, load_settings, platform_problems, unknown_variables
@@ -284,7 +285,7 @@ def print_report(report: IndexReport) -> None:
             err.print(f"[yellow]skipped[/] {escape(path)}: {escape(reason)}", soft_wrap=True)
     for kind, paths in sorted(by_type.items()):
         shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-        err.print(f"[yellow]skipped[/] {len(paths)} {kind} file(s), not a supported type (.md, .txt, .html, .pdf): "
+        err.print(f"[yellow]skipped[/] {len(paths)} {kind} file(s), not a supported type ({', '.join(LOADERS)}): "
                   f"{escape(shown)}", soft_wrap=True)
     console.print(
         f"files: {report.added} added, {report.updated} updated, {report.unchanged} unchanged, "

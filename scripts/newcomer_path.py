@@ -106,7 +106,7 @@ def own_folder(base: Path) -> Path:
     (folder / "_drafts" / "plan.md").write_text("# Plan\n\nPLAN-SECRET-1234\n")
     line = "2026-12-01T10:00:00Z INFO api request served in 12 ms by worker 3 for tenant acme\n"
     (folder / "server.log.txt").write_text(line * (2 * 1024 * 1024 // len(line) + 1))
-    (folder / "budget.xlsx").write_bytes(b"PK\x03\x04 spreadsheet")
+    (folder / "mockup.psd").write_bytes(b"PK\x03\x04 spreadsheet")
     os.mkfifo(folder / "pipe.md")
     os.symlink("loop.md", folder / "loop.md")
     return folder
@@ -115,7 +115,7 @@ def own_folder(base: Path) -> Path:
 def readme_sources(folder: Path) -> str:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     spec = json.loads(re.search(r"DOCBOT_SOURCES\b[^[\n]*?(\[\{[^\n]*?\}\])", readme).group(1))
-    return json.dumps([{**spec[0], "path": str(folder), "include": ["*.md", "*.txt", "*.xlsx"]}])
+    return json.dumps([{**spec[0], "path": str(folder), "include": ["*.md", "*.txt", "*.psd"]}])
 
 
 def main() -> int:
@@ -161,7 +161,7 @@ def main() -> int:
           "the 2 MB file is reported as skipped with its size", own.stderr[-3000:])
     check("pipe.md: skipped: not a regular file" in own.stderr, "the FIFO is reported, not waited on", own.stderr)
     check("loop.md: skipped: a symbolic link loop" in own.stderr, "the link loop is reported", own.stderr)
-    check(".xlsx file(s), not a supported type" in own.stderr, "the spreadsheet is counted as skipped", own.stderr)
+    check(".psd file(s), not a supported type" in own.stderr, "the image file is counted as skipped", own.stderr)
     check("two approvals" in own.stdout, "the folder's own document answers", own.stdout[-3000:])
     print(f"  first answer on a 20-file folder: {time.monotonic() - t1:.0f} s (make run {seconds:.0f} s)")
     print(f"README: {len((ROOT / 'README.md').read_text(encoding='utf-8').splitlines())} lines")

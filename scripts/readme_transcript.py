@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 HANDBOOK = ROOT / "samples" / "handbook"
-QUESTIONS = ["배포 절차 문서 요약해줘", "그럼 그건 언제 바뀐 거야?", "How many vacation days do new employees get?",
+QUESTIONS = ["배포 절차 문서 요약해줘", "그럼 그건 언제 바뀐 거야?", "/new", "연차는 1년에 며칠이야?",
              "Can I bring my dog to the office?"]
 BLOCK = re.compile(r"(<!-- transcript:start[^\n]*-->\n```\n)(.*?)(```\n<!-- transcript:end -->)", re.S)
 
@@ -70,6 +70,7 @@ def main() -> int:
     if args.check:
         print("README transcript is current" if new == current else "README transcript differs; run this script")
         return 0 if new == current else 1
+    text = README.read_text(encoding="utf-8")  # again: the README may have been edited meanwhile
     README.write_text(BLOCK.sub(lambda m: m.group(1) + new + m.group(3), text), encoding="utf-8")
     print(new)
     return 0

@@ -108,11 +108,11 @@ def test_an_oversized_file_is_skipped_with_its_size(tmp_path, folder, analyzer, 
 
 
 def test_unsupported_files_are_counted_as_skipped(tmp_path, docs, analyzer, embedder):
-    (docs / "budget.xlsx").write_bytes(b"PK\x03\x04 not really")
+    (docs / "mockup.psd").write_bytes(b"PK\x03\x04 not really")
     (docs / "photo.png").write_bytes(b"\x89PNG")
     report = make_indexer(tmp_path / "i.sqlite3", analyzer, embedder).run(docs)
     assert report.added == 4
-    assert sorted(path for path, _ in report.errors) == ["budget.xlsx", "photo.png"]
+    assert sorted(path for path, _ in report.errors) == ["mockup.psd", "photo.png"]
 
 
 def test_a_run_without_progress_stops_renewing_its_lease(db_url):

@@ -34,7 +34,7 @@ def private_folder(tmp_path):
                       "notes/.env.md": "# env\n\nTOKEN=x",
                       "notes/_wip.md": "# wip\n\nsecret",
                       "notes/ok.md": "# OK\n\nvisible",
-                      "drafts/old.md": "# Old\n\nexcluded by the example's own glob",
+                      "archive/old.md": "# Old\n\nexcluded by the example's own glob",
                       "node_modules/pkg/readme.md": "# pkg"}.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -56,7 +56,7 @@ def test_the_readme_example_config_keeps_drafts_and_hidden_files_out(private_fol
 
 
 def test_an_explicit_exclude_adds_to_the_skip_rules_and_include_hidden_opts_in(private_folder):
-    assert listed(FolderSource(private_folder, exclude=["notes/*"])) == {"guide.md", "drafts/old.md"}
+    assert listed(FolderSource(private_folder, exclude=["notes/*"])) == {"guide.md", "archive/old.md"}
     opted = listed(FolderSource(private_folder, include_hidden=True))
     assert {"_salary-bands-draft.md", ".hidden.md", "_drafts/plan.md"} <= opted
     assert "node_modules/pkg/readme.md" not in opted
@@ -121,8 +121,8 @@ def test_unsupported_files_are_listed_so_the_run_counts_them(tmp_path):
     root = tmp_path / "docs"
     root.mkdir()
     (root / "a.md").write_text("# A\n\ntext")
-    (root / "budget.xlsx").write_bytes(b"PK\x03\x04")
+    (root / "mockup.psd").write_bytes(b"PK\x03\x04")
     files = {f.path: f for f in FolderSource(root).files()}
-    with pytest.raises(DocumentError, match=r"\.xlsx is not a supported type"):
-        files["budget.xlsx"].read()
+    with pytest.raises(DocumentError, match=r"\.psd is not a supported type"):
+        files["mockup.psd"].read()
     assert files["a.md"].size == len("# A\n\ntext")
