@@ -61,7 +61,7 @@ class Counting:
             self.reads.append(f.path)
             return f.read()
 
-        return SourceFile(f.path, read, f.version, f.meta)
+        return SourceFile(f.path, read, meta=f.meta, size=f.size, version=f.version)
 
 
 class Dying(CountingEmbedder):

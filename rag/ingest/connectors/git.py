@@ -27,7 +27,7 @@ from rag.documents import Metadata
 from rag.errors import ConfigurationError, DocumentError, SourceUnavailable
 from rag.ingest.connectors.base import Changes
 from rag.ingest.loaders import MAX_FILE_BYTES, supported
-from rag.ingest.sources import DEFAULT_EXCLUDES, SourceFile
+from rag.ingest.sources import ALWAYS_EXCLUDED, SourceFile, private
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ class GitSource:
     branch: str = "HEAD"
     name: str = ""
     include: list[str] = field(default_factory=lambda: ["*"])
-    exclude: list[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDES))
+    exclude: list[str] = field(default_factory=list)  # adds to the folder rules: hidden and `_` paths never
     visibility: frozenset[str] | None = None
     link: str = ""
     token: str = field(default="", repr=False)
@@ -175,7 +175,7 @@ class GitSource:
         return sorted(changed, key=lambda f: f.path), sorted(set(deleted))
 
     def _wanted(self, path: str) -> bool:
-        if not supported(Path(path)):
+        if not supported(Path(path)) or private(path) or any(p in ALWAYS_EXCLUDED for p in path.split("/")):
             return False
         return any(fnmatch.fnmatch(path, g) for g in self.include) and \
             not any(fnmatch.fnmatch(path, g) for g in self.exclude)
