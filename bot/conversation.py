@@ -459,7 +459,7 @@ class ConversationService:
             borrowed = len(history)
         question = self.store.add(Message(conversation_id=conv.id, role="user", text=text,
                                           user_id=user_id, run_id=run_id))
-        return conv.id, history, borrowed, question.id
+        return conv.id, history, borrowed, question.id or 0  # set: the row is stored
 
     def _record(self, question_id: int, prepared: Prepared, conversation_id: int, run_id: str, user_id: str,
                 text: str) -> tuple[PendingAction | None, int]:
@@ -469,7 +469,7 @@ class ConversationService:
         action = self._propose(prepared, conversation_id, run_id, user_id, text)
         answer = self.store.add(Message(conversation_id=conversation_id, role="assistant", text="",
                                         status="streaming", run_id=run_id))
-        return action, answer.id
+        return action, answer.id or 0  # set: the row is stored
 
     async def _start_stored(self, key: SessionKey, text: str, user_id: str, context: list[Earlier]) -> Turn:
         started = time.perf_counter()
