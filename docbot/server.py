@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+import time
 
 from aiohttp import web
 
@@ -69,6 +70,7 @@ async def _scheduler(app: web.Application):
         scheduler.shutdown(wait=False)
 
 
+SPILL_SWEEP_SECONDS = 5.0  # how often turns waiting for the database are offered to it again
 SIGHTINGS_KEPT = 7 * 86400.0  # seconds a delivery id is remembered (Slack and Teams retry within minutes)
 
 
@@ -78,13 +80,17 @@ async def _turns(app: web.Application):
     service = app[RUNTIME].conversations
 
     async def sweep() -> None:
+        swept = 0.0
         while True:
             try:
-                await service.store.call(service.interrupt_stale)
-                await service.store.call(service.store.forget_sightings, SIGHTINGS_KEPT)
+                await service.store_waiting()  # turns kept while the database was down, written when it is back
+                if time.monotonic() - swept >= 60:
+                    await service.store.call(service.interrupt_stale)
+                    await service.store.call(service.store.forget_sightings, SIGHTINGS_KEPT)
+                    swept = time.monotonic()
             except Exception as exc:  # the database may be down; the next sweep tries again
                 log.warning("could not sweep interrupted answers: %s", exc)
-            await asyncio.sleep(60)
+            await asyncio.sleep(SPILL_SWEEP_SECONDS if len(service.spill) else 60)
 
     sweeper = asyncio.create_task(sweep())
     yield

@@ -142,3 +142,57 @@ def test_a_retried_insert_whose_commit_landed_is_not_doubled(pg_url):
     assert store.first_sighting("slack:Ev42") is True  # its own row, found on the retry
     assert _rows(store, SeenEvent, SeenEvent.id == "slack:Ev42") == 1
     assert store.first_sighting("slack:Ev42") is False  # a real redelivery is still a duplicate
+
+
+# --- item 8: the database file cannot grow (disk full) ------------------------------------------------------
+
+def _cap_growth(engine, capped: bool) -> None:
+    """SQLite's own "database or disk is full": the file may not grow past its current size
+    (PRAGMA max_page_count on every connection; existing connections are closed so new ones get it)."""
+    from sqlalchemy import text
+
+    if capped:
+        with engine.connect() as conn:
+            pages = conn.execute(text("PRAGMA page_count")).scalar()
+
+        def cap(dbapi_connection, _record):
+            dbapi_connection.execute(f"PRAGMA max_page_count = {pages}")
+
+        engine.info = {"cap": cap}
+        event.listen(engine, "connect", cap)
+    else:
+        event.remove(engine, "connect", engine.info.pop("cap"))
+    engine.dispose()
+
+
+@pytest.fixture
+def glossary_service(tmp_path, analyzer, embedder, classifier):
+    """The conversation service over a one-file index (the handbook's glossary): real parts, indexed fast."""
+    from conftest import HANDBOOK, service_over
+
+    return service_over(tmp_path, analyzer, embedder, classifier,
+                        {"glossary.txt": (HANDBOOK / "glossary.txt").read_text(encoding="utf-8")})
+
+
+async def test_turns_answered_while_the_disk_is_full_are_stored_when_it_recovers(glossary_service):
+    service = glossary_service
+    _cap_growth(service.store.engine, True)
+    shown = {}
+    for n in range(3):  # long pastes: each needs pages the file cannot get
+        key = SessionKey("slack", "T1", "C1", f"1700000000.00010{n}")
+        text = f"Beacon이 뭐야? ({n}) 로그: " + "ERROR gateway timeout after 30s; " * 600
+        turn = await service.ask(key, text, "u1")
+        shown[text] = await turn.collect()
+        assert shown[text]  # answered (an apology at worst)
+    assert _rows(service.store, Message) == 0  # nothing could be stored...
+    assert len(service.spill) == 3 and b"docbot_spilled_turns 3.0" in service.metrics.render()  # ...it waits
+    _cap_growth(service.store.engine, False)  # space again
+    assert await service.store_waiting() == 3
+    assert len(service.spill) == 0 and b"docbot_spilled_turns 0.0" in service.metrics.render()
+    with Session(service.store.engine) as session:
+        rows = session.exec(select(Message).order_by(Message.id)).all()
+    questions = [m for m in rows if m.role == "user"]
+    assert [m.text for m in questions] == list(shown)
+    answers = {m.run_id: m for m in rows if m.role == "assistant"}
+    assert [answers[q.run_id].text for q in questions] == list(shown.values())  # what was shown is stored
+    assert await service.store_waiting() == 0  # written once
