@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+import threading
 import time
 
 from aiohttp import web
@@ -14,6 +15,7 @@ from rag.errors import ConfigurationError
 from .runtime import Runtime
 
 RUNTIME = web.AppKey("runtime", Runtime)
+WARM = web.AppKey("warm", asyncio.Event)  # set once the models a first turn needs are loaded
 METRICS_TOKEN = web.AppKey("metrics_token", str)
 
 log = logging.getLogger(__name__)
@@ -32,6 +34,8 @@ async def readyz(request: web.Request) -> web.Response:
     """
     runtime = request.app[RUNTIME]
     checks: dict[str, str] = {}
+    if not request.app[WARM].is_set():  # a question now would wait for the models to load
+        checks["models"] = "loading"
     for name, probe in (("database", lambda: runtime.store.ping()), ("search", lambda: runtime.index.stats())):
         try:
             await asyncio.wait_for(asyncio.to_thread(probe), 5)
@@ -41,6 +45,31 @@ async def readyz(request: web.Request) -> web.Response:
             checks[name] = "unavailable"
     ready = all(v == "ok" for v in checks.values())
     return web.json_response({"status": "ready" if ready else "not ready", **checks}, status=200 if ready else 503)
+
+
+async def _warm_up(app: web.Application):
+    """Load the models and the index snapshot a first turn needs while the server starts, on a thread of
+    its own: the event loop keeps answering /healthz, and /readyz says ready only once they are loaded, so
+    no user's first question pays for (or stalls everyone behind) the loading. The thread is a daemon: a
+    SIGTERM during the load does not wait for it."""
+    runtime, warm = app[RUNTIME], app[WARM]
+    loop = asyncio.get_running_loop()
+
+    def load() -> None:
+        started = time.monotonic()
+        try:
+            runtime.warm_up()
+            log.info("models loaded in %.1f s; ready", time.monotonic() - started)
+        except Exception:  # a broken part shows in /readyz and in the first turn's apology, not here
+            log.exception("warm-up failed; the first question will load what is missing")
+        finally:
+            try:
+                loop.call_soon_threadsafe(warm.set)
+            except RuntimeError:  # the server stopped while this loaded
+                pass
+
+    threading.Thread(target=load, name="docbot-warm-up", daemon=True).start()
+    yield
 
 
 async def metrics(request: web.Request) -> web.Response:
@@ -151,10 +180,16 @@ def _mount_teams(app: web.Application, runtime: Runtime) -> None:
                  source_url_base=s.source_url_base, policy=runtime.retry_policy).mount(app)
 
 
-def make_app(runtime: Runtime, *, schedule: bool = True) -> web.Application:
-    """The aiohttp application: health, the chat adapters that are configured, the index scheduler."""
+def make_app(runtime: Runtime, *, schedule: bool = True, warm_up: bool = True) -> web.Application:
+    """The aiohttp application: health, the chat adapters that are configured, the index scheduler, and
+    the models loaded behind the start (`warm_up=False`: whoever built `runtime` loaded them)."""
     app = web.Application(client_max_size=2 * 1024 * 1024)
     app[RUNTIME] = runtime
+    app[WARM] = asyncio.Event()
+    if warm_up:
+        app.cleanup_ctx.append(_warm_up)
+    else:
+        app[WARM].set()
     token = runtime.settings.metrics_token
     app[METRICS_TOKEN] = token.get_secret_value() if token else ""
     app.router.add_get("/healthz", healthz)

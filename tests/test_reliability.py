@@ -196,3 +196,67 @@ async def test_turns_answered_while_the_disk_is_full_are_stored_when_it_recovers
     answers = {m.run_id: m for m in rows if m.role == "assistant"}
     assert [answers[q.run_id].text for q in questions] == list(shown.values())  # what was shown is stored
     assert await service.store_waiting() == 0  # written once
+
+
+# --- item 1: malformed or unsigned Slack requests ------------------------------------------------------------
+
+@pytest.fixture
+async def slack_app(tmp_path):
+    """The real SlackAdapter (slack-bolt) on aiohttp, against the Slack stand-in; no turn is answered here."""
+    from aiohttp import web
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from adapters.slack import SlackAdapter
+
+    from slack_standin import SlackStandIn
+
+    slack = await SlackStandIn().start()
+    service = ConversationService(Store(f"sqlite:///{tmp_path / 's.sqlite3'}"), pipeline=None)  # type: ignore[arg-type]
+    app = web.Application()
+    SlackAdapter(service, "xoxb-test", "secret", api_base_url=slack.base_url).mount(app)
+    client = TestClient(TestServer(app, host="127.0.0.1"))
+    await client.start_server()
+    yield client
+    await client.close()
+    await slack.close()
+
+
+def _event(event) -> str:
+    import json
+
+    return json.dumps({"token": "t", "team_id": "T1", "api_app_id": "A1", "type": "event_callback",
+                       "event_id": "Ev1", "event_time": 1, "event": event})
+
+
+SIGNED_MALFORMED = [  # (content type, body): each signed correctly, none of them a request Slack sends
+    ("application/json", "[]"),
+    ("application/json", "null"),
+    ("application/json", "42"),
+    ("application/json", '"a string"'),
+    ("application/x-www-form-urlencoded", "payload=%5B1%5D"),  # payload=[1]
+    ("application/x-www-form-urlencoded", "payload=null"),
+    ("application/json", _event([{"type": "app_mention", "text": "hi"}])),  # an event that is a list
+    ("application/json", _event("app_mention")),
+]
+
+
+@pytest.mark.parametrize("content_type,body", SIGNED_MALFORMED)
+async def test_a_signed_malformed_slack_request_is_400_not_500(slack_app, content_type, body):
+    from slack_standin import signed
+
+    response = await slack_app.post("/slack/events", data=body,
+                                    headers={"Content-Type": content_type, **signed("secret", body)})
+    assert response.status == 400, (body, await response.text())
+
+
+@pytest.mark.parametrize("headers", [
+    {"X-Slack-Request-Timestamp": "not-a-number", "X-Slack-Signature": "v0=00"},
+    {"X-Slack-Request-Timestamp": "１７００", "X-Slack-Signature": "v0=00"},  # digits, but not ASCII ones
+    {"X-Slack-Request-Timestamp": "9" * 400, "X-Slack-Signature": "v0=00"},
+    {"X-Slack-Signature": "v0=00"},
+    {},
+])
+@pytest.mark.parametrize("body", ["[]", "null", '{"type": "event_callback"}'])
+async def test_an_unsigned_slack_request_is_401_not_500(slack_app, headers, body):
+    response = await slack_app.post("/slack/events", data=body, headers={"Content-Type": "application/json", **headers})
+    assert response.status == 401, (headers, await response.text())
