@@ -32,6 +32,7 @@ from rag.understand.intent import ClassifierRouter, IntentClassifier
 from rag.understand.rewrite import LLMRewriter, OfflineRewriter, Rewriter
 from rag.understand.routing import Router
 
+from . import threads
 from .settings import COSINE_GAPS, Settings
 
 log = logging.getLogger(__name__)
@@ -46,7 +47,7 @@ class Runtime:
     @cached_property
     def analyzer(self) -> Analyzer:
         """Kiwi-backed analyzer, shared by the index, rewriter and answerer."""
-        return Analyzer()
+        return Analyzer(workers=threads.KIWI_WORKERS)
 
     @cached_property
     def retry_policy(self) -> RetryPolicy:
@@ -70,7 +71,8 @@ class Runtime:
         """The embedder a turn uses (classifier, search, extractive answer): recent vectors remembered,
         so a text is embedded once however many steps ask for it. Indexing uses `embedder` itself."""
         size = self.settings.vector_cache
-        return VectorCache(self.embedder, size) if size else self.embedder
+        inner = self.embedder.at_query_time() if isinstance(self.embedder, E5Embedder) else self.embedder
+        return VectorCache(inner, size) if size else inner
 
     @cached_property
     def index(self) -> RebuildableIndex:

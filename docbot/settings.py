@@ -9,6 +9,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from rag.errors import ConfigurationError
 
+from . import threads
+
 
 class _Spec(BaseModel):
     """A JSON setting's item: unknown keys are refused (a typo is an error, not a silent default)."""
@@ -100,10 +102,11 @@ class Settings(BaseSettings):
     embedder: Literal["e5", "use", "openai"] = "e5"
     embedding_model: str = "text-embedding-3-small"
     embedding_dim: int = 1536
-    # e5's OpenMP threads: one per query keeps concurrent turns from spinning against each other;
-    # indexing batches use every core (unset: os.cpu_count()). See scripts/bench_embedding.py.
-    embed_query_threads: int = Field(1, ge=1, le=64)
-    embed_index_threads: int | None = Field(None, ge=1, le=64)
+    # e5's OpenMP threads: one per query keeps concurrent turns from contending inside one; indexing
+    # batches take the default docbot.threads chose by measurement beside a busy neighbour.
+    embed_query_threads: int = Field(threads.QUERY_THREADS, ge=1, le=64)
+    embed_index_threads: int = Field(threads.INDEX_THREADS, ge=1, le=64,
+                                     description="e5 threads while indexing (docs/performance.md)")
     vector_cache: int = Field(4096, ge=0, le=1_000_000, description="query and sentence vectors remembered (0: off)")
     chunker: Literal["overlap", "semantic"] = "overlap"
     chunk_size: int = 900
@@ -166,6 +169,9 @@ class Settings(BaseSettings):
     microsoft_app_password: SecretStr | None = Field(None, validation_alias=AliasChoices("MICROSOFT_APP_PASSWORD"))
     microsoft_app_tenant_id: str | None = Field(None, validation_alias=AliasChoices("MICROSOFT_APP_TENANT_ID"))
     teams_anonymous: bool = Field(False, description="Serve /api/messages without JWT checks (local emulator only)")
+    teams_service_url_hosts: list[str] | None = Field(
+        None, description='Hosts (and their subdomains) an activity\'s serviceUrl may name, JSON: ["botframework.azure.us"];'
+                          ' unset: Microsoft\'s public, GCC, GCC High and DoD hosts')
 
     @property
     def db_url(self) -> str:
