@@ -669,25 +669,25 @@ class Store:
             session.execute(delete(MissingSource).where(MissingSource.key == key))
             session.commit()
 
-    @_retry_once
+    @_retried
     def source_state(self, key: str) -> SourceState | None:
         """A source's stored cursor and last outcome, if it ever ran."""
         with self._guard(), self._session() as session:
             return session.get(SourceState, key)
 
-    @_retry_once
+    @_retried
     def source_states(self) -> dict[str, SourceState]:
         """Every source's stored state, by key."""
         with self._guard(), self._session() as session:
             return {row.key: row for row in session.exec(select(SourceState)).all()}
 
-    @_retry_once
+    @_retried
     def source_synced(self, key: str, kind: str, cursor: str | None, fingerprint: str, requests: int) -> None:
         """A source's run succeeded: store its new cursor and clear its error (an upsert by key)."""
         self._put_source(key, kind=kind, cursor=cursor, fingerprint=fingerprint, requests=requests,
                          last_success=_now(), last_error="", error_at=None)
 
-    @_retry_once
+    @_retried
     def source_failed(self, key: str, kind: str, error: str) -> None:
         """A source's run failed: record why; its cursor stays where the last success left it."""
         self._put_source(key, kind=kind, last_error=error[:1000], error_at=_now())
