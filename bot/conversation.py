@@ -8,7 +8,7 @@ import time
 import uuid
 import weakref
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -24,6 +24,7 @@ from .actions import ActionService
 from .controls import Control, SourceLink
 from .observability import RUN_ID, SESSION_ID, Metrics
 from .ratelimit import RateLimiter
+from .spill import Spill, SpilledTurn
 from .storage import Message, PendingAction, Store, TurnTrace
 
 log = logging.getLogger(__name__)
@@ -71,6 +72,8 @@ class Turn:
         self.interrupted = False  # the server is shutting down
         self.finishing = False  # finish() has begun: it runs once
         self.delivered: asyncio.Event | None = None  # set by an adapter once the platform message is final
+        self.question_id = 0  # the stored question (0: not stored)
+        self.unstored = False  # the database refused this turn: its answer goes to the spill when it ends
         self.error = ""  # why the turn failed outside the answer itself (e.g. the platform refused it)
 
     @property
@@ -193,6 +196,7 @@ class ConversationService:
         self.limiter = limiter
         self.admins = set(admins) if admins is not None else set(actions.admins if actions else ())
         self._active: dict[SessionKey, Turn] = {}
+        self.spill = Spill(self.metrics)  # turns the database could not take, written when it recovers
         self._locks: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
     async def ask(self, key: SessionKey, text: str, user_id: str = "", delivery_id: str | None = None,
@@ -388,6 +392,10 @@ class ConversationService:
             log.error("cannot tell whether docbot is in thread %s: %s", key.thread, exc)
             return False
 
+    async def store_waiting(self) -> int:
+        """Write the turns kept while the database was unavailable (the server calls this periodically)."""
+        return await self.store.call(self.spill.drain, self.store) if self.spill else 0
+
     async def persist(self, turn: Turn) -> None:
         """Save a streaming answer's text so far (a failed save is logged; the final store still runs)."""
         try:
@@ -440,6 +448,7 @@ class ConversationService:
             prepared = Prepared(text, Rewrite(text, "none"), Route(Intent.ERROR, 0.0, reason=str(exc)),
                                 canned=Text.ERROR)
             turn = Turn(self, key, uuid.uuid4().hex[:12], prepared, [], 0, time.perf_counter(), user_id)
+            turn.unstored = True
             self.metrics.active_turns.inc()
             return turn
 
@@ -447,6 +456,8 @@ class ConversationService:
               context: list[Earlier]) -> tuple[int, list[Message], int, int]:
         """The conversation, its recent history (the thread's earlier messages on first contact), how many
         of those came from the thread, and the stored question (one trip to a worker thread)."""
+        if self.spill:  # the database is back (or still down: then this turn fails below as well)
+            self.spill.drain(self.store)
         conv = self.store.conversation(key.platform, key.tenant, key.channel, key.thread)
         history = self.store.history(conv.id, self.history_turns, after=conv.reset_after)
         borrowed = 0
@@ -459,7 +470,7 @@ class ConversationService:
             borrowed = len(history)
         question = self.store.add(Message(conversation_id=conv.id, role="user", text=text,
                                           user_id=user_id, run_id=run_id))
-        return conv.id, history, borrowed, question.id
+        return conv.id, history, borrowed, question.id or 0  # set: the row is stored
 
     def _record(self, question_id: int, prepared: Prepared, conversation_id: int, run_id: str, user_id: str,
                 text: str) -> tuple[PendingAction | None, int]:
@@ -469,7 +480,7 @@ class ConversationService:
         action = self._propose(prepared, conversation_id, run_id, user_id, text)
         answer = self.store.add(Message(conversation_id=conversation_id, role="assistant", text="",
                                         status="streaming", run_id=run_id))
-        return action, answer.id
+        return action, answer.id or 0  # set: the row is stored
 
     async def _start_stored(self, key: SessionKey, text: str, user_id: str, context: list[Earlier]) -> Turn:
         started = time.perf_counter()
@@ -496,10 +507,16 @@ class ConversationService:
                                 canned=Text.ERROR)
         if borrowed:  # the trace says the history came from the platform's thread, not from docbot
             prepared.timings["thread_context"] = borrowed
-        action, answer_id = await self.store.call(self._record, question_id, prepared, conversation_id, run_id,
-                                                    user_id, text)
+        try:
+            action, answer_id = await self.store.call(self._record, question_id, prepared, conversation_id, run_id,
+                                                        user_id, text)
+        except StorageError as exc:  # the question is stored, the answer row is not: answered, spilled at the end
+            log.error("conversation database failed mid-turn; the answer will wait in the spill: %s", exc)
+            self.metrics.errors.labels("storage").inc()
+            action, answer_id = None, 0
         turn = Turn(self, key, run_id, prepared, history, answer_id, started, user_id)
-        turn.action, turn.conversation_id = action, conversation_id
+        turn.action, turn.conversation_id, turn.question_id = action, conversation_id, question_id
+        turn.unstored = not answer_id
         self._active[key] = turn
         self.metrics.active_turns.inc()
         return turn
@@ -528,9 +545,14 @@ class ConversationService:
             if turn.answer_id:
                 await self.store.call(self._store_answer, turn, hits, timings)
         except DocbotError as exc:
-            log.exception("could not store the answer of run %s", turn.run_id)
+            log.error("could not store the answer of run %s; it waits in the spill: %s", turn.run_id, exc)
             self.metrics.errors.labels(component(exc)).inc()
+            turn.unstored = True
         finally:  # even when the task is cancelled mid-store (the write itself completes in its thread)
+            if turn.unstored:  # what was shown is stored, once the database takes it again
+                self.spill.add(SpilledTurn(astuple(turn.key), turn.run_id, turn.prepared.question, turn.user_id,
+                                           turn.text, turn.status, turn.question_id, turn.answer_id,
+                                           {"sources": hits, "timings": timings}))
             self._release(turn, timings)
 
     def _release(self, turn: Turn, timings: dict) -> None:
