@@ -392,6 +392,26 @@ class ConversationService:
             log.error("cannot tell whether docbot is in thread %s: %s", key.thread, exc)
             return False
 
+    async def forget_delivery(self, delivery_id: str) -> None:
+        """Undo `first_delivery` for a message that could not be stored, so the platform's retry is answered."""
+        try:
+            await self.store.call(self.store.forget_sighting, delivery_id)
+        except DocbotError as exc:
+            log.error("could not release delivery %s for a retry: %s", delivery_id, exc)
+
+    async def shown(self, turn: Turn, text: str, status: str) -> None:
+        """The platform showed only `text` of a finished turn (a failed append): what is stored is what was
+        shown. The answer row is corrected (or the correction waits in the spill)."""
+        turn.text, turn.status = text, status
+        if not turn.answer_id:
+            return
+        try:
+            await self.store.call(self.store.update, turn.answer_id, text=text, status=status)
+        except DocbotError as exc:
+            log.error("could not correct the answer of run %s: %s", turn.run_id, exc)
+            self.spill.add(SpilledTurn(astuple(turn.key), turn.run_id, turn.prepared.question, turn.user_id, text,
+                                       status, turn.question_id or 1, turn.answer_id))
+
     async def store_waiting(self) -> int:
         """Write the turns kept while the database was unavailable (the server calls this periodically)."""
         return await self.store.call(self.spill.drain, self.store) if self.spill else 0

@@ -154,7 +154,8 @@ def _mount_slack(app: web.Application, runtime: Runtime) -> None:
                            answer_bots=s.slack_answer_bots,
                            prompts=[p.model_dump() for p in s.slack_suggested_prompts]
                            if s.slack_suggested_prompts is not None else None,
-                           retries=runtime.retry_policy.retries, oauth=oauth, engine=runtime.store.engine)
+                           retries=runtime.retry_policy.retries, oauth=oauth, engine=runtime.store.engine,
+                           timeout=runtime.retry_policy.timeout)
     if s.slack_signing_secret:
         adapter.mount(app)
     if s.slack_app_token:
