@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -18,8 +18,9 @@ from pydantic import BaseModel, Field, ValidationError
 
 from rag.answer.answerers import number_sources
 from rag.errors import DatasetError
-from rag.text.language import main_language
+from rag.eval.answers import AnswerScore, gold_groups, score_answer
 from rag.pipeline import Pipeline, Prepared
+from rag.text.language import main_language
 from rag.understand.rewrite import HistoryTurn
 from rag.understand.routing import AMBIGUOUS, INTENTS
 
@@ -46,6 +47,8 @@ class EvalTurn(BaseModel):
     multi_hop: bool = False
     history_dependent: bool | None = None
     answerable: bool | None = None
+    answer_contains: list[str] | None = None
+    answer_contains_all: list[list[str]] | None = None
 
 
 class EvalConversation(BaseModel):
@@ -168,6 +171,185 @@ def is_cross_language(question: str, relevant: list[str], doc_languages: dict[st
 BUCKETS = ("all", "first_turn", "followup", "followup_baseline", "followup_oracle", "followup_dependent",
            "followup_dependent_baseline", "followup_dependent_oracle", "followup_self_contained",
            "followup_self_contained_baseline", "same_language", "cross_language", "multi_hop")
+ANSWER_BUCKETS = ("all", "same_language", "cross_language", "first_turn", "followup")
+
+
+def outcome(prepared: Prepared) -> str:
+    """How a searched turn ended for the user: answered, hedged ("the closest I found") or not found."""
+    if prepared.not_found:
+        return "not_found"
+    return "hedged" if getattr(prepared, "hedged", False) else "answered"
+
+
+@dataclass
+class AnswerTally:
+    """Answer-level figures of one bucket of answerable turns (rag.eval.answers)."""
+
+    turns: int = 0  # answerable document turns
+    with_gold: int = 0  # ... of which carry a gold fact
+    shown: int = 0
+    grounded: int = 0
+    leads: int = 0
+    not_found: int = 0
+    hedged: int = 0
+    bullets: int = 0
+    junk: int = 0
+    cited: int = 0  # turns whose answer cites a document
+    first_relevant: int = 0
+
+    def add(self, scored: AnswerScore, has_gold: bool, ended: str) -> None:
+        self.turns += 1
+        self.not_found += ended == "not_found"
+        self.hedged += ended == "hedged"
+        self.bullets += scored.bullets
+        self.junk += scored.junk
+        if scored.first_cited is not None:
+            self.cited += 1
+            self.first_relevant += bool(scored.first_cited_relevant)
+        if has_gold:
+            self.with_gold += 1
+            self.shown += scored.shown
+            self.grounded += scored.grounded
+            self.leads += scored.leads
+
+    def report(self) -> dict:
+        return {"n": self.turns, "n_gold": self.with_gold, "fact_shown": _rate(self.shown, self.with_gold),
+                "fact_grounded": _rate(self.grounded, self.with_gold), "fact_leads": _rate(self.leads, self.with_gold),
+                "false_not_found_rate": _rate(self.not_found, self.turns), "hedged_rate": _rate(self.hedged, self.turns),
+                "junk_line_rate": _rate(self.junk, self.bullets), "precision_at_1": _rate(self.first_relevant, self.cited)}
+
+
+def _rate(part: int, whole: int) -> float:
+    return round(part / whole, 4) if whole else 0.0
+
+
+@dataclass
+class Replay:
+    """Everything a replay accumulates, turn by turn; `report()` turns it into the report's figures."""
+
+    pipeline: Pipeline
+    k: int
+    doc_languages: dict[str, tuple[str, ...]]
+    buckets: dict[str, list[Scored]] = field(default_factory=lambda: {name: [] for name in BUCKETS})
+    answers: dict[str, AnswerTally] = field(default_factory=lambda: {name: AnswerTally() for name in ANSWER_BUCKETS})
+    per_turn: list[dict] = field(default_factory=list)
+    intents: list[tuple[str, str]] = field(default_factory=list)
+    latency: dict[str, dict[str, list[float]]] = field(
+        default_factory=lambda: {kind: {stage: [] for stage in STAGES} for kind in ("first_turn", "follow_up")})
+    needless: int = 0
+    non_knowledge: int = 0
+    clarified: int = 0
+    documents: int = 0
+    unanswerable: int = 0
+    false_answers: int = 0
+    hedged_unanswerable: int = 0
+
+    def turn(self, conversation: str, number: int, turn: dict, prepared: Prepared, answer: str) -> None:
+        """Score one replayed turn."""
+        gold = turn.get("intent", "knowledge_search")
+        self.intents.append((gold, prepared.route.intent))
+        row = self._row(conversation, number, turn, prepared, gold, answer)
+        if gold != "knowledge_search":
+            self.non_knowledge += 1
+            self.needless += prepared.searched
+        else:
+            self.documents += 1
+            self.clarified += prepared.route.intent == AMBIGUOUS
+            if turn.get("answerable") is False:  # nothing in the documents answers it (eval/FORMAT.md)
+                self.unanswerable += 1
+                ended = outcome(prepared) if prepared.searched else "not_searched"
+                self.false_answers += ended == "answered"
+                self.hedged_unanswerable += ended == "hedged"
+                row["outcome"] = ended
+            elif turn.get("relevant"):
+                self._answer(turn, prepared, answer, row, number)
+                self._retrieval(turn, prepared, row, number)
+        self.per_turn.append(row)
+
+    @staticmethod
+    def _row(conversation: str, number: int, turn: dict, prepared: Prepared, gold: str, answer: str) -> dict:
+        row = {"conversation": conversation, "turn": number + 1, "user": turn["user"],
+               "rewritten": prepared.rewrite.text, "intent": prepared.route.intent, "gold_intent": gold,
+               "confidence": round(prepared.route.confidence, 3), "retrieved": [],
+               "relevant": turn.get("relevant", []), "recall": None, "answer": answer}
+        if prepared.steps:
+            row["steps"] = prepared.steps
+        if prepared.route.scores:
+            row["scores"] = prepared.route.scores
+        if prepared.not_found:
+            row["not_found"] = True
+        return row
+
+    def _answer(self, turn: dict, prepared: Prepared, answer: str, row: dict, number: int) -> None:
+        """Answer-level figures of an answerable turn, in its buckets."""
+        numbered = {s.number: s.path for s in number_sources(prepared.hits)}
+        groups = gold_groups(turn)
+        scored = score_answer(answer, numbered, turn["relevant"], groups)
+        ended = outcome(prepared) if prepared.searched else "not_searched"
+        row.update(scored.as_row(), outcome=ended)
+        if scored.missing:
+            row["fact_missing"] = scored.missing
+        names = ["all", "first_turn" if number == 0 else "followup"]
+        cross = is_cross_language(turn["user"], turn["relevant"], self.doc_languages)
+        if cross is not None:
+            row["cross_language"] = cross
+            names.append("cross_language" if cross else "same_language")
+        for name in names:
+            self.answers[name].add(scored, groups is not None, ended)
+
+    def _retrieval(self, turn: dict, prepared: Prepared, row: dict, number: int) -> None:
+        """Document-level recall of the pipeline's query, and for follow-ups of the raw text and the oracle."""
+        relevant, multi = turn["relevant"], bool(turn.get("multi_hop"))
+        main = score(self.pipeline, prepared.rewrite.text, relevant, self.k, multi, prepared.rewrite.prior)
+        row["retrieved"], row["recall"] = main.files, main.recall
+        self.buckets["all"].append(main)
+        if multi:
+            self.buckets["multi_hop"].append(main)
+        if "cross_language" in row:
+            self.buckets["cross_language" if row["cross_language"] else "same_language"].append(main)
+        if number == 0:
+            self.buckets["first_turn"].append(main)
+            return
+        self.buckets["followup"].append(main)
+        baseline = score(self.pipeline, turn["user"], relevant, self.k, multi)
+        self.buckets["followup_baseline"].append(baseline)
+        row["baseline_recall"] = baseline.recall
+        oracle = score(self.pipeline, turn["standalone"], relevant, self.k, multi) if turn.get("standalone") else None
+        if oracle:
+            self.buckets["followup_oracle"].append(oracle)
+            row["oracle_recall"] = oracle.recall
+        if turn.get("history_dependent"):
+            # The same split for baseline and oracle, where rewriting matters.
+            self.buckets["followup_dependent"].append(main)
+            self.buckets["followup_dependent_baseline"].append(baseline)
+            if oracle:
+                self.buckets["followup_dependent_oracle"].append(oracle)
+        elif turn.get("history_dependent") is False:
+            # Self-contained follow-ups must lose nothing to the rewrite.
+            self.buckets["followup_self_contained"].append(main)
+            self.buckets["followup_self_contained_baseline"].append(baseline)
+
+    def report(self, conversations: int, executed: int) -> dict:
+        answerable = self.answers["all"]
+        return {
+            "k": self.k,
+            "conversations": conversations,
+            "turns": len(self.per_turn),
+            "retrieval": {name: _bucket(scores) for name, scores in self.buckets.items()},
+            "answers": {name: tally.report() for name, tally in self.answers.items()},
+            "intent": intent_metrics(self.intents),
+            "unnecessary_retrieval_rate": _rate(self.needless, self.non_knowledge),
+            "clarify_rate_on_document_questions": _rate(self.clarified, self.documents),
+            "not_found": {"unanswerable": self.unanswerable, "answerable": answerable.turns,
+                          "false_answer_rate": _rate(self.false_answers, self.unanswerable),
+                          "hedged_on_unanswerable_rate": _rate(self.hedged_unanswerable, self.unanswerable),
+                          "false_not_found_rate": _rate(answerable.not_found, answerable.turns)},
+            "actions_executed_without_confirmation": executed,
+            "latency_ms": {kind: {"turns": len(stages["total"]),
+                                  **{stage: _percentiles(values) for stage, values in stages.items()}}
+                           for kind, stages in self.latency.items()},
+            "per_turn": self.per_turn,
+        }
 
 
 async def run_eval(pipeline: Pipeline, conversations: list[dict], k: int = 5, respond: Respond | None = None,
@@ -177,100 +359,20 @@ async def run_eval(pipeline: Pipeline, conversations: list[dict], k: int = 5, re
 
     `executed_actions` counts actions that ran; the replay never clicks Confirm, so any
     count above zero is an action executed without confirmation. `doc_languages` (file ->
-    languages) splits retrieval into same- and cross-language turns.
+    languages) splits retrieval and answers into same- and cross-language turns.
     """
     respond = respond or pipeline_responder(pipeline)
-    doc_languages = doc_languages or {}
-    buckets: dict[str, list[Scored]] = {name: [] for name in BUCKETS}
-    per_turn: list[dict] = []
-    intents: list[tuple[str, str]] = []
-    latency: dict[str, dict[str, list[float]]] = {kind: {stage: [] for stage in STAGES}
-                                                   for kind in ("first_turn", "follow_up")}
-    needless, non_knowledge, clarified, documents = 0, 0, 0, 0
-    unanswerable, false_answers, answerable, false_not_found = 0, 0, 0, 0
+    replay = Replay(pipeline, k, doc_languages or {})
     for conv in conversations:
         history: list[HistoryTurn] = []
         for number, turn in enumerate(conv["turns"]):
             started = time.perf_counter()
             prepared, answer = await respond(conv.get("id", ""), turn["user"], history)
-            _record(latency["first_turn" if number == 0 else "follow_up"], prepared.timings,
+            _record(replay.latency["first_turn" if number == 0 else "follow_up"], prepared.timings,
                     (time.perf_counter() - started) * 1000)
             history += history_of(turn["user"], prepared, answer)
-            gold = turn.get("intent", "knowledge_search")
-            intents.append((gold, prepared.route.intent))
-            if gold != "knowledge_search":
-                non_knowledge += 1
-                needless += prepared.searched
-            else:
-                documents += 1
-                clarified += prepared.route.intent == AMBIGUOUS
-                if turn.get("answerable") is False:  # nothing in the documents answers it (eval/FORMAT.md)
-                    unanswerable += 1
-                    false_answers += prepared.searched and not prepared.not_found
-                elif turn.get("relevant"):
-                    answerable += 1
-                    false_not_found += prepared.not_found
-            row = {"conversation": conv.get("id", ""), "turn": number + 1, "user": turn["user"],
-                   "rewritten": prepared.rewrite.text, "intent": prepared.route.intent, "gold_intent": gold,
-                   "confidence": round(prepared.route.confidence, 3), "retrieved": [],
-                   "relevant": turn.get("relevant", []), "recall": None}
-            if prepared.steps:
-                row["steps"] = prepared.steps
-            if prepared.route.scores:
-                row["scores"] = prepared.route.scores
-            if prepared.not_found:
-                row["not_found"] = True
-            relevant = turn.get("relevant") or []
-            if gold == "knowledge_search" and relevant:
-                multi = bool(turn.get("multi_hop"))
-                main = score(pipeline, prepared.rewrite.text, relevant, k, multi, prepared.rewrite.prior)
-                row["retrieved"], row["recall"] = main.files, main.recall
-                buckets["all"].append(main)
-                if multi:
-                    buckets["multi_hop"].append(main)
-                cross = is_cross_language(turn["user"], relevant, doc_languages)
-                if cross is not None:
-                    row["cross_language"] = cross
-                    buckets["cross_language" if cross else "same_language"].append(main)
-                if number == 0:
-                    buckets["first_turn"].append(main)
-                else:
-                    buckets["followup"].append(main)
-                    baseline = score(pipeline, turn["user"], relevant, k, multi)
-                    buckets["followup_baseline"].append(baseline)
-                    row["baseline_recall"] = baseline.recall
-                    oracle = score(pipeline, turn["standalone"], relevant, k, multi) if turn.get("standalone") else None
-                    if oracle:
-                        buckets["followup_oracle"].append(oracle)
-                        row["oracle_recall"] = oracle.recall
-                    if turn.get("history_dependent"):
-                        # The same split for baseline and oracle, where rewriting matters.
-                        buckets["followup_dependent"].append(main)
-                        buckets["followup_dependent_baseline"].append(baseline)
-                        if oracle:
-                            buckets["followup_dependent_oracle"].append(oracle)
-                    elif turn.get("history_dependent") is False:
-                        # Self-contained follow-ups must lose nothing to the rewrite.
-                        buckets["followup_self_contained"].append(main)
-                        buckets["followup_self_contained_baseline"].append(baseline)
-            per_turn.append(row)
-    return {
-        "k": k,
-        "conversations": len(conversations),
-        "turns": len(per_turn),
-        "retrieval": {name: _bucket(scores) for name, scores in buckets.items()},
-        "intent": intent_metrics(intents),
-        "unnecessary_retrieval_rate": round(needless / non_knowledge, 4) if non_knowledge else 0.0,
-        "clarify_rate_on_document_questions": round(clarified / documents, 4) if documents else 0.0,
-        "not_found": {"unanswerable": unanswerable, "answerable": answerable,
-                      "false_answer_rate": round(false_answers / unanswerable, 4) if unanswerable else 0.0,
-                      "false_not_found_rate": round(false_not_found / answerable, 4) if answerable else 0.0},
-        "actions_executed_without_confirmation": executed_actions() if executed_actions else 0,
-        "latency_ms": {kind: {"turns": len(stages["total"]),
-                              **{stage: _percentiles(values) for stage, values in stages.items()}}
-                       for kind, stages in latency.items()},
-        "per_turn": per_turn,
-    }
+            replay.turn(conv.get("id", ""), number, turn, prepared, answer)
+    return replay.report(len(conversations), executed_actions() if executed_actions else 0)
 
 
 def print_table(report: dict, console) -> None:
@@ -290,8 +392,10 @@ def print_table(report: dict, console) -> None:
                   f"clarify on document questions {report['clarify_rate_on_document_questions']:.3f}  "
                   f"actions without confirmation {report['actions_executed_without_confirmation']}")
     nf = report["not_found"]
-    console.print(f"not found: false answers {nf['false_answer_rate']:.3f} of {nf['unanswerable']} unanswerable  "
+    console.print(f"not found: false answers {nf['false_answer_rate']:.3f} "
+                  f"(hedged {nf['hedged_on_unanswerable_rate']:.3f}) of {nf['unanswerable']} unanswerable  "
                   f"false 'not found' {nf['false_not_found_rate']:.3f} of {nf['answerable']} answerable")
+    _print_answers(report["answers"], console)
     labels = sorted({p for row in intent["confusion"].values() for p in row} | set(intent["confusion"]))
     confusion = Table(title="Intent confusion (rows: gold, columns: predicted)")
     confusion.add_column("gold")
@@ -304,3 +408,24 @@ def print_table(report: dict, console) -> None:
         if stages["turns"]:
             console.print(f"latency ms, {kind.replace('_', ' ')}s ({stages['turns']}; p50 / p95): " + "  ".join(
                 f"{stage} {stages[stage]['p50']:.1f} / {stages[stage]['p95']:.1f}" for stage in STAGES))
+
+
+ANSWER_COLUMNS = (("n_gold", "gold"), ("fact_shown", "shown"), ("fact_grounded", "grounded"), ("fact_leads", "leads"),
+                  ("false_not_found_rate", "false NF"), ("hedged_rate", "hedged"), ("junk_line_rate", "junk"),
+                  ("precision_at_1", "P@1"))
+
+
+def _print_answers(answers: dict, console) -> None:
+    """What the user reads: the gold fact in the answer, per bucket of answerable turns."""
+    from rich.table import Table
+
+    table = Table(title="Answers (answerable turns; fact figures over turns with a gold fact)")
+    table.add_column("bucket")
+    table.add_column("n", justify="right")
+    for _, label in ANSWER_COLUMNS:
+        table.add_column(label, justify="right")
+    for name, figures in answers.items():
+        if figures["n"]:
+            table.add_row(name, str(figures["n"]), *[str(figures[key]) if key == "n_gold" else f"{figures[key]:.3f}"
+                                                      for key, _ in ANSWER_COLUMNS])
+    console.print(table)
