@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SAMPLES := samples/handbook
 
-.PHONY: run test check lock install install-test index chat serve eval eval-holdout bench load teams-package clean
+.PHONY: run test check lock install install-test index chat serve eval eval-holdout eval-solbit eval-solbit-holdout bench load teams-package clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +62,14 @@ eval: install
 
 eval-holdout: install
 	$(BIN)/docbot eval $(HOLDOUT_SETS) --docs $(SAMPLES) --json eval/report-holdout.json
+
+## eval-solbit: the Solbit corpus (HTML wiki exports, PDFs, Office files, Korean/English) dev set; -holdout: frozen
+SOLBIT := eval/solbit
+eval-solbit: install
+	$(BIN)/docbot eval $(SOLBIT)/dev.jsonl --docs $(SOLBIT)/docs --json eval/report-solbit.json
+
+eval-solbit-holdout: install
+	$(BIN)/docbot eval $(SOLBIT)/holdout.jsonl --docs $(SOLBIT)/docs --json eval/report-solbit-holdout.json
 
 ## bench: docbot's own benchmarks (scripts/bench_retrieval.py --peers compares with Chroma and LanceDB: pip install -e ".[bench]")
 bench: install

@@ -43,6 +43,9 @@ async def test_first_turn_makes_no_rewrite_call(llm, analyzer):
     (Reply("배포 절차 " * 80), "longer"),
     (Reply("Kubernetes 배포 절차는 언제 바뀌었나요?"), "invented"),
     (Reply("x", status=500), "failed"),
+    (Reply("<the query>"), "placeholder"),  # the classify prompt's own placeholder echoed back
+    (Reply('{"standalone": "<the query>"}'), "placeholder"),
+    (Reply("배포 절차 문서 요약해줘"), "repeats an earlier"),  # only the earlier user message, repeated
 ])
 async def test_rewrite_falls_back_to_the_original(llm, analyzer, reply, reason):
     llm.script = [reply]
@@ -232,3 +235,13 @@ async def test_the_models_intent_does_not_override_a_confident_offline_route(llm
     if expected != "action":
         assert turn.action is None and "No action" not in turn.text
     runtime.close()
+
+
+async def test_the_answer_prompt_leads_with_the_fact_and_says_when_documents_do_not_answer(llm, analyzer, embedder):
+    llm.script = [Reply(pieces=["The documents do not say."])]
+    answerer = LLMAnswerer(chat(llm), ExtractiveAnswerer(analyzer, embedder))
+    text = "".join([p async for p in answerer.answer("when?", "deploy change", HITS, [])])
+    system = llm.requests[0]["messages"][0]["content"]
+    assert text == "The documents do not say."
+    assert "first sentence" in system and "asked" in system  # lead with the asked fact
+    assert "do not answer" in system  # and say so plainly when the documents do not

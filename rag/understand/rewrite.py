@@ -75,6 +75,20 @@ def invented_entities(candidate: str, sources: str, analyzer: Analyzer) -> list[
     return invented
 
 
+# "<the query>", "<0..1>": the prompt's own placeholders, echoed by a model that did not fill them in.
+_PLACEHOLDER = re.compile(r"<[^<>]{0,60}>")
+_PUNCT = re.compile(r"[\W_]+")
+
+
+def _repeats_earlier(line: str, question: str, history: list[HistoryTurn]) -> bool:
+    """Whether the rewrite is only an earlier user message said again (the follow-up itself got lost)."""
+    def key(text: str) -> str:
+        return _PUNCT.sub("", text.casefold())
+
+    said = key(line)
+    return said != key(question) and any(t.role == "user" and key(t.text) == said for t in history)
+
+
 def accept(candidate: str | None, question: str, history: list[HistoryTurn], analyzer: Analyzer,
            max_chars: int) -> tuple[str | None, str]:
     """Clean an LLM rewrite; (None, reason) means fall back to the original question."""
@@ -88,6 +102,10 @@ def accept(candidate: str | None, question: str, history: list[HistoryTurn], ana
         return None, "explanatory rewrite"
     if len(line) > max_chars:
         return None, f"rewrite longer than {max_chars} chars"
+    if _PLACEHOLDER.search(line):
+        return None, "rewrite echoes a placeholder from the prompt"
+    if _repeats_earlier(line, question, history):
+        return None, "rewrite repeats an earlier user message"
     sources = "\n".join([question] + [t.text for t in history])
     invented = invented_entities(line, sources, analyzer)
     if invented:
