@@ -14,7 +14,14 @@ import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 
-from rag.errors import DocbotError, IndexRunStopped, LeaseLost, SourceMissing
+from rag.errors import (
+    DocbotError,
+    IndexRunStopped,
+    LeaseLost,
+    SearchIndexUnavailable,
+    SourceMissing,
+    VisibilityNotApplied,
+)
 from rag.index.indexer import Indexer, IndexReport
 from rag.ingest.sources import Source
 
@@ -122,8 +129,8 @@ class IndexJob:
                     total.merge(self.indexer.sync(source, on_file, full=full, on_source=on_source,
                                                   check=heartbeat.check))
                     self.store.source_found(source.key)
-                except (LeaseLost, IndexRunStopped):
-                    raise
+                except (LeaseLost, IndexRunStopped, SearchIndexUnavailable, VisibilityNotApplied):
+                    raise  # the index itself cannot take writes (or a restamp failed): the run fails, not a source
                 except SourceMissing as exc:
                     total.errors.append((source.name, self._missing(source, exc, total)))
                 except DocbotError as exc:  # one unavailable source must not stop the others

@@ -6,6 +6,7 @@
     │   └── SourceMissing           a configured source folder is gone (its documents withdrawn after a grace)
     ├── SearchIndexError          the search backend failed (one file's write: reported, run goes on)
     │   ├── SearchIndexUnavailable  unreachable or credentials refused (the run stops, retried later)
+    │   ├── VisibilityNotApplied    a file's new audience could not be stamped on every chunk (the run fails)
     │   └── EmbeddingModelMismatch  the index was built by another embedding model
     ├── EmbeddingError            the embedder failed
     ├── LLMError                  the chat model failed or answered unusably
@@ -48,6 +49,11 @@ class SearchIndexError(DocbotError):
 
 class SearchIndexUnavailable(SearchIndexError):
     """The search backend cannot be reached or refuses our credentials."""
+
+
+class VisibilityNotApplied(SearchIndexError):
+    """A file's chunks could not all be restamped with a new audience: the run fails (a chunk might still be
+    visible where it no longer may be), and the file's record keeps the old audience so the next run retries."""
 
 
 class EmbeddingModelMismatch(SearchIndexError):

@@ -8,9 +8,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from rag.documents import Chunk
-from rag.errors import DocumentError, IndexRunStopped, LeaseLost, SearchIndexError, SearchIndexUnavailable
-from rag.index.port import FileRecord, RebuildableIndex, Visibility
+from rag.errors import (
+    DocumentError,
+    IndexRunStopped,
+    LeaseLost,
+    SearchIndexError,
+    SearchIndexUnavailable,
+    VisibilityNotApplied,
+)
+from rag.index.port import BatchWriter, FileRecord, RebuildableIndex, Visibility
 from rag.ingest.chunking import Chunker
 from rag.ingest.loaders import load
 from rag.ingest.sources import FolderSource, Source, SourceFile, narrowed
@@ -164,16 +173,45 @@ class Indexer:
             self._failed(batch[0].item.path, exc, report)
             done(batch[0].item.path)
             return
+        mine = []
         start = 0
         for pending in batch:
-            rel = pending.item.path
-            mine = vectors[start : start + len(pending.chunks)]
+            mine.append(vectors[start : start + len(pending.chunks)])
             start += len(pending.chunks)
+        if isinstance(self.index, BatchWriter) and len(batch) > 1:
+            self._write_together(key, batch, mine, report, check, done)
+            return
+        for pending, its_vectors in zip(batch, mine):
+            rel = pending.item.path
             try:
                 check()  # embedding may take minutes: write only if the lease is still ours
-                self.index.replace_file(key, pending.record, pending.chunks, mine)
+                self.index.replace_file(key, pending.record, pending.chunks, its_vectors)
             except Exception as exc:
                 self._failed(rel, exc, report)
+            else:
+                report.chunks += len(pending.chunks)
+                if pending.known:
+                    report.updated += 1
+                else:
+                    report.added += 1
+            done(rel)
+
+    def _write_together(self, key: str, batch: list[_Pending], vectors: list[np.ndarray], report: IndexReport,
+                        check: Callable[[], None], done: Callable[[str], None]) -> None:
+        """The batch's files in a few requests for all of them (not a few per file); failures stay per file."""
+        assert isinstance(self.index, BatchWriter)
+        check()
+        try:
+            failed = self.index.replace_files(key, [(p.record, p.chunks, v) for p, v in zip(batch, vectors)])
+        except Exception as exc:
+            for pending in batch:
+                self._failed(pending.item.path, exc, report)
+                done(pending.item.path)
+            return
+        for pending in batch:
+            rel = pending.item.path
+            if rel in failed:
+                report.errors.append((rel, failed[rel]))
             else:
                 report.chunks += len(pending.chunks)
                 if pending.known:
@@ -185,7 +223,7 @@ class Indexer:
     @staticmethod
     def _failed(rel: str, exc: Exception, report: IndexReport) -> None:
         """Report one file's failure against it; re-raise what means the run cannot go on."""
-        if isinstance(exc, (SearchIndexUnavailable, LeaseLost, IndexRunStopped)):  # nothing more can be written
+        if isinstance(exc, (SearchIndexUnavailable, VisibilityNotApplied, LeaseLost, IndexRunStopped)):  # stop the run
             raise exc
         if isinstance(exc, DocumentError):
             report.errors.append((rel, exc.reason))

@@ -7,7 +7,7 @@ the relevance floor behave the same on every backend.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -150,6 +150,15 @@ class Rebuildable(Protocol):
 
     def abort_rebuild(self) -> None:
         """Throw a failed rebuild away."""
+        ...
+
+
+@runtime_checkable
+class BatchWriter(Protocol):
+    """Writing many files in a few requests (Elasticsearch: bulk across files); a capability of its own."""
+
+    def replace_files(self, source: str, files: list[tuple[FileRecord, list[Chunk], np.ndarray]]) -> dict[str, str]:
+        """`replace_file` for each; returns the paths that failed, with why (run-stopping errors raise)."""
         ...
 
 
