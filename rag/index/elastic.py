@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from rag.documents import Chunk
+from rag.documents import Chunk, Metadata
 from rag.errors import EmbeddingModelMismatch, SearchIndexError, SearchIndexUnavailable, VisibilityNotApplied
 from rag.index.port import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery, Visibility
 from rag.text.analysis import Analyzer
@@ -92,6 +92,7 @@ def mapping(model: str, dim: int, *, nori: bool, index_options: str = "int8_hnsw
                             **({"fields": {"ko": {"type": "text", "analyzer": "docbot_ko"}}} if nori else {})},
                 "body_ko": {"type": "text", "analyzer": "docbot_ko"},
                 "text": {"type": "text", "index": False},
+                "meta": {"type": "text", "index": False},  # rag.documents.Metadata as JSON, stored for citations
                 "vector": {"type": "dense_vector", "dims": dim, "index": True, "similarity": "cosine",
                            "index_options": {"type": index_options}},
             },
@@ -284,6 +285,7 @@ class ElasticsearchIndex:
                                         "title_ko": chunk.title if nori else " ".join(head), "heading": chunk.heading,
                                         "body_en": chunk.text, **({} if once else {"body_ko": chunk.text if nori
                                                                                    else " ".join(body)}),
+                                        "meta": chunk.meta.to_json(),
                                         "vector": np.asarray(vector, np.float32).tolist()}})
         return actions
 
@@ -668,7 +670,8 @@ def _visibility(channels: list[str] | None) -> Visibility:
 
 def _candidate(doc: dict, cosine: float) -> Candidate:
     text = doc.get("body_en", doc.get("text", ""))  # indices built before text was stored once also have `text`
-    chunk = Chunk(doc["path"], doc["ordinal"], doc.get("title", ""), doc.get("heading", ""), text)
+    chunk = Chunk(doc["path"], doc["ordinal"], doc.get("title", ""), doc.get("heading", ""), text,
+                  Metadata.from_json(doc.get("meta")))
     return Candidate(chunk, doc["source"], tuple(doc.get("lang") or LANGUAGES), cosine)
 
 
