@@ -63,7 +63,15 @@ class StoreContract:
         with store.engine.connect() as conn:
             diff = compare_metadata(MigrationContext.configure(conn), SQLModel.metadata)
             version = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
-        assert diff == [] and version == "0002"
+        from alembic.config import Config
+        from alembic.script import ScriptDirectory
+
+        from bot.storage import MIGRATIONS
+
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        heads = ScriptDirectory.from_config(config).get_heads()
+        assert diff == [] and heads == [version]  # one line of history, and the database is at its head
         Store(db_url)  # opening again is a no-op
 
 
