@@ -26,7 +26,7 @@ from typing import Any
 from aiohttp import web
 from microsoft_agents.activity import Activity, Attachment, Entity, InvokeResponse
 from microsoft_agents.hosting.aiohttp import CloudAdapter, jwt_authorization_middleware
-from microsoft_agents.hosting.core import ActivityHandler, TurnContext
+from microsoft_agents.hosting.core import ActivityHandler, OutboundHostValidator, TurnContext
 from microsoft_agents.hosting.core.app.streaming import Citation, StreamingResponse
 from microsoft_agents.hosting.core.authorization import AgentAuthConfiguration
 from microsoft_agents.hosting.core.authorization.anonymous_token_provider import AnonymousTokenProvider
@@ -47,6 +47,12 @@ MESSAGE_BUDGET = 80 * 1024  # bytes of an activity's JSON as UTF-16 (Teams: 100 
 ENVELOPE = 4096  # bytes the SDK's envelope (ids, urls, conversation, sender) may add to what docbot builds
 CONTINUATION = MESSAGE_BUDGET // 2 // 5 - ENVELOPE  # characters of answer in one continuation message
 CITATION_ABSTRACT = 160  # characters of a citation's abstract (the strictest figure seen; the SDK clips at 480)
+# Hosts Teams' service URLs live on (public cloud, GCC, GCC High, DoD, Web Chat/Direct Line): an activity
+# naming any other serviceUrl is refused with 401, so the bot's token never leaves Microsoft. Sovereign or
+# national clouds set DOCBOT_TEAMS_SERVICE_URL_HOSTS. Narrower than the SDK's own default list, which
+# also admits hosts anyone can rent (*.blob.core.windows.net, *.sharepoint.com).
+SERVICE_URL_HOSTS = ("smba.trafficmanager.net", "smba.infra.gcc.teams.microsoft.com",
+                     "smba.infra.gov.teams.microsoft.us", "smba.infra.dod.teams.microsoft.us", "botframework.com")
 
 # Connector calls: 429, 5xx and connection errors retried with backoff and jitter (see rag.resilience).
 POLICY = RetryPolicy(attempts=4)
@@ -397,12 +403,13 @@ async def on_turn_error(context: TurnContext, error: Exception) -> None:
 
 
 class TeamsAdapter:
-    """The /api/messages endpoint: JWT-validated with an app id (token issuers checked), anonymous (local
-    only) without one."""
+    """The /api/messages endpoint: JWT-validated with an app id (token issuers checked, and the activity's
+    serviceUrl on a Microsoft host and the token's `serviceurl` claim), anonymous (local only) without one."""
 
     def __init__(self, service: ConversationService, *, app_id: str | None = None, app_password: str | None = None,
                  tenant_id: str | None = None, update_every: float = 1.0, source_url_base: str | None = None,
-                 policy: RetryPolicy = POLICY):
+                 policy: RetryPolicy = POLICY, service_url_hosts: tuple[str, ...] | None = None,
+                 host_validator: OutboundHostValidator | None = None):
         self.agent = DocbotAgent(service, update_every, source_url_base, policy)
         connections: Any
         if app_id:
@@ -418,7 +425,11 @@ class TeamsAdapter:
             config = AgentAuthConfiguration(anonymous_allowed=True)
             connections = _AnonymousConnections()
         self.auth_config = config
-        self.adapter = CloudAdapter(connection_manager=connections)
+        if host_validator is None and app_id:  # anonymous (local) turns carry no token to leak
+            host_validator = OutboundHostValidator(list(service_url_hosts or SERVICE_URL_HOSTS), enabled=True,
+                                                   include_default_microsoft_hosts=False)
+        self.host_validator = host_validator
+        self.adapter = CloudAdapter(connection_manager=connections, host_validator=host_validator)
         self.adapter.on_turn_error = on_turn_error
         self.agent.adapter = self.adapter
 

@@ -166,6 +166,9 @@ class Settings(BaseSettings):
     microsoft_app_password: SecretStr | None = Field(None, validation_alias=AliasChoices("MICROSOFT_APP_PASSWORD"))
     microsoft_app_tenant_id: str | None = Field(None, validation_alias=AliasChoices("MICROSOFT_APP_TENANT_ID"))
     teams_anonymous: bool = Field(False, description="Serve /api/messages without JWT checks (local emulator only)")
+    teams_service_url_hosts: list[str] | None = Field(
+        None, description='Hosts (and their subdomains) an activity\'s serviceUrl may name, JSON: ["botframework.azure.us"];'
+                          ' unset: Microsoft\'s public, GCC, GCC High and DoD hosts')
 
     @property
     def db_url(self) -> str:

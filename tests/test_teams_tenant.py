@@ -7,6 +7,7 @@ import time
 
 import pytest
 from test_teams import _card, _client, settled
+from test_teams_service_url import standin_hosts
 
 from adapters.teams import MESSAGE_BUDGET, DocbotAgent, TeamsAdapter, utf16_size
 from rag.pipeline import Pipeline
@@ -265,7 +266,8 @@ async def test_with_an_app_id_a_token_from_an_unknown_issuer_is_refused(connecto
     monkeypatch.setattr(jwt_token_validator._JwkClientManager, "get_signing_key", signing_key)
     app_id = "00000000-0000-0000-0000-0000000000aa"
     service = build_service(handbook_indexer, analyzer, classifier, f"sqlite:///{tmp_path / 'i.sqlite3'}")
-    client = await _client(TeamsAdapter(service, app_id=app_id, app_password="pw", update_every=0.0))
+    client = await _client(TeamsAdapter(service, app_id=app_id, app_password="pw", update_every=0.0,
+                                        host_validator=standin_hosts(connector.service_url)))
 
     def token(issuer: str) -> str:
         now = int(time.time())
