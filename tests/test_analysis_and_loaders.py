@@ -36,12 +36,14 @@ def test_html_drops_scripts_and_splits_by_heading():
     assert [s.heading for s in doc.sections] == ["T", "B"]
 
 
-def test_pdf_pages_become_sections_with_rejoined_lines():
-    raw = pdf_bytes([["Orion Gateway routes", "requests to services."], ["Second page text."]], title="Arch")
+def test_pdf_lines_are_rejoined_into_paragraphs_across_pages():
+    raw = pdf_bytes([["Orion Gateway routes requests from", "the edge to the services behind it"],
+                     ["and retries each one twice.", "", "", "A new paragraph."]], title="Arch")
     doc = load("arch.pdf", raw)
     assert doc.title == "Arch"
-    assert [s.heading for s in doc.sections] == ["p. 1", "p. 2"]
-    assert "routes requests" in doc.sections[0].text
+    assert doc.text.splitlines() == [
+        "Orion Gateway routes requests from the edge to the services behind it and retries each one twice.",
+        "A new paragraph."]
 
 
 def test_cp949_text_is_decoded():

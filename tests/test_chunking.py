@@ -12,7 +12,7 @@ def test_pack_respects_size_and_repeats_overlap():
 
 
 def test_overlap_chunker_keeps_title_and_heading():
-    doc = Document("a.md", "Title", [Section("Intro", "One. Two."), Section("Rules", "Three. " * 300)])
+    doc = Document("a.md", "Title", [Section.of("Intro", "One. Two."), Section.of("Rules", "Three. " * 300)])
     chunks = OverlapChunker(300, 50).chunk(doc)
     assert chunks[0].heading == "Intro" and chunks[-1].heading == "Rules"
     assert [c.ordinal for c in chunks] == list(range(len(chunks)))
@@ -21,7 +21,7 @@ def test_overlap_chunker_keeps_title_and_heading():
 
 
 def test_a_sentence_longer_than_the_chunk_is_split_not_dropped():
-    doc = Document("a.txt", "T", [Section("", "x" * 2500)])
+    doc = Document("a.txt", "T", [Section.of("", "x" * 2500)])
     chunks = OverlapChunker(1000, 100).chunk(doc)
     assert sum(len(c.text) for c in chunks) >= 2500
 
@@ -31,7 +31,7 @@ def test_semantic_chunker_cuts_at_the_topic_shift(embedder):
                 "Unused leave can be carried over until March.", "Sick leave is paid for five days a year."]
     database = ["PostgreSQL is the default production database.", "Connection pools are limited to 100.",
                 "Replicas stream the write-ahead log.", "Backups run every night at two."]
-    doc = Document("mix.md", "Mix", [Section("", " ".join(vacation + database))])
+    doc = Document("mix.md", "Mix", [Section.of("", " ".join(vacation + database))])
     chunks = SemanticChunker(embedder, size=2000, quantile=0.2, min_chars=50).chunk(doc)
     assert len(chunks) >= 2
     first = chunks[0].text

@@ -6,7 +6,7 @@
 import numpy as np
 import pytest
 
-from rag.documents import Chunk
+from rag.documents import Chunk, Metadata
 from rag.errors import EmbeddingModelMismatch
 from rag.index.embedded import SqliteSearchIndex
 from rag.index.port import FileRecord, SearchQuery
@@ -122,6 +122,16 @@ class SearchIndexContract:
         index.replace_file("/src", FileRecord("b.md", "h", "B", 1), [chunk], np.ones((1, 16), np.float32) / 4)
         index.flush()
         assert index.stats()["model"] == "other/model" and index.stats()["chunks"] == 1
+
+    def test_a_documents_metadata_comes_back_with_its_chunks(self, index, embedder):
+        meta = Metadata(title="Remote work", author="HR", status="repealed", effective="2021-03-01",
+                        url="https://wiki.example.com/remote", tags=("hr",))
+        chunks = [Chunk("remote.md", 0, "Remote work", "Rules", "Employees may work remotely two days a week.", meta)]
+        vectors = embedder.embed_passages([c.embedding_text() for c in chunks])
+        index.replace_file("/src", FileRecord("remote.md", "h1", "Remote work", 1), chunks, vectors)
+        index.flush()
+        hit = search(index, embedder, "work remotely days")[0]
+        assert hit.chunk.meta == meta and hit.citation()["url"] == "https://wiki.example.com/remote"
 
     def test_files_are_scoped_by_source(self, index, embedder):
         put(index, embedder, "a.md", ["alpha"], source="/one")

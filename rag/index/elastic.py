@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from rag.documents import Chunk
+from rag.documents import Chunk, Metadata
 from rag.errors import EmbeddingModelMismatch, SearchIndexError, SearchIndexUnavailable
 from rag.index.port import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery, Visibility
 from rag.text.analysis import Analyzer
@@ -85,6 +85,7 @@ def mapping(model: str, dim: int, *, nori: bool, index_options: str = "int8_hnsw
                 "body_en": {"type": "text", "analyzer": "english"},
                 "body_ko": {"type": "text", "analyzer": "docbot_ko"},
                 "text": {"type": "text", "index": False},
+                "meta": {"type": "text", "index": False},  # rag.documents.Metadata as JSON, stored for citations
                 "vector": {"type": "dense_vector", "dims": dim, "index": True, "similarity": "cosine",
                            "index_options": {"type": index_options}},
             },
@@ -259,7 +260,8 @@ class ElasticsearchIndex:
                                         "lang": list(languages(chunk.embedding_text())), "channels": channels,
                                         "title_ko": chunk.title if nori else " ".join(head), "heading": chunk.heading,
                                         "body_en": chunk.text, "body_ko": chunk.text if nori else " ".join(body),
-                                        "text": chunk.text, "vector": np.asarray(vector, np.float32).tolist()}})
+                                        "text": chunk.text, "meta": chunk.meta.to_json(),
+                                        "vector": np.asarray(vector, np.float32).tolist()}})
         self._run(self._replace(source, record, actions))
 
     async def _replace(self, source: str, record: FileRecord, actions: list[dict]) -> None:
@@ -526,7 +528,8 @@ def _visibility(channels: list[str] | None) -> Visibility:
 
 
 def _candidate(doc: dict, cosine: float) -> Candidate:
-    chunk = Chunk(doc["path"], doc["ordinal"], doc.get("title", ""), doc.get("heading", ""), doc.get("text", ""))
+    chunk = Chunk(doc["path"], doc["ordinal"], doc.get("title", ""), doc.get("heading", ""), doc.get("text", ""),
+                  Metadata.from_json(doc.get("meta")))
     return Candidate(chunk, doc["source"], tuple(doc.get("lang") or LANGUAGES), cosine)
 
 

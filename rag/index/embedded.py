@@ -24,7 +24,7 @@ import numpy as np
 import sqlean
 import sqlite_vec
 
-from rag.documents import Chunk
+from rag.documents import Chunk, Metadata
 from rag.errors import EmbeddingModelMismatch, SearchIndexError
 from rag.index import postings
 from rag.index.port import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery, Visibility
@@ -69,7 +69,7 @@ class SqliteSearchIndex:
             CREATE TABLE IF NOT EXISTS files (
                 source TEXT NOT NULL, path TEXT NOT NULL, hash TEXT NOT NULL, title TEXT NOT NULL,
                 chunks INTEGER NOT NULL, updated_at REAL NOT NULL, channels TEXT NOT NULL DEFAULT '',
-                PRIMARY KEY (source, path));
+                meta TEXT NOT NULL DEFAULT '', PRIMARY KEY (source, path));
             CREATE TABLE IF NOT EXISTS chunks (
                 id INTEGER PRIMARY KEY, source TEXT NOT NULL, path TEXT NOT NULL, ordinal INTEGER NOT NULL,
                 title TEXT NOT NULL, heading TEXT NOT NULL, text TEXT NOT NULL, langs TEXT NOT NULL DEFAULT '',
@@ -95,7 +95,7 @@ class SqliteSearchIndex:
         schema = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         columns = {r[1] for r in self._db.execute("PRAGMA table_info(chunks)")}
         file_columns = {r[1] for r in self._db.execute("PRAGMA table_info(files)")}
-        if {"langs", "channels", "terms"} <= columns and "channels" in file_columns and \
+        if {"langs", "channels", "terms"} <= columns and {"channels", "meta"} <= file_columns and \
                 (schema is None or schema[0] == SCHEMA_VERSION):
             return
         with self._transaction():
@@ -105,6 +105,8 @@ class SqliteSearchIndex:
                 self._db.execute("ALTER TABLE chunks ADD COLUMN channels TEXT NOT NULL DEFAULT ''")
             if "channels" not in file_columns:
                 self._db.execute("ALTER TABLE files ADD COLUMN channels TEXT NOT NULL DEFAULT ''")
+            if "meta" not in file_columns:  # a document's metadata (rag.documents.Metadata as JSON); '' until re-read
+                self._db.execute("ALTER TABLE files ADD COLUMN meta TEXT NOT NULL DEFAULT ''")
             if "terms" not in columns:
                 self._db.execute("ALTER TABLE chunks ADD COLUMN terms BLOB NOT NULL DEFAULT x''")
                 rows = self._db.execute("SELECT rowid, title, body FROM chunks_fts").fetchall()
@@ -197,9 +199,10 @@ class SqliteSearchIndex:
                 self._db.execute("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)",
                                  (rowid, np.asarray(vector, np.float32).tobytes()))
             self._db.execute(
-                "INSERT OR REPLACE INTO files (source, path, hash, title, chunks, updated_at, channels) "
-                "VALUES (?,?,?,?,?,?,?)",
-                (source, record.path, record.content_hash, record.title, len(chunks), time.time(), channels),
+                "INSERT OR REPLACE INTO files (source, path, hash, title, chunks, updated_at, channels, meta) "
+                "VALUES (?,?,?,?,?,?,?,?)",
+                (source, record.path, record.content_hash, record.title, len(chunks), time.time(), channels,
+                 chunks[0].meta.to_json() if chunks else ""),
             )
 
     def delete_file(self, source: str, path: str) -> None:
@@ -297,10 +300,11 @@ class SqliteSearchIndex:
         marks = ",".join("?" * len(ids))
         visible, params = _visible_sql(channel)
         rows = self._db.execute(
-            f"SELECT id, source, path, ordinal, title, heading, text, langs FROM chunks c "
-            f"WHERE id IN ({marks}) AND {visible}", [*ids, *params]).fetchall()
-        return {r[0]: Candidate(Chunk(r[2], r[3], r[4], r[5], r[6]), r[1], tuple(r[7].split()),
-                                float(cosines[snapshot.position[r[0]]]))
+            f"SELECT c.id, c.source, c.path, c.ordinal, c.title, c.heading, c.text, c.langs, f.meta FROM chunks c "
+            f"LEFT JOIN files f ON f.source = c.source AND f.path = c.path "
+            f"WHERE c.id IN ({marks}) AND {visible}", [*ids, *params]).fetchall()
+        return {r[0]: Candidate(Chunk(r[2], r[3], r[4], r[5], r[6], Metadata.from_json(r[8])), r[1],
+                                tuple(r[7].split()), float(cosines[snapshot.position[r[0]]]))
                 for r in rows if r[0] in snapshot.position}
 
     def stats(self) -> dict:
@@ -356,8 +360,8 @@ class SqliteSearchIndex:
         self._db.execute(f"CREATE VIRTUAL TABLE main.chunks_vec USING vec0(embedding float[{dim}] "
                          "distance_metric=cosine)")
         self._db.execute("INSERT INTO main.meta SELECT key, value FROM staging.meta")
-        self._db.execute("INSERT INTO main.files (source, path, hash, title, chunks, updated_at, channels) "
-                         "SELECT source, path, hash, title, chunks, updated_at, channels FROM staging.files")
+        self._db.execute("INSERT INTO main.files (source, path, hash, title, chunks, updated_at, channels, meta) "
+                         "SELECT source, path, hash, title, chunks, updated_at, channels, meta FROM staging.files")
         self._db.execute("INSERT INTO main.chunks (id, source, path, ordinal, title, heading, text, langs, channels, "
                          "terms) SELECT id, source, path, ordinal, title, heading, text, langs, channels, terms "
                          "FROM staging.chunks")

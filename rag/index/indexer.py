@@ -139,7 +139,7 @@ class Indexer:
                     self.index.set_visibility(key, rel, visibility)
                 report.unchanged += 1
                 return None
-            doc = load(rel, raw)
+            doc = load(rel, raw, item.meta)
             chunks = self.chunker.chunk(doc)
             if not chunks:
                 raise DocumentError(rel, "no text to index")

@@ -1,7 +1,10 @@
 """Chunkers: fixed-size with overlap (default) and semantic (cut where the topic shifts).
 
 Both work inside a document's sections, so a chunk never straddles two headings and each
-chunk carries its title and heading as metadata for citations and for the embedder.
+chunk carries its title, heading path and document metadata for citations and for the embedder.
+They pack the section's blocks: a paragraph is split into sentences, while a list item, a numbered
+step, a table row, a definition or a code block is one unit that a chunk boundary never cuts
+(only a unit longer than MAX_UNIT_FACTOR chunks is split, to fit the embedder's window).
 """
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from typing import Protocol
 
 import numpy as np
 
-from rag.documents import Chunk, Document
+from rag.documents import ATOMIC_KINDS, Chunk, Document, Section
 from rag.errors import ConfigurationError
 from rag.models.embeddings import Embedder
 
@@ -46,6 +49,28 @@ def units(text: str) -> list[str]:
     return out
 
 
+MAX_UNIT_FACTOR = 2  # an atomic unit up to this many chunk sizes stays whole (one over-size chunk)
+
+
+def section_units(section: Section) -> list[str]:
+    """A section's packing units: sentences of its paragraphs; its items, rows, definitions and code whole."""
+    out: list[str] = []
+    for block in section.blocks:
+        if block.kind in ATOMIC_KINDS:
+            out.append(block.text.strip())
+        else:
+            out.extend(sentences(block.text))
+    return [u for u in out if u]
+
+
+def heading_path(doc: Document, section: Section) -> str:
+    """The chunk's heading: the section's heading path below the document title ("Leave > Carry-over")."""
+    path = list(section.path) or ([section.heading] if section.heading else [])
+    if path and path[0] == doc.title and len(path) > 1:
+        path = path[1:]
+    return " > ".join(path)
+
+
 class Chunker(Protocol):
     """Turns a document into chunks."""
 
@@ -58,9 +83,22 @@ def _hard_split(sentence: str, size: int) -> list[str]:
     return [sentence[i : i + size] for i in range(0, len(sentence), size)]
 
 
+def _fit(unit: str, size: int) -> list[str]:
+    """A unit as pieces the packer can place: whole up to MAX_UNIT_FACTOR sizes when it is one line (a row,
+    an item); longer, split at sentence ends, then hard."""
+    if len(unit) <= size:
+        return [unit]
+    if len(unit) <= size * MAX_UNIT_FACTOR and "\n" not in unit and _LIST_ITEM.match(unit):
+        return [unit]
+    out: list[str] = []
+    for part in sentences(unit) if "\n" not in unit else unit.split("\n"):
+        out.extend(_hard_split(part, size) if len(part) > size else [part])
+    return out
+
+
 def pack(parts: list[str], size: int, overlap: int) -> list[str]:
     """Greedily pack sentences into pieces of at most `size` chars, repeating up to `overlap` chars."""
-    pieces_in = [u for p in parts for u in (_hard_split(p, size) if len(p) > size else [p])]
+    pieces_in = [u for p in parts for u in _fit(p, size)]
     pieces: list[str] = []
     current: list[str] = []
     for unit in pieces_in:
@@ -86,7 +124,7 @@ def _tail(units: list[str], overlap: int) -> list[str]:
 
 
 def _number(doc: Document, pieces: list[tuple[str, str]]) -> list[Chunk]:
-    return [Chunk(doc.path, n, doc.title, heading, text) for n, (heading, text) in enumerate(pieces)]
+    return [Chunk(doc.path, n, doc.title, heading, text, doc.meta) for n, (heading, text) in enumerate(pieces)]
 
 
 class OverlapChunker:
@@ -100,9 +138,9 @@ class OverlapChunker:
     def chunk(self, doc: Document) -> list[Chunk]:
         """Chunks in document order."""
         pieces = [
-            (section.heading, piece)
+            (heading_path(doc, section), piece)
             for section in doc.sections
-            for piece in pack(units(section.text), self.size, self.overlap)
+            for piece in pack(section_units(section), self.size, self.overlap)
         ]
         return _number(doc, pieces)
 
@@ -119,7 +157,7 @@ class SemanticChunker:
 
     def chunk(self, doc: Document) -> list[Chunk]:
         """Chunks in document order."""
-        pieces = [(s.heading, piece) for s in doc.sections for piece in self._split(units(s.text))]
+        pieces = [(heading_path(doc, s), piece) for s in doc.sections for piece in self._split(section_units(s))]
         return _number(doc, pieces)
 
     def _split(self, sents: list[str]) -> list[str]:

@@ -1,26 +1,27 @@
-"""Loaders: Markdown, plain text, HTML and PDF files into titled, sectioned Documents.
+"""Loaders: Markdown, plain text, HTML, PDF and Office files into Documents (rag.documents: sections, blocks, metadata).
 
 Every failure becomes a DocumentError naming the file, so an indexing run can report the
 file and move on instead of aborting.
 """
 from __future__ import annotations
 
-import io
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
-from bs4 import BeautifulSoup
 from markdown_it import MarkdownIt
-from pypdf import PdfReader
-from pypdf.errors import LimitReachedError, PdfReadError
 
-from rag.documents import Document, Section
+from rag.documents import BlockKind, Document, Metadata, Table
 from rag.errors import DocumentError
+from rag.ingest.html import read_html
+from rag.ingest.metadata import front_matter
+from rag.ingest.office import read_docx, read_pptx, read_xlsx
+from rag.ingest.outline import Outline, one_line, unwrap
+from rag.ingest.pdf import read_pdf
 
 # Larger files are almost always exports or dumps, not documents people ask about.
 MAX_FILE_BYTES = 20 * 1024 * 1024
-MAX_PDF_PAGES = 2000
 
 
 def decode(path: str, raw: bytes) -> str:
@@ -40,139 +41,107 @@ def _fallback_title(path: str) -> str:
 
 
 def load_markdown(path: str, raw: bytes) -> Document:
-    """Markdown: the first H1 is the title; every heading opens a section."""
-    tokens = MarkdownIt("commonmark").enable("table").parse(decode(path, raw))
-    title, heading = "", ""
-    parts: list[str] = []
-    sections: list[Section] = []
-    in_heading = False
-    table = _Table()
+    """Markdown: front matter is the metadata; its title, else the first H1, else the first heading, is the
+    title; headings nest into heading paths; soft-wrapped lines of a paragraph or list item are joined."""
+    meta, text = front_matter(decode(path, raw))
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    outline = Outline()
+    h1 = ""
+    level = 0  # the heading being read (0: none)
     marker = ""  # a list item's marker, put back in front of its text so steps keep their numbers
+    table: list[list[str]] | None = None
     for tok in tokens:
-        if table.take(tok):
-            if tok.type == "tr_close" and (row := table.row_text()):
-                parts.append(row)
+        if tok.type == "table_open":
+            table = []
+        elif tok.type == "table_close":
+            if table is not None and (t := _markdown_table(table)):
+                outline.table(t)
+            table = None
+        elif table is not None:
+            if tok.type == "tr_open":
+                table.append([])
+            elif tok.type == "inline" and table:
+                table[-1].append(tok.content)
+        elif tok.type == "heading_open":
+            level = int(tok.tag[1:])
+        elif tok.type == "inline" and level:
+            outline.heading(level, tok.content)
+            h1 = h1 or (one_line(tok.content) if level == 1 else "")
+            level = 0
         elif tok.type == "list_item_open":
             marker = f"{tok.info}{tok.markup} " if tok.info else "- "
-        elif tok.type == "inline" and marker and not in_heading:
-            parts.append(marker + tok.content.strip())
+        elif tok.type == "inline" and marker:
+            outline.add("item", marker + tok.content)  # a list item's wrapped lines are always one item
             marker = ""
-        elif tok.type == "heading_open":
-            _flush(sections, heading, parts)
-            parts, in_heading = [], True
-        elif tok.type == "heading_close":
-            in_heading = False
-        elif tok.type == "inline" and in_heading:
-            heading = tok.content.strip()
-            title = title or heading
-        elif tok.type in ("inline", "fence", "code_block"):
-            parts.append(tok.content.strip())
-    _flush(sections, heading, parts)
-    return Document(path, title or _fallback_title(path), sections)
+        elif tok.type == "inline":
+            for line in unwrap(tok.content.splitlines()):
+                outline.add("paragraph", line)
+        elif tok.type in ("fence", "code_block"):
+            outline.add("code", tok.content)
+    sections = outline.done()
+    title = meta.title or h1 or outline.first_heading or _fallback_title(path)
+    return Document(path, title, sections, meta)
 
 
-class _Table:
-    """Markdown table rows as "first cell: header: value; ..." lines, so a row reads as a sentence
-    ("애플리케이션 로그 — 보존 기간: 90일.") instead of cells glued into one run of words."""
-
-    def __init__(self) -> None:
-        self.headers: list[str] = []
-        self.cells: list[str] = []
-        self.in_head = False
-
-    def take(self, tok) -> bool:
-        """Consume a table token; False for anything outside a table."""
-        if tok.type == "thead_open":
-            self.in_head, self.headers = True, []
-        elif tok.type == "thead_close":
-            self.in_head = False
-        elif tok.type == "tr_open":
-            self.cells = []
-        elif tok.type == "inline" and self._in_cell:
-            self.cells.append(tok.content.strip())
-        elif tok.type in ("th_open", "td_open"):
-            self._in_cell = True
-        elif tok.type in ("th_close", "td_close"):
-            self._in_cell = False
-        elif tok.type in ("table_open", "table_close", "tbody_open", "tbody_close", "tr_close"):
-            return True
-        else:
-            return False
-        return True
-
-    _in_cell = False
-
-    def row_text(self) -> str:
-        if self.in_head:
-            self.headers = self.cells
-            return ""
-        cells = [c for c in self.cells]
-        if not any(cells):
-            return ""
-        pairs = [f"{h}: {v}" if h else v for h, v in zip(self.headers[1:] + [""] * len(cells), cells[1:]) if v]
-        line = cells[0] + (" — " + "; ".join(pairs) if pairs else "")
-        return line if line.endswith((".", "。")) else line + "."
+def _markdown_table(rows: list[list[str]]) -> Table | None:
+    """The first row of a Markdown table is always its header (the syntax requires one)."""
+    rows = [r for r in rows if any(c.strip() for c in r)]
+    if len(rows) < 2:
+        return None
+    return Table(tuple(one_line(c) for c in rows[0]), tuple(tuple(one_line(c) for c in r) for r in rows[1:]))
 
 
-def _flush(sections: list[Section], heading: str, parts: list[str]) -> None:
-    text = "\n".join(p for p in parts if p)
-    if text.strip():
-        sections.append(Section(heading, text))
+# A line that starts a list item or is a table/ASCII-art row: it begins a block of its own in plain text.
+_TEXT_ITEM = re.compile(r"^\s*(?:[-*•·▪◦]\s|\d{1,3}[.)]\s|\(?[a-zA-Z가-힣]\)\s|[①-⑳]|\|)")
 
 
 def load_text(path: str, raw: bytes) -> Document:
-    """Plain text: the first non-empty line is the title; paragraphs stay as written."""
-    text = decode(path, raw)
+    """Plain text: the first non-empty line is the title; hard-wrapped paragraphs are joined into one line,
+    while list items (their wrapped continuation lines joined onto them) and table-like rows stay whole."""
+    text = decode(path, raw).strip()
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    return Document(path, first[:120] or _fallback_title(path), [Section("", text.strip())])
+    outline = Outline()
+    if len(first) <= 80 and not first.endswith((".", "!", "?", "。", ":", ";", ",")):
+        outline.heading(1, first)  # a title line, never joined onto the paragraph below it
+        text = text.split("\n", 1)[1] if "\n" in text else ""
+    for paragraph in re.split(r"\n[ \t]*\n", text):
+        for kind, body in _text_blocks(paragraph.splitlines()):
+            outline.add(kind, body)
+    return Document(path, first[:120] or _fallback_title(path), outline.done())
+
+
+def _text_blocks(lines: list[str]) -> list[tuple[BlockKind, str]]:
+    """One paragraph's lines as blocks: a list item or table row starts a block; other lines continue
+    the block before them (a wrapped sentence, or a wrapped list item's continuation)."""
+    blocks: list[tuple[BlockKind, list[str]]] = []
+    for line in lines:
+        if not line.strip():
+            continue
+        if "\t" in line.strip() or line.lstrip().startswith("|"):
+            blocks.append(("row", [" ".join(c.strip() for c in re.split(r"\t|\|", line) if c.strip())]))
+        elif _TEXT_ITEM.match(line):
+            blocks.append(("item", [line]))
+        elif blocks and blocks[-1][0] != "row":
+            blocks[-1][1].append(line)
+        else:
+            blocks.append(("paragraph", [line]))
+    out: list[tuple[BlockKind, str]] = []
+    for kind, parts in blocks:
+        if kind == "paragraph":
+            out.extend(("paragraph", line) for line in unwrap(parts))
+        else:  # an item's continuation lines are its wrapped text
+            out.append((kind, " ".join(p.strip() for p in parts)))
+    return out
 
 
 def load_html(path: str, raw: bytes) -> Document:
-    """HTML: <title> or the first <h1> is the title; h1-h3 open sections; scripts and chrome dropped."""
-    soup = BeautifulSoup(decode(path, raw), "html.parser")
-    for tag in soup(["script", "style", "nav", "header", "footer", "noscript", "template"]):
-        tag.decompose()
-    h1 = soup.find("h1")
-    title = (soup.title.string or "").strip() if soup.title and soup.title.string else ""
-    title = title or (h1.get_text(" ", strip=True) if h1 else "") or _fallback_title(path)
-    body = soup.body or soup
-    heading = ""
-    parts: list[str] = []
-    sections: list[Section] = []
-    for el in body.find_all(["h1", "h2", "h3", "p", "li", "pre", "td", "th", "blockquote"]):
-        if el.name in ("h1", "h2", "h3"):
-            _flush(sections, heading, parts)
-            heading, parts = el.get_text(" ", strip=True), []
-        elif not el.find_parent(["li", "td", "th", "blockquote"]) or el.name in ("td", "th"):
-            parts.append(el.get_text(" ", strip=True))
-    _flush(sections, heading, parts)
-    if not sections:
-        loose = body.get_text("\n", strip=True)
-        sections = [Section("", loose)] if loose else []
-    return Document(path, title, sections)
+    """HTML: see rag.ingest.html."""
+    return read_html(path, decode(path, raw))
 
 
 def load_pdf(path: str, raw: bytes) -> Document:
-    """PDF: one section per page (heading "p. N"); the metadata title, else the first line."""
-    try:
-        reader = PdfReader(io.BytesIO(raw))
-        if reader.is_encrypted:
-            raise DocumentError(path, "PDF is encrypted")
-        if len(reader.pages) > MAX_PDF_PAGES:
-            raise DocumentError(path, f"PDF has {len(reader.pages)} pages (limit {MAX_PDF_PAGES})")
-        pages = [(page.extract_text() or "").strip() for page in reader.pages]
-        meta_title = (reader.metadata.title if reader.metadata else None) or ""
-    except DocumentError:
-        raise
-    except LimitReachedError as exc:  # a compression bomb: pypdf stops inflating at its limit (75 MB a stream)
-        raise DocumentError(path, "refused: a PDF stream expands beyond the decompression limit") from exc
-    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
-        raise DocumentError(path, f"unreadable PDF ({exc.__class__.__name__}: {exc})") from exc
-    # PDF text breaks lines where the page did; rejoin lines that do not end a sentence.
-    pages = [re.sub(r"(?<![.!?:。])\n(?!\n)", " ", p) for p in pages]
-    sections = [Section(f"p. {n}", text) for n, text in enumerate(pages, 1) if text]
-    first = next((line.strip() for p in pages for line in p.splitlines() if line.strip()), "")[:80]
-    return Document(path, meta_title.strip() or first[:120] or _fallback_title(path), sections)
+    """PDF: see rag.ingest.pdf."""
+    return read_pdf(path, raw)
 
 
 LOADERS: dict[str, Callable[[str, bytes], Document]] = {
@@ -183,6 +152,9 @@ LOADERS: dict[str, Callable[[str, bytes], Document]] = {
     ".html": load_html,
     ".htm": load_html,
     ".pdf": load_pdf,
+    ".docx": read_docx,
+    ".pptx": read_pptx,
+    ".xlsx": read_xlsx,
 }
 
 
@@ -191,8 +163,12 @@ def supported(path: Path) -> bool:
     return path.suffix.lower() in LOADERS
 
 
-def load(path: str, raw: bytes) -> Document:
-    """Load one file's bytes; raises DocumentError when it is unsupported, too large or empty."""
+def load(path: str, raw: bytes, meta: Metadata | None = None) -> Document:
+    """Load one file's bytes; raises DocumentError when it is unsupported, too large or empty.
+
+    `meta` is what the source knows about the file (a connector's URL, title, author, modified time): the
+    document's own metadata wins field by field, except that a title derived from the file name loses to
+    the source's, and the source's URL is always the link."""
     loader = LOADERS.get(Path(path).suffix.lower())
     if loader is None:
         raise DocumentError(path, f"unsupported file type {Path(path).suffix or '(none)'}")
@@ -208,4 +184,12 @@ def load(path: str, raw: bytes) -> Document:
         raise DocumentError(path, f"cannot parse ({exc.__class__.__name__}: {exc})") from exc
     if not any(re.search(r"\w", s.text) for s in doc.sections):
         raise DocumentError(path, "no text found")
-    return doc
+    return _with_source_meta(doc, meta or Metadata())
+
+
+def _with_source_meta(doc: Document, source: Metadata) -> Document:
+    own = doc.meta if doc.meta.title else replace(doc.meta, title=doc.title)
+    if source.title and doc.title == _fallback_title(doc.path):
+        own = replace(own, title=source.title)
+    merged = replace(own.merged(source), url=source.url or own.url)
+    return replace(doc, title=merged.title or doc.title, meta=merged)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from rag.documents import Metadata
 from rag.errors import DocumentError, SourceMissing
 from rag.ingest.loaders import supported
 
@@ -20,6 +21,7 @@ class SourceFile:
 
     path: str
     read: Callable[[], bytes]
+    meta: Metadata | None = None  # what the source knows about the file (URL, title, author, modified)
 
 
 class Source(Protocol):

@@ -1,0 +1,94 @@
+"""Building a Document's sections while a reader walks a file: a heading stack and the blocks under it.
+
+Every reader (Markdown, text, HTML, PDF, Office) pushes headings and blocks here, so they all give
+the same shape: sections with their heading path, paragraphs with soft wraps joined, items, table
+rows, definitions and code.
+"""
+from __future__ import annotations
+
+import re
+
+from rag.documents import Block, BlockKind, Section, Table
+
+_SPACE = re.compile(r"[ \t\r\f\v\u00a0\u200b]+")
+
+
+def one_line(text: str) -> str:
+    """Whitespace (line breaks included) collapsed to single spaces: a wrapped paragraph as one line."""
+    return _SPACE.sub(" ", text.replace("\n", " ")).strip()
+
+
+class Outline:
+    """Collects blocks under the current heading path into sections."""
+
+    def __init__(self) -> None:
+        self._stack: list[tuple[int, str]] = []
+        self._blocks: list[Block] = []
+        self.sections: list[Section] = []
+        self.first_heading = ""
+
+    def heading(self, level: int, text: str) -> None:
+        """Open a section under a heading of this level (1 outermost); deeper open headings close."""
+        text = one_line(text)
+        if not text:
+            return
+        self._flush()
+        while self._stack and self._stack[-1][0] >= level:
+            self._stack.pop()
+        self._stack.append((level, text))
+        self.first_heading = self.first_heading or text
+
+    def add(self, kind: BlockKind, text: str) -> None:
+        """One block; paragraphs, items, rows and definitions become one line, code keeps its lines."""
+        text = text.strip("\n") if kind == "code" else one_line(text)
+        if text.strip():
+            self._blocks.append(Block(kind, text))
+
+    def table(self, table: Table) -> None:
+        """A table's data rows, each one row block."""
+        self._blocks.extend(table.blocks())
+
+    def done(self) -> list[Section]:
+        """The sections so far (call once at the end)."""
+        self._flush()
+        return self.sections
+
+    def _flush(self) -> None:
+        if self._blocks:
+            path = tuple(h for _, h in self._stack)
+            self.sections.append(Section(path[-1] if path else "", tuple(self._blocks), path))
+        self._blocks = []
+
+
+def table_from_grid(grid: list[list[str]], header: bool = True) -> Table | None:
+    """A table from rows of cell texts, empty rows dropped: with `header`, the first row with any text is
+    the header; without, every row is data (label in the first cell, values after it)."""
+    rows = [[one_line(c) for c in row] for row in grid]
+    rows = [r for r in rows if any(r)]
+    if not rows:
+        return None
+    width = max(len(r) for r in rows)
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    if not header or len(rows) == 1:
+        return Table((), tuple(tuple(r) for r in rows))
+    return Table(tuple(rows[0]), tuple(tuple(r) for r in rows[1:]))
+
+
+WRAP_MIN = 30  # a paragraph whose longest line is shorter was not hard-wrapped: its breaks are meant
+
+
+def unwrap(lines: list[str]) -> list[str]:
+    """Hard-wrapped lines joined back into the lines the author meant: a line continues onto the next when
+    it is about as long as the paragraph's longest (it ran into the wrap column); a short line ("Owner: X")
+    ended where its author pressed return."""
+    lines = [line.strip() for line in lines if line.strip()]
+    if not lines:
+        return []
+    longest = max(len(line) for line in lines)
+    out = [lines[0]]
+    for prev, line in zip(lines, lines[1:]):
+        if longest >= WRAP_MIN and len(prev) >= 0.6 * longest:
+            out[-1] += " " + line
+        else:
+            out.append(line)
+    return out

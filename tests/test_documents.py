@@ -1,0 +1,119 @@
+"""The document model: every loader fills it; its structure and metadata reach chunks, the index and citations."""
+from datetime import date
+
+import pytest
+
+from rag.documents import Metadata, caveat, normalise_date, normalise_status, row_text
+from rag.ingest.chunking import OverlapChunker
+from rag.ingest.loaders import load
+
+from conftest import make_indexer
+
+WRAPPED = """# Travel
+
+Relocation costs are reimbursed only when they were pre-approved in writing by the
+hiring manager; such costs are invoiced to the department that made the offer and
+are capped at 5,000 EUR per move.
+
+- Taxis are reimbursed when pre-approved in writing by the hiring manager; such
+  costs are invoiced monthly.
+- Meals are not reimbursed.
+
+Owner: Finance
+Reviewed: 2026-01-10
+"""
+
+
+def test_hard_wrapped_markdown_paragraphs_are_one_line_and_list_items_stay_whole():
+    lines = load("travel.md", WRAPPED.encode()).sections[0].text.splitlines()
+    assert lines[0].startswith("Relocation costs") and lines[0].endswith("capped at 5,000 EUR per move.")
+    assert "- Taxis are reimbursed when pre-approved in writing by the hiring manager; such costs are invoiced monthly." \
+        in lines
+    assert "Owner: Finance" in lines and "Reviewed: 2026-01-10" in lines  # short lines were meant as lines
+
+
+def test_hard_wrapped_text_paragraphs_are_joined_but_list_items_and_rows_are_not():
+    raw = (b"Expense policy\n\nRelocation costs are reimbursed only when they were pre-approved in writing\n"
+           b"by the hiring manager; such costs are invoiced to the department that made the\noffer.\n\n"
+           b"1. Book the trip in the portal at least fourteen days before departure, then\n"
+           b"   attach the approval.\n2. Keep every receipt.\n")
+    doc = load("expenses.txt", raw)
+    assert doc.title == "Expense policy"
+    lines = doc.text.splitlines()
+    assert any(line.startswith("Relocation costs") and line.endswith("made the offer.") for line in lines)
+    assert "1. Book the trip in the portal at least fourteen days before departure, then attach the approval." in lines
+    assert "2. Keep every receipt." in lines
+
+
+def test_a_chunk_never_splits_a_table_row_or_a_numbered_step():
+    row = "| Tier | Limit | Notes |\n|---|---|---|\n| Gold | 900 EUR | " + "long note " * 60 + "|\n"
+    steps = "\n".join(f"{n}. Step {n}: " + "do the careful thing " * 12 for n in range(1, 8))
+    doc = load("t.md", f"# T\n\n{row}\n{steps}\n".encode())
+    chunks = OverlapChunker(300, 50).chunk(doc)
+    units = [line for c in chunks for line in c.text.splitlines()]
+    assert any(u.startswith("Gold — Limit: 900 EUR; Notes: long note") for u in units)
+    for n in range(1, 8):
+        assert any(u.startswith(f"{n}. Step {n}:") and u.endswith("careful thing") for u in units)
+
+
+def test_front_matter_is_the_documents_metadata():
+    raw = ("---\ntitle: 재택근무 규정 (구)\nowner: 인사팀\nstatus: 폐지\neffective: 2021.3.1\nupdated: 2024-02-01\n"
+           "tags: [hr, remote]\n---\n# Remote work\n\nEmployees may work remotely two days a week.\n").encode()
+    doc = load("remote.md", raw)
+    assert doc.title == "재택근무 규정 (구)"
+    assert doc.meta == Metadata(title="재택근무 규정 (구)", author="인사팀", status="repealed", effective="2021-03-01",
+                                updated="2024-02-01", tags=("hr", "remote"))
+    assert "status" not in doc.text and doc.text.startswith("Employees may")
+    assert all(c.meta.status == "repealed" for c in OverlapChunker().chunk(doc))
+
+
+def test_a_source_supplies_link_and_title_a_file_lacks():
+    doc = load("page-42.html", b"<html><body><p>Laptops are replaced every four years.</p></body></html>",
+               Metadata(title="Hardware policy", url="https://wiki.example.com/x/42", author="IT"))
+    assert doc.title == "Hardware policy" and doc.meta.url == "https://wiki.example.com/x/42"
+    assert doc.meta.author == "IT"
+
+
+@pytest.mark.parametrize("value,status", [("Repealed", "repealed"), ("폐지됨", "repealed"), ("DRAFT v2", "draft"),
+                                          ("초안", "draft"), ("Superseded by POL-7", "superseded"),
+                                          ("Approved", "current"), ("whatever", "")])
+def test_statuses_are_normalised(value, status):
+    assert normalise_status(value) == status
+
+
+def test_dates_are_normalised():
+    assert normalise_date("2026년 3월 1일") == "2026-03-01"
+    assert normalise_date("2026.3.1") == "2026-03-01"
+    assert normalise_date(date(2026, 3, 1)) == "2026-03-01"
+    assert normalise_date("soon") == "" and normalise_date("2026-13-40") == ""
+
+
+def test_caveat_words_repealed_draft_and_future_documents():
+    today = date(2026, 12, 3)
+    assert "repealed" in caveat(Metadata(title="Remote work", status="repealed"), today)
+    assert "폐지" in caveat(Metadata(title="재택근무", status="repealed"), today, "ko")
+    assert "draft" in caveat(Metadata(title="X", status="draft"), today)
+    assert "2027-01-01" in caveat(Metadata(title="X", effective="2027-01-01"), today)
+    assert caveat(Metadata(title="X", effective="2026-01-01", status="current"), today) == ""
+
+
+def test_row_text_reads_a_row_as_a_sentence():
+    assert row_text(["Data", "Retention", "Owner"], ["App logs", "90 days", ""]) == "App logs — Retention: 90 days."
+    assert row_text([], ["Gold", "900 EUR"]) == "Gold — 900 EUR."
+    assert row_text(["A", "B"], ["", ""]) == ""
+
+
+def test_metadata_survives_into_the_index_and_the_citation(tmp_path, analyzer, embedder):
+    from rag.index.port import SearchQuery
+    from rag.retrieve.ranking import Ranker
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "remote.md").write_text("---\ntitle: Remote work (old)\nstatus: repealed\nowner: HR\n---\n"
+                                      "# Remote work\n\nEmployees may work remotely two days a week.\n")
+    indexer = make_indexer(tmp_path / "i.sqlite3", analyzer, embedder)
+    assert not indexer.run(folder).errors
+    query = "How many days may I work remotely?"
+    hits = Ranker().rank(indexer.index.candidates(SearchQuery(query, embedder.embed_query(query), 3), 10), 3, ())
+    assert hits[0].chunk.meta.status == "repealed" and hits[0].chunk.title == "Remote work (old)"
+    assert hits[0].citation()["status"] == "repealed"
