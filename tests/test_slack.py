@@ -45,7 +45,7 @@ async def bot(slack, handbook_indexer, analyzer, classifier, tmp_path):
     await client.close()
 
 
-async def until(condition, timeout=30.0):
+async def until(condition, timeout=300.0):  # a guard against a hang, not a budget
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "timed out waiting for Slack calls"
@@ -406,11 +406,10 @@ async def test_slack_down_when_the_answer_opens_still_ends_the_turn(bot, slack):
     assert "service_unavailable" in answer.timings["error"]
     assert bot.service.metrics.active_turns._value.get() == 0 and not bot.service._active
     slack.unavailable = set()
-    started = time.monotonic()
+    bot.service.supersede_wait = 3600.0  # were a dead run still holding the thread, the next answer would hang
     await bot.post_signed(event_body(f"<@{BOT_USER}> What is Beacon?", event_id="Ev503b", ts="1700000501.000100",
                                      thread_ts="1700000500.000100"))
-    await until(lambda: slack.named("chat.stopStream"))
-    assert time.monotonic() - started < 8  # the thread was free: no 10 s wait behind a dead run
+    await until(lambda: slack.named("chat.stopStream"))  # answered: the thread was free
 
 
 async def test_deeply_nested_json_is_a_400_not_a_500(bot):
