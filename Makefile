@@ -23,9 +23,10 @@ install: $(VENV)/.installed
 
 install-test: $(VENV)/.installed-test
 
-## run: install, index the bundled handbook, then start (console chat unless Slack/Teams is configured)
+## run: install, index your configured sources (the bundled handbook when none is configured), then start
+## (console chat unless Slack/Teams is configured); `docbot index` says which sources it read
 run: install
-	$(BIN)/docbot index $(SAMPLES)
+	$(BIN)/docbot index
 	$(BIN)/docbot run
 
 ## test: install test dependencies and run the whole suite
@@ -45,7 +46,7 @@ check: install-test
 	$(BIN)/mypy
 
 index: install
-	$(BIN)/docbot index $(SAMPLES)
+	$(BIN)/docbot index
 
 chat: install
 	$(BIN)/docbot chat

@@ -25,6 +25,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncRateLimitErrorRetryHandler,
     AsyncServerErrorRetryHandler,
 )
+from slack_sdk.signature import SignatureVerifier
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.controls import Button, Control, buttons
@@ -249,6 +250,7 @@ class SlackAdapter:
                                       AsyncConnectionErrorRetryHandler(max_retry_count=retries),
                                       AsyncServerErrorRetryHandler(max_retry_count=retries)])
         self.service, self.renderer = service, SlackRenderer(source_url_base)
+        self.verifier = SignatureVerifier(signing_secret) if signing_secret else None
         self.update_every, self.streaming = update_every, streaming
         self._bot_users: dict[str | None, str] = {}
         self.prompts = DEFAULT_PROMPTS if prompts is None else prompts  # assistant pane suggestions
@@ -285,11 +287,15 @@ class SlackAdapter:
         return await to_aiohttp_response(await self.app.oauth_flow.handle_callback(await to_bolt_request(request)))
 
     async def handle(self, request: web.Request) -> web.Response:
-        """Bolt verifies the signature (401 if wrong) and acknowledges before the answer is written."""
-        try:
-            bolt_request = await to_bolt_request(request)
-        except (ValueError, RecursionError):  # not the JSON or form it claims to be, or nested beyond parsing
+        """Slack's signature first (401 if missing, stale or wrong), then the body's shape (400 unless it is
+        the JSON object or form Slack sends); Bolt acknowledges before the answer is written. Nothing a
+        client sends can make this a 500."""
+        raw = await request.read()
+        if self.verifier is None or not _signed(self.verifier, raw, request.headers):
+            return web.json_response({"error": "invalid request signature"}, status=401)
+        if not _well_formed(raw, request.content_type):
             return web.json_response({"error": "malformed request body"}, status=400)
+        bolt_request = await to_bolt_request(request)
         return await to_aiohttp_response(await self.app.async_dispatch(bolt_request))
 
     def _register(self) -> None:
@@ -554,6 +560,33 @@ class SlackAdapter:
         turn = (await self.service.receive(Incoming(key, text, user, mentioned=True))).turn
         if turn is not None:
             await self.render(turn, key, user)
+
+
+_TIMESTAMP = re.compile(r"^[0-9]{1,12}$")  # seconds since the epoch, ASCII digits only
+
+
+def _signed(verifier: SignatureVerifier, body: bytes, headers) -> bool:
+    """Whether Slack signed this body (within its five minutes); a missing or non-numeric timestamp is
+    simply unsigned (slack_sdk's check would raise on it)."""
+    timestamp, signature = headers.get("X-Slack-Request-Timestamp", ""), headers.get("X-Slack-Signature", "")
+    if not _TIMESTAMP.match(timestamp) or not signature:
+        return False
+    try:
+        return verifier.is_valid(body.decode("utf-8"), timestamp, signature)
+    except ValueError:  # not UTF-8
+        return False
+
+
+def _well_formed(body: bytes, content_type: str) -> bool:
+    """A body Bolt can route: an object (JSON, or a form whose `payload` is a JSON object) whose `event`,
+    when present, is an object too. Parsed the way Bolt parses it."""
+    from slack_bolt.request.internals import parse_body
+
+    try:
+        parsed = parse_body(body.decode("utf-8"), content_type)
+    except (ValueError, RecursionError):  # not the JSON or form it claims to be, or nested beyond parsing
+        return False
+    return isinstance(parsed, dict) and isinstance(parsed.get("event", {}), dict)
 
 
 async def start_socket_mode(adapter: SlackAdapter, app_token: str) -> Any:

@@ -8,7 +8,7 @@ import time
 import uuid
 import weakref
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -25,6 +25,7 @@ from .controls import Control, SourceLink
 from .inbound import DM_SESSION_SECONDS, Incoming, Received, is_start_over
 from .observability import RUN_ID, SESSION_ID, Metrics
 from .ratelimit import RateLimiter
+from .spill import Spill, SpilledTurn
 from .storage import Message, PendingAction, Store, TurnTrace
 
 log = logging.getLogger(__name__)
@@ -74,6 +75,8 @@ class Turn:
         self.interrupted = False  # the server is shutting down
         self.finishing = False  # finish() has begun: it runs once
         self.delivered: asyncio.Event | None = None  # set by an adapter once the platform message is final
+        self.question_id = 0  # the stored question (0: not stored)
+        self.unstored = False  # the database refused this turn: its answer goes to the spill when it ends
         self.error = ""  # why the turn failed outside the answer itself (e.g. the platform refused it)
 
     @property
@@ -196,6 +199,7 @@ class ConversationService:
         self.limiter, self.answer_apps = limiter, answer_apps  # answer_apps: other apps' messages are answered
         self.admins = set(admins) if admins is not None else set(actions.admins if actions else ())
         self._active: dict[SessionKey, Turn] = {}
+        self.spill = Spill(self.metrics)  # turns the database could not take, written when it recovers
         self._locks: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
     async def receive(self, message: Incoming) -> Received:
@@ -209,10 +213,10 @@ class ConversationService:
         if message.direct and not message.edit_of and is_start_over(message.text):
             await self.start_over(key)
             return Received("answered", "started_over", note=say(Text.STARTED_OVER, message.text))
-        conversation = await self._find(key)
-        if not await self._for_docbot(message, conversation):
-            if conversation is not None and not message.from_app:  # a person who spoke here counts from now on
-                await self._seen(conversation, {message.user} | message.participants)
+        known = await self.takes_part(key)
+        if not await self._for_docbot(message, known):
+            if known and not message.from_app:  # a person who spoke here counts from now on
+                await self._seen(key, {message.user} | message.participants)
             return Received("ignored", "not_for_docbot")
         answered = f"answered:{key.platform}:{key.channel}:{message.edit_of or message.message_id}"
         if message.edit_of or message.message_id:
@@ -220,7 +224,7 @@ class ConversationService:
             # added); an answered question's edit is left alone (the answer stays next to what it answered).
             if not await self.first_delivery(answered) and message.edit_of:
                 return Received("ignored", "edit_of_answered")
-        first = conversation is None
+        first = not known
         if message.accepted is not None:
             await message.accepted(first)
         context = await self._context(message, first)
@@ -231,14 +235,14 @@ class ConversationService:
             return Received("refused", "rate_limited", turn=turn, first_contact=first)
         return Received("answered", "asked", turn=turn, first_contact=first)
 
-    async def _for_docbot(self, message: Incoming, conversation: int | None) -> bool:
+    async def _for_docbot(self, message: Incoming, known: bool) -> bool:
         """A direct message or a mention, always; otherwise a reply in a thread docbot takes part in,
         addressed to nobody else, where only this person and docbot have spoken."""
         if message.direct or message.mentioned:
             return True
-        if not message.reply or message.mentions_others or conversation is None:
+        if not message.reply or message.mentions_others or not known:
             return False
-        others = (await self._participants(conversation) | message.participants) - {message.user}
+        others = (await self._participants(message.key) | message.participants) - {message.user}
         return not others
 
     async def _context(self, message: Incoming, first: bool) -> list[Earlier]:
@@ -257,28 +261,29 @@ class ConversationService:
             log.info("could not read thread %s for context: %s", message.key.thread, exc)
             return []
 
-    async def _find(self, key: SessionKey) -> int | None:
-        """The id of docbot's conversation in this thread (None when it has none or the database cannot say)."""
-        try:
-            found = await self.store.call(self.store.find_conversation, key.platform, key.tenant, key.channel,
-                                          key.thread)
-        except DocbotError as exc:
-            log.error("cannot tell whether docbot is in thread %s: %s", key.thread, exc)
-            return None
-        return found.id if found is not None else None
+    async def _participants(self, key: SessionKey) -> set[str]:
+        """Everyone seen in the thread; when the database cannot say, nobody else (docbot keeps answering in
+        its own thread rather than fall silent because the database is busy)."""
+        def seen() -> set[str]:
+            found = self.store.find_conversation(key.platform, key.tenant, key.channel, key.thread)
+            return self.store.participants(found.id) if found is not None and found.id is not None else set()
 
-    async def _participants(self, conversation: int) -> set[str]:
         try:
-            return await self.store.call(self.store.participants, conversation)
-        except DocbotError as exc:  # cannot tell who is here: do not speak unasked
-            log.error("cannot tell who takes part in conversation %s: %s", conversation, exc)
-            return {"?"}
-
-    async def _seen(self, conversation: int, users: set[str]) -> None:
-        try:
-            await self.store.call(self.store.add_participants, conversation, users)
+            return await self.store.call(seen)
         except DocbotError as exc:
-            log.warning("could not record who spoke in conversation %s: %s", conversation, exc)
+            log.error("cannot tell who takes part in thread %s: %s", key.thread, exc)
+            return set()
+
+    async def _seen(self, key: SessionKey, users: set[str]) -> None:
+        def record() -> None:
+            found = self.store.find_conversation(key.platform, key.tenant, key.channel, key.thread)
+            if found is not None and found.id is not None:
+                self.store.add_participants(found.id, users)
+
+        try:
+            await self.store.call(record)
+        except DocbotError as exc:
+            log.warning("could not record who spoke in thread %s: %s", key.thread, exc)
 
     async def ask(self, key: SessionKey, text: str, user_id: str = "", delivery_id: str | None = None,
                   context: list[Earlier] | None = None, participants: set[str] | None = None,
@@ -459,6 +464,19 @@ class ConversationService:
             self.metrics.errors.labels("storage").inc()
             return True
 
+    async def takes_part(self, key: SessionKey) -> bool:
+        """Whether docbot already has a conversation in this thread (False when the database cannot say)."""
+        try:
+            return await self.store.call(self.store.has_conversation, key.platform, key.tenant, key.channel,
+                                           key.thread)
+        except DocbotError as exc:
+            log.error("cannot tell whether docbot is in thread %s: %s", key.thread, exc)
+            return False
+
+    async def store_waiting(self) -> int:
+        """Write the turns kept while the database was unavailable (the server calls this periodically)."""
+        return await self.store.call(self.spill.drain, self.store) if self.spill else 0
+
     async def persist(self, turn: Turn) -> None:
         """Save a streaming answer's text so far (a failed save is logged; the final store still runs)."""
         try:
@@ -512,6 +530,7 @@ class ConversationService:
             prepared = Prepared(text, Rewrite(text, "none"), Route(Intent.ERROR, 0.0, reason=str(exc)),
                                 canned=Text.ERROR)
             turn = Turn(self, key, uuid.uuid4().hex[:12], prepared, [], 0, time.perf_counter(), user_id)
+            turn.unstored = True
             self.metrics.active_turns.inc()
             return turn
 
@@ -520,6 +539,8 @@ class ConversationService:
         """The conversation, its recent history (the thread's earlier messages on first contact), how many
         of those came from the thread, and the stored question (one trip to a worker thread). Everyone the
         thread showed (its earlier speakers included) is remembered as a participant."""
+        if self.spill:  # the database is back (or still down: then this turn fails below as well)
+            self.spill.drain(self.store)
         conv = self.store.conversation(key.platform, key.tenant, key.channel, key.thread)
         assert conv.id is not None
         self.store.add_participants(conv.id, participants | {e.user_id for e in context if e.role == "user"})
@@ -534,7 +555,7 @@ class ConversationService:
             borrowed = len(history)
         question = self.store.add(Message(conversation_id=conv.id, role="user", text=text,
                                           user_id=user_id, run_id=run_id))
-        return conv.id, history, borrowed, question.id
+        return conv.id, history, borrowed, question.id or 0  # set: the row is stored
 
     def _record(self, question_id: int, prepared: Prepared, conversation_id: int, run_id: str, user_id: str,
                 text: str) -> tuple[PendingAction | None, int]:
@@ -544,7 +565,7 @@ class ConversationService:
         action = self._propose(prepared, conversation_id, run_id, user_id, text)
         answer = self.store.add(Message(conversation_id=conversation_id, role="assistant", text="",
                                         status="streaming", run_id=run_id))
-        return action, answer.id
+        return action, answer.id or 0  # set: the row is stored
 
     async def _start_stored(self, key: SessionKey, text: str, user_id: str, context: list[Earlier],
                             participants: set[str]) -> Turn:
@@ -572,10 +593,16 @@ class ConversationService:
                                 canned=Text.ERROR)
         if borrowed:  # the trace says the history came from the platform's thread, not from docbot
             prepared.timings["thread_context"] = borrowed
-        action, answer_id = await self.store.call(self._record, question_id, prepared, conversation_id, run_id,
-                                                    user_id, text)
+        try:
+            action, answer_id = await self.store.call(self._record, question_id, prepared, conversation_id, run_id,
+                                                        user_id, text)
+        except StorageError as exc:  # the question is stored, the answer row is not: answered, spilled at the end
+            log.error("conversation database failed mid-turn; the answer will wait in the spill: %s", exc)
+            self.metrics.errors.labels("storage").inc()
+            action, answer_id = None, 0
         turn = Turn(self, key, run_id, prepared, history, answer_id, started, user_id)
-        turn.action, turn.conversation_id = action, conversation_id
+        turn.action, turn.conversation_id, turn.question_id = action, conversation_id, question_id
+        turn.unstored = not answer_id
         self._active[key] = turn
         self.metrics.active_turns.inc()
         return turn
@@ -604,9 +631,14 @@ class ConversationService:
             if turn.answer_id:
                 await self.store.call(self._store_answer, turn, hits, timings)
         except DocbotError as exc:
-            log.exception("could not store the answer of run %s", turn.run_id)
+            log.error("could not store the answer of run %s; it waits in the spill: %s", turn.run_id, exc)
             self.metrics.errors.labels(component(exc)).inc()
+            turn.unstored = True
         finally:  # even when the task is cancelled mid-store (the write itself completes in its thread)
+            if turn.unstored:  # what was shown is stored, once the database takes it again
+                self.spill.add(SpilledTurn(astuple(turn.key), turn.run_id, turn.prepared.question, turn.user_id,
+                                           turn.text, turn.status, turn.question_id, turn.answer_id,
+                                           {"sources": hits, "timings": timings}))
             self._release(turn, timings)
 
     def _release(self, turn: Turn, timings: dict) -> None:

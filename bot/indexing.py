@@ -36,13 +36,13 @@ class IndexJob:
 
     def __init__(self, store: Store, indexer: Indexer, sources: Sequence[Source], *, lease_ttl: float = 120.0,
                  holder: str | None = None, lease: str = LEASE, metrics: Metrics | None = None,
-                 configured: bool = False, missing_grace: float = 86400.0):
+                 configured: bool = False, missing_grace: float = 86400.0, stall_seconds: float = 600.0):
         """`configured`: these are all the configured sources, so an indexed source not among them was
         removed from the settings and is purged; `missing_grace`: seconds a configured folder may be
         missing before its documents are withdrawn (a remount or a rename should not empty the index)."""
         self.store, self.indexer, self.sources, self.metrics = store, indexer, sources, metrics
         self.lease_ttl, self.holder, self.lease = lease_ttl, holder or runner_id(), lease
-        self.configured, self.missing_grace = configured, missing_grace
+        self.configured, self.missing_grace, self.stall_seconds = configured, missing_grace, stall_seconds
         self._stopping = threading.Event()
 
     def stop(self) -> None:
@@ -68,25 +68,27 @@ class IndexJob:
 
     def run(self, trigger: str = "cli", *, full: bool = False, rebuild: bool = False, only: list[str] | None = None,
             on_file: Callable[[str], None] | None = None,
-            on_source: Callable[[str, int], None] | None = None) -> IndexRun | None:
-        """One run; None when another runner holds the lease (nothing was done)."""
+            on_source: Callable[[str, int], None] | None = None,
+            on_chunks: Callable[[int], None] | None = None) -> IndexRun | None:
+        """One run; None when another runner holds the lease (nothing was done). `on_source(name, chunks)`
+        and `on_chunks(n)` report progress in chunks, `on_file(path)` each file as it is done."""
         if not self.store.acquire_lease(self.lease, self.holder, self.lease_ttl):
             log.info("index run skipped: another runner holds the lease")
             return None
         run = None
         self._stopping.clear()
+        self._progress = (on_file, on_source, on_chunks)
         try:
             abandoned = self.store.abandon_runs()
             if abandoned:
                 log.warning("marked %d index run(s) left running by a crashed runner as abandoned", abandoned)
             run = self.store.add(IndexRun(trigger=trigger, holder=self.holder, full=full or rebuild))
-            report = self._rebuild(only, on_file, on_source) if rebuild else \
-                self._sync_all(full, only, on_file, on_source)
+            report = self._rebuild(only) if rebuild else self._sync_all(full, only)
         except BaseException as exc:
             if self.metrics:
                 self.metrics.index_runs.labels("failed").inc()
             if run is not None:
-                status = "stopped" if isinstance(exc, IndexRunStopped) else "failed"
+                status = "stopped" if isinstance(exc, (IndexRunStopped, KeyboardInterrupt)) else "failed"
                 self.store.update_run(run.id, status=status, finished_at=datetime.now(timezone.utc),
                                       errors=[["(run)", f"{exc.__class__.__name__}: {exc}"]])
             raise
@@ -100,27 +102,29 @@ class IndexJob:
             self.metrics.index_runs.labels("done").inc()
         return self.store.get_run(run.id)
 
-    def _rebuild(self, only, on_file, on_source) -> IndexReport:
+    def _rebuild(self, only) -> IndexReport:
         """Everything into a fresh index, made searchable only once complete (Elasticsearch swaps an alias)."""
         index, embedder = self.indexer.index, self.indexer.embedder
         index.begin_rebuild(embedder.name, embedder.dim)
         try:
-            report = self._sync_all(True, only, on_file, on_source)
+            report = self._sync_all(True, only)
         except BaseException:
             index.abort_rebuild()
             raise
         index.finish_rebuild()
         return report
 
-    def _sync_all(self, full: bool, only: list[str] | None, on_file, on_source) -> IndexReport:
+    def _sync_all(self, full: bool, only: list[str] | None) -> IndexReport:
         total = IndexReport()
-        with _Heartbeat(self.store, self.lease, self.holder, self.lease_ttl, self._stopping) as heartbeat:
+        on_file, on_source, on_chunks = self._progress
+        with _Heartbeat(self.store, self.lease, self.holder, self.lease_ttl, self._stopping,
+                        stall=self.stall_seconds) as heartbeat:
             for source in self.sources:
                 if only and source.name not in only and source.key not in only:
                     continue
                 try:
                     total.merge(self.indexer.sync(source, on_file, full=full, on_source=on_source,
-                                                  check=heartbeat.check))
+                                                  check=heartbeat.check, on_chunks=on_chunks))
                     self.store.source_found(source.key)
                 except (LeaseLost, IndexRunStopped):
                     raise
@@ -152,11 +156,17 @@ class IndexJob:
 
 class _Heartbeat:
     """Renews the lease every third of its lifetime on its own thread, so one long file (embedding for
-    minutes) never outlives it; `check()` before each write stops the run if the lease was lost."""
+    minutes) never outlives it, but only while the run makes progress: every `check()` (between
+    files, slices of chunks and writes) counts as progress, and after `stall` seconds without one
+    the lease is no longer renewed, so a run stuck on a read that never returns cannot hold it for
+    ever. `check()` stops the run if the lease was lost or let go, or the job was asked to stop."""
 
-    def __init__(self, store: Store, lease: str, holder: str, ttl: float, stopping: threading.Event):
+    def __init__(self, store: Store, lease: str, holder: str, ttl: float, stopping: threading.Event, *,
+                 stall: float = 600.0, clock: Callable[[], float] = time.monotonic):
         self.store, self.lease, self.holder, self.ttl, self.stopping = store, lease, holder, ttl, stopping
-        self.lost = False
+        self.stall, self.clock = stall, clock
+        self.lost = self.stalled = False
+        self.last_progress = clock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._renew, name="docbot-lease", daemon=True)
 
@@ -170,18 +180,31 @@ class _Heartbeat:
 
     def _renew(self) -> None:
         while not self._stop.wait(self.ttl / 3):
-            try:
-                renewed = self.store.renew_lease(self.lease, self.holder, self.ttl)
-            except DocbotError:  # the database blinked: the lease is still ours until it lapses; try again
-                log.warning("could not renew the index lease; retrying")
-                continue
-            if not renewed:
-                self.lost = True
+            if not self.beat():
                 return
 
+    def beat(self) -> bool:
+        """One renewal; False once the lease is lost or let go (the thread then stops renewing)."""
+        idle = self.clock() - self.last_progress
+        if idle > self.stall:
+            self.stalled = True
+            log.warning("index run %s made no progress for %.0f s: its lease is no longer renewed", self.holder, idle)
+            return False
+        try:
+            renewed = self.store.renew_lease(self.lease, self.holder, self.ttl)
+        except DocbotError:  # the database blinked: the lease is still ours until it lapses; try again
+            log.warning("could not renew the index lease; retrying")
+            return True
+        if not renewed:
+            self.lost = True
+        return renewed
+
     def check(self) -> None:
-        """Raise LeaseLost if another runner took the lease, IndexRunStopped if the job was asked to stop."""
+        """Progress: raise LeaseLost if the lease was lost or let go, IndexRunStopped if asked to stop."""
         if self.lost:
             raise LeaseLost("the index lease lapsed and was taken by another runner")
+        if self.stalled:
+            raise LeaseLost(f"no progress for over {self.stall:.0f} s: the lease was let go (the next run resumes)")
         if self.stopping.is_set():
             raise IndexRunStopped("stopped: the process is shutting down (the next run resumes)")
+        self.last_progress = self.clock()

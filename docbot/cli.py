@@ -2,38 +2,128 @@
 from __future__ import annotations
 
 import asyncio
+import errno
+import functools
 import json
 import logging
+import signal
+import socket
 import tempfile
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import click
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bot.indexing import IndexJob
-from rag.errors import ConfigurationError, DocbotError, DocumentError
+from rag.errors import (
+    ConfigurationError,
+    DocbotError,
+    DocumentError,
+    IndexRunStopped,
+    SearchIndexUnavailable,
+    StorageError,
+)
 from rag.index.indexer import IndexReport
+from rag.ingest.loaders import LOADERS
 
 from .runtime import Runtime
-from .settings import Settings, load_settings
+from .settings import Settings, load_settings, platform_problems, unknown_variables
 
+log = logging.getLogger("docbot")
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="docbot: answers about your documents.")
 console = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+_state: dict = {"debug": False, "settings": None}
+
+
 def _settings() -> Settings:
-    """Settings from the environment; a bad value is a clear message naming the variable, and exit 2."""
+    """Settings from the environment; a bad value is a clear message naming the variable, and exit 2.
+    Variables that look like docbot's but that no setting reads are warned about (a typo is not silent)."""
     try:
-        return load_settings()
+        settings = load_settings()
     except ConfigurationError as exc:
+        if _state["debug"]:
+            raise
         err.print(f"[red]configuration error:[/] {escape(str(exc))}")
         raise typer.Exit(2)
+    if _state["settings"] is None:
+        for warning in unknown_variables():
+            err.print(f"[yellow]warning:[/] {escape(warning)}")
+    _state["settings"] = settings
+    return settings
+
+
+def explain(exc: BaseException, settings: Settings | None = None) -> tuple[list[str], int]:
+    """A failure as one or two plain lines (what, which variable, the fix) and an exit code: 2 for
+    configuration a user must change, 1 for anything else."""
+    s = settings or _state["settings"]
+    what = (str(exc).strip().splitlines() or [exc.__class__.__name__])[0][:300]
+    if isinstance(exc, ConfigurationError):
+        return [f"configuration error: {line}" for line in str(exc).splitlines()[:6]], 2
+    if isinstance(exc, SearchIndexUnavailable):
+        url = s.elasticsearch_url if s else "ELASTICSEARCH_URL"
+        return [f"ELASTICSEARCH_URL: cannot reach Elasticsearch at {url}: {what}",
+                "Fix: start Elasticsearch, correct ELASTICSEARCH_URL or its credentials, or unset DOCBOT_INDEX to "
+                "use the embedded index."], 2
+    if isinstance(exc, StorageError) and "cannot open" in what:
+        return [f"DOCBOT_DATABASE_URL: cannot open the conversation database at {_shown_url(s)}: "
+                f"{_cause(exc)}",
+                "Fix: check the host, port, user, password and that the server runs, or unset DOCBOT_DATABASE_URL "
+                "to use SQLite in DOCBOT_DATA_DIR."], 2
+    if isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE:
+        port = s.port if s else "?"
+        return [f"DOCBOT_PORT: port {port} is already in use on {s.host if s else 'this host'}.",
+                "Fix: stop the other process on that port, or choose another, e.g. DOCBOT_PORT=3001."], 2
+    if isinstance(exc, DocbotError):
+        return [f"error: {what}"], 1
+    return [f"unexpected error: {exc.__class__.__name__}: {what}", "Run again with --debug for the traceback."], 1
+
+
+def _shown_url(s: Settings | None) -> str:
+    if s is None:
+        return "DOCBOT_DATABASE_URL"
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(s.db_url).render_as_string(hide_password=True)
+    except Exception:  # an unparsable URL is shown as it was given, without anything after the scheme
+        return s.db_url.split("://", 1)[0] + "://…"
+
+
+def _cause(exc: BaseException) -> str:
+    """The innermost reason, first line only (driver errors carry pages of SQL and hints)."""
+    while exc.__cause__ is not None:
+        exc = exc.__cause__
+    orig = getattr(exc, "orig", None) or exc
+    return (str(orig).strip().splitlines() or [orig.__class__.__name__])[0][:200]
+
+
+def explained(command: Callable) -> Callable:
+    """A command whose failures end in `explain`'s lines and exit code, not a traceback (--debug shows it)."""
+    @functools.wraps(command)
+    def run(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except (typer.Exit, typer.Abort, KeyboardInterrupt):
+            raise
+        except Exception as exc:
+            if _state["debug"] or isinstance(exc, click.exceptions.ClickException):
+                raise
+            lines, code = explain(exc)
+            for line in lines:
+                err.print(escape(line), style="red" if line is lines[0] else None)
+            raise typer.Exit(code)
+
+    return run
 
 
 def _runtime() -> Runtime:
@@ -47,8 +137,12 @@ def _opened(runtime: Runtime | None = None) -> Iterator[Runtime]:
     try:
         yield runtime
     except DocbotError as exc:
-        err.print(f"[red]error:[/] {exc}")
-        raise typer.Exit(1)
+        if _state["debug"]:
+            raise
+        lines, code = explain(exc, runtime.settings)
+        for line in lines:
+            err.print(escape(line), style="red" if line is lines[0] else None)
+        raise typer.Exit(code)
     finally:
         runtime.close()
 
@@ -56,14 +150,20 @@ def _opened(runtime: Runtime | None = None) -> Iterator[Runtime]:
 @app.callback()
 def _setup(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log debug detail."),
            log_format: str = typer.Option("text", "--log-format", envvar="DOCBOT_LOG_FORMAT",
-                                          help="text, or json (one object a line, for log shippers)")) -> None:
+                                          help="text, or json (one object a line, for log shippers)"),
+           debug: bool = typer.Option(False, "--debug", envvar="DOCBOT_DEBUG",
+                                      help="Show the full traceback when something fails.")) -> None:
     from bot.observability import configure_logging
 
+    _state.update(debug=debug, settings=None)
     configure_logging(logging.DEBUG if verbose else logging.INFO if log_format == "json" else logging.WARNING,
                       json_logs=log_format == "json")
+    if not verbose and log_format != "json":  # its per-attempt warnings restate the one line `explain` prints
+        logging.getLogger("elastic_transport").setLevel(logging.ERROR)
 
 
 @app.command()
+@explained
 def index(
     paths: list[Path] | None = typer.Argument(None, help="Folders or files; default: the configured sources."),
     full: bool = typer.Option(False, "--full", help="Re-embed unchanged files too (the index stays searchable)."),
@@ -71,46 +171,126 @@ def index(
 ) -> None:
     """Index documents: unchanged files are skipped, changed ones re-embedded, deleted ones removed."""
     with _opened() as runtime:
-        report = run_index(runtime, paths, full=full, rebuild=rebuild)
-    if report is None:
-        lease = runtime.store.lease(runtime.lease_name)
-        err.print(f"another indexing run holds the lease ({lease.holder if lease else 'unknown'}); nothing was done")
-        raise typer.Exit(2)
-    print_report(report)
+        if not paths:
+            err.print(describe_sources(runtime))
+        if runtime.settings.index == "elasticsearch":
+            runtime.index.stats()  # unreachable: one explained line before any work, not a skip per source
+        sources = [runtime.source_for(p) for p in paths] if paths else runtime.sources
+        try:
+            report = run_index(runtime, paths, full=full, rebuild=rebuild)
+        except IndexRunStopped:
+            err.print("stopped: what was indexed so far stays searchable and the lease is released; "
+                      "the next `docbot index` resumes")
+            raise typer.Exit(130)
+        if report is None:
+            err.print(lease_message(runtime))
+            raise typer.Exit(2)
+        print_report(report)
+        failed = {name for name, _ in report.errors} & {s.name for s in sources}
+        if sources and len(failed) == len(sources):
+            if runtime.settings.index == "elasticsearch":
+                runtime.index.stats()  # unreachable: SearchIndexUnavailable, explained with its variable
+            err.print("[red]nothing was indexed:[/] every source was skipped (reasons above)")
+            raise typer.Exit(1)
+
+
+def describe_sources(runtime: Runtime) -> str:
+    """Which sources a plain `docbot index` reads, and why: the sample handbook only when none is configured."""
+    s = runtime.settings
+    names = ", ".join(f"{src.name} ({src.key})" for src in runtime.sources)
+    if {"sources", "docs"} & s.model_fields_set:
+        return f"indexing your configured sources: {names}"
+    return (f"indexing the bundled sample handbook ({names}): no DOCBOT_SOURCES or DOCBOT_DOCS is configured "
+            "(docs/configuration.md shows how to point docbot at your own folder)")
+
+
+def lease_message(runtime: Runtime) -> str:
+    """Who holds the index lease and until when (a killed run's lease lapses by itself then)."""
+    lease = runtime.store.lease(runtime.lease_name)
+    if lease is None or lease.expires_at <= time.time():
+        return "another indexing run held the lease a moment ago; nothing was done, try again"
+    host, _, rest = lease.holder.partition(":")
+    pid = rest.split(":", 1)[0]
+    until = time.strftime("%H:%M:%S UTC", time.gmtime(lease.expires_at))
+    return (f"another indexing run holds the lease: {lease.holder} (pid {pid} on {host}) until {until}, "
+            f"{lease.expires_at - time.time():.0f} s from now; nothing was done.\n"
+            "If that run was killed, its lease lapses then; try again after it (`docbot status` shows it).")
+
+
+@contextmanager
+def _stop_on_signals(job) -> Iterator[None]:
+    """Ctrl-C or SIGTERM stops the run between chunks (what was written stays, the lease is released);
+    a second one interrupts at once. Only the main thread may set signal handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    asked: list[int] = []
+
+    def stop(signum, frame):
+        if asked:
+            raise KeyboardInterrupt
+        asked.append(signum)
+        job.stop()
+        err.print("stopping after the current chunk (press Ctrl-C again to stop at once)")
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def run_index(runtime: Runtime, paths: list[Path] | None = None, *, full: bool = False, rebuild: bool = False,
               show_progress: bool = True) -> IndexReport | None:
-    """Run the indexing job (configured sources, or the given paths) with a progress bar; None if busy."""
+    """Run the indexing job (configured sources, or the given paths) with a progress bar counting chunks;
+    None if busy. Ctrl-C and SIGTERM stop it between chunks with the lease released."""
     job = runtime.index_job
     if paths:
         missing = [str(p) for p in paths if not p.exists()]
         if missing:
             raise DocumentError(", ".join(missing), "no such file or folder")
         job = IndexJob(runtime.store, runtime.indexer, [runtime.source_for(p) for p in paths],
-                       lease_ttl=runtime.settings.index_lease_seconds, lease=runtime.lease_name)
+                       lease_ttl=runtime.settings.index_lease_seconds, lease=runtime.lease_name,
+                       stall_seconds=runtime.settings.index_stall_seconds)
     with Progress(TextColumn("[bold]indexing {task.fields[source]}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), TextColumn("{task.description}"), console=err,
-                  disable=not show_progress) as progress:
+                  TextColumn("chunks"), TimeElapsedColumn(), TextColumn("{task.description}"), console=err,
+                  disable=not show_progress) as progress, _stop_on_signals(job):
         tasks: list = []
 
         def on_source(name: str, total: int) -> None:
             tasks.append(progress.add_task("", total=total, source=name))
 
-        def on_file(rel: str) -> None:
-            progress.update(tasks[-1], advance=1, description=rel[-50:])
+        def on_chunks(n: int) -> None:
+            if tasks:
+                progress.update(tasks[-1], advance=n)
 
-        run = job.run("cli", full=full, rebuild=rebuild, on_file=on_file, on_source=on_source)
+        def on_file(rel: str) -> None:
+            if tasks:
+                progress.update(tasks[-1], description=rel[-50:])
+
+        run = job.run("cli", full=full, rebuild=rebuild, on_file=on_file, on_source=on_source, on_chunks=on_chunks)
     if run is None:
         return None
     return IndexReport(run.added, run.updated, run.unchanged, run.deleted, run.chunks,
                        [(str(e[0]), str(e[1])) for e in run.errors], run.seconds)
 
 
+UNSUPPORTED = "is not a supported type"
+
+
 def print_report(report: IndexReport) -> None:
-    """The one-line summary and any skipped files."""
+    """The one-line summary and any skipped files (files of unsupported types grouped by extension)."""
+    by_type: dict[str, list[str]] = {}
     for path, reason in report.errors:
-        err.print(f"[yellow]skipped[/] {path}: {reason}", soft_wrap=True)
+        if reason.endswith(UNSUPPORTED):
+            by_type.setdefault(reason.removeprefix("skipped: ").removesuffix(UNSUPPORTED).strip(), []).append(path)
+        else:
+            err.print(f"[yellow]skipped[/] {escape(path)}: {escape(reason)}", soft_wrap=True)
+    for kind, paths in sorted(by_type.items()):
+        shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+        err.print(f"[yellow]skipped[/] {len(paths)} {kind} file(s), not a supported type ({', '.join(LOADERS)}): "
+                  f"{escape(shown)}", soft_wrap=True)
     console.print(
         f"files: {report.added} added, {report.updated} updated, {report.unchanged} unchanged, "
         f"{report.deleted} deleted, {len(report.errors)} skipped; chunks: {report.chunks} embedded; "
@@ -120,6 +300,7 @@ def print_report(report: IndexReport) -> None:
 
 
 @app.command()
+@explained
 def chat() -> None:
     """Chat in the terminal (interactive, or one message per line on stdin)."""
     from adapters.console import ConsoleChat
@@ -131,33 +312,79 @@ def chat() -> None:
                                 offline=not settings.llm_configured, warm_up=runtime.warm_up).run())
 
 
+def _check_port(host: str, port: int) -> None:
+    """Fail before anything loads when the port is taken (aiohttp binds only after start-up work)."""
+    probe = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        probe.bind((host, port))
+    finally:
+        probe.close()
+
+
+def _platform_check(settings: Settings) -> None:
+    problems = platform_problems(settings)
+    if problems:
+        raise ConfigurationError("\n".join(problems))
+
+
+def started(runtime: Runtime) -> list[str]:
+    """What `serve` runs, one line each: adapters, sources, index backend, model, schedule."""
+    s = runtime.settings
+    adapters = [name for name, on in (
+        ("Slack Events API at /slack/events", s.slack_configured and s.slack_signing_secret),
+        ("Slack Socket Mode", s.slack_configured and s.slack_app_token),
+        ("Teams at /api/messages" + (" (anonymous)" if not s.microsoft_app_id else ""), s.teams_configured)) if on]
+    backend = f"Elasticsearch {s.elasticsearch_url} (alias {s.es_alias})" if s.index == "elasticsearch" \
+        else f"embedded SQLite {s.index_path}"
+    model = f"{s.answer_model} at {s.openai_base_url or 'OpenAI'}" if s.llm_configured else "offline (extractive)"
+    schedule = ", ".join(filter(None, ["on start" if s.index_on_start else "",
+                                      f"'{s.index_schedule}'" if s.index_schedule else "",
+                                      f"full '{s.index_full_schedule}'" if s.index_full_schedule else ""])) or "off"
+    return [f"adapters: {', '.join(adapters) or 'none (health and metrics only)'}",
+            f"sources: {', '.join(f'{src.name} ({src.key})' for src in runtime.sources) or 'none'}",
+            f"index: {backend}; embeddings: {s.embedder}; answers: {model}",
+            f"re-index schedule: {schedule}"]
+
+
 @app.command()
+@explained
 def serve() -> None:
     """Run the HTTP server (health checks; chat platforms mount here)."""
     from aiohttp import web
 
     from .server import make_app
 
-    runtime = _runtime()
-    settings = runtime.settings
-    err.print(f"docbot serving on http://{settings.host}:{settings.port} (GET /healthz)")
+    settings = _settings()
+    _platform_check(settings)
+    _check_port(settings.host, settings.port)
+    runtime = Runtime(settings)
     try:
+        app_ = make_app(runtime)
+        for line in started(runtime):
+            log.info("serve: %s", line)
+            err.print(line)
+        err.print(f"docbot serving on http://{settings.host}:{settings.port} (GET /healthz)")
         # Running answers are stopped and stored on SIGTERM (docbot.server._drain); a few seconds is enough.
-        web.run_app(make_app(runtime), host=settings.host, port=settings.port, print=None, shutdown_timeout=5)
+        web.run_app(app_, host=settings.host, port=settings.port, print=None, shutdown_timeout=5)
     finally:
         runtime.close()
 
 
 @app.command()
+@explained
 def run() -> None:
     """Start the bot: the server when Slack or Teams is configured, the console chat otherwise."""
-    if _settings().chat_platform_configured:
+    settings = _settings()
+    _platform_check(settings)
+    if settings.chat_platform_configured:
         serve()
     else:
         chat()
 
 
 @app.command()
+@explained
 def status(runs: int = typer.Option(10, "--runs", help="How many recent index runs to show.")) -> None:
     """What the index holds, which model built it, and the latest index runs."""
     from rich.table import Table
@@ -171,7 +398,8 @@ def status(runs: int = typer.Option(10, "--runs", help="How many recent index ru
         runtime.close()
     console.print("  ".join(f"{name}: {value}" for name, value in stats.items()))
     if lease and lease.expires_at > time.time():
-        console.print(f"indexing now: {lease.holder} (lease until {time.strftime('%H:%M:%S', time.localtime(lease.expires_at))})")
+        console.print(f"indexing now: {lease.holder} (lease until "
+                      f"{time.strftime('%H:%M:%S UTC', time.gmtime(lease.expires_at))})")
     table = Table(title="Index runs")
     for col in ("id", "trigger", "status", "started", "seconds", "added", "updated", "unchanged", "deleted",
                 "chunks", "errors"):

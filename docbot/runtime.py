@@ -17,7 +17,7 @@ from rag.answer.answerers import Answerer, ExtractiveAnswerer, LLMAnswerer
 from rag.answer.lookups import HttpJsonLookup, LookupRegistry
 from rag.errors import ConfigurationError
 from rag.index.embedded import SqliteSearchIndex
-from rag.index.indexer import Indexer
+from rag.index.indexer import BATCH_CHUNKS, LOCAL_BATCH_CHUNKS, Indexer
 from rag.index.port import RebuildableIndex
 from rag.ingest.chunking import Chunker, OverlapChunker, SemanticChunker
 from rag.ingest.sources import FolderSource, narrowed, overlaps, with_owners
@@ -32,6 +32,7 @@ from rag.understand.intent import ClassifierRouter, IntentClassifier
 from rag.understand.rewrite import LLMRewriter, OfflineRewriter, Rewriter
 from rag.understand.routing import Router
 
+from . import threads
 from .settings import COSINE_GAPS, Settings
 
 log = logging.getLogger(__name__)
@@ -46,7 +47,7 @@ class Runtime:
     @cached_property
     def analyzer(self) -> Analyzer:
         """Kiwi-backed analyzer, shared by the index, rewriter and answerer."""
-        return Analyzer()
+        return Analyzer(workers=threads.KIWI_WORKERS)
 
     @cached_property
     def retry_policy(self) -> RetryPolicy:
@@ -70,7 +71,8 @@ class Runtime:
         """The embedder a turn uses (classifier, search, extractive answer): recent vectors remembered,
         so a text is embedded once however many steps ask for it. Indexing uses `embedder` itself."""
         size = self.settings.vector_cache
-        return VectorCache(self.embedder, size) if size else self.embedder
+        inner = self.embedder.at_query_time() if isinstance(self.embedder, E5Embedder) else self.embedder
+        return VectorCache(inner, size) if size else inner
 
     @cached_property
     def index(self) -> RebuildableIndex:
@@ -119,7 +121,10 @@ class Runtime:
     @cached_property
     def indexer(self) -> Indexer:
         """Folder-to-index synchroniser."""
-        return Indexer(self.index, self.embedder, self.chunker, self.settings.chunker_signature())
+        s = self.settings
+        return Indexer(self.index, self.embedder, self.chunker, s.chunker_signature(),
+                       batch_chunks=BATCH_CHUNKS if s.embedder == "openai" else LOCAL_BATCH_CHUNKS,
+                       max_file_bytes=int(s.max_file_mb * 1_048_576))
 
     @cached_property
     def sources(self) -> list[FolderSource]:
@@ -131,7 +136,7 @@ class Runtime:
         s = self.settings
         if s.sources:
             sources = [FolderSource(spec.path, spec.name,
-                                    **spec.model_dump(include={"include", "exclude"}, exclude_none=True),
+                                    **spec.model_dump(include={"include", "exclude", "include_hidden"}, exclude_none=True),
                                     visibility=frozenset(spec.channels) if spec.channels else None)
                        for spec in s.sources]
         else:
@@ -153,7 +158,7 @@ class Runtime:
         s = self.settings
         return IndexJob(self.store, self.indexer, self.sources, lease_ttl=s.index_lease_seconds,
                         lease=self.lease_name, metrics=self.metrics, configured=True,
-                        missing_grace=s.source_missing_grace_hours * 3600)
+                        missing_grace=s.source_missing_grace_hours * 3600, stall_seconds=s.index_stall_seconds)
 
     @property
     def lease_name(self) -> str:

@@ -1,13 +1,20 @@
 """Settings, read once at the entry point from the environment and .env, then passed down as values."""
 from __future__ import annotations
 
+import difflib
+import json
+import os
+import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
 
 from rag.errors import ConfigurationError
+
+from . import threads
 
 
 class _Spec(BaseModel):
@@ -22,7 +29,8 @@ class SourceSpec(_Spec):
     path: Path
     name: str = ""
     include: list[str] | None = None
-    exclude: list[str] | None = None
+    exclude: list[str] | None = Field(None, description="globs skipped in addition to hidden and _ names")
+    include_hidden: bool = Field(False, description="also index hidden (.name) and draft (_name) files and folders")
     channels: list[str] | None = Field(None, description="channel ids that may see it; unset: every channel")
 
 
@@ -77,6 +85,9 @@ class Settings(BaseSettings):
     index_full_schedule: str | None = Field(None, description="periodic full re-embed, e.g. '0 3 * * 0'")
     index_on_start: bool = Field(True, description="`docbot serve` runs an incremental index once at start-up")
     index_lease_seconds: float = 120.0
+    index_stall_seconds: float = Field(
+        600.0, gt=0, description="A run that makes no progress this long stops renewing its lease (another may take it)")
+    max_file_mb: float = Field(20.0, gt=0, description="Files larger than this are skipped and reported with their size")
     source_missing_grace_hours: float = Field(
         24.0, description="A configured folder missing this long has its documents withdrawn from the index")
     port: int = 3000
@@ -100,10 +111,11 @@ class Settings(BaseSettings):
     embedder: Literal["e5", "use", "openai"] = "e5"
     embedding_model: str = "text-embedding-3-small"
     embedding_dim: int = 1536
-    # e5's OpenMP threads: one per query keeps concurrent turns from spinning against each other;
-    # indexing batches use every core (unset: os.cpu_count()). See scripts/bench_embedding.py.
-    embed_query_threads: int = Field(1, ge=1, le=64)
-    embed_index_threads: int | None = Field(None, ge=1, le=64)
+    # e5's OpenMP threads: one per query keeps concurrent turns from contending inside one; indexing
+    # batches take the default docbot.threads chose by measurement beside a busy neighbour.
+    embed_query_threads: int = Field(threads.QUERY_THREADS, ge=1, le=64)
+    embed_index_threads: int = Field(threads.INDEX_THREADS, ge=1, le=64,
+                                     description="e5 threads while indexing (docs/performance.md)")
     vector_cache: int = Field(4096, ge=0, le=1_000_000, description="query and sentence vectors remembered (0: off)")
     chunker: Literal["overlap", "semantic"] = "overlap"
     chunk_size: int = 900
@@ -170,6 +182,15 @@ class Settings(BaseSettings):
         None, description='Hosts (and their subdomains) an activity\'s serviceUrl may name, JSON: ["botframework.azure.us"];'
                           ' unset: Microsoft\'s public, GCC, GCC High and DoD hosts')
 
+    @field_validator("database_url")
+    @classmethod
+    def _supported_database(cls, url: str | None) -> str | None:
+        if url and not url.startswith(("sqlite:", "postgres://", "postgresql://", "postgresql+psycopg://")):
+            scheme = url.split(":", 1)[0] if ":" in url else url[:20]
+            raise ValueError(f"{scheme!r} databases are not supported; use postgresql://user:password@host:5432/db, "
+                             "or leave it unset for SQLite in DOCBOT_DATA_DIR")
+        return url
+
     @property
     def db_url(self) -> str:
         """The conversation database URL, with PostgreSQL URLs pointed at the bundled psycopg 3 driver."""
@@ -220,15 +241,120 @@ def load_settings(**overrides: Any) -> Settings:
     try:
         return Settings(**overrides)
     except ValidationError as exc:
-        raise ConfigurationError("invalid settings:\n" + "\n".join(_describe(e) for e in exc.errors())) from None
+        raise ConfigurationError("\n".join(_describe(e) for e in exc.errors())) from None
+    except SettingsError as exc:  # a JSON setting that does not parse
+        raise ConfigurationError(_bad_json(exc)) from None
+
+
+def variable(field: str) -> str:
+    """The environment variable a settings field is read from."""
+    info = Settings.model_fields.get(field)
+    alias = info.validation_alias if info else None
+    return str(alias.choices[0]) if isinstance(alias, AliasChoices) else f"DOCBOT_{field.upper()}"
+
+
+def raw_value(name: str, env_file: Path = Path(".env")) -> str | None:
+    """A variable's raw text as pydantic-settings sees it: the environment (any case), else `.env`."""
+    for key, value in os.environ.items():
+        if key.upper() == name:
+            return value
+    return {k.upper(): v for k, v in _dotenv(env_file).items()}.get(name)
+
+
+def _dotenv(path: Path) -> dict[str, str]:
+    if not path.is_file():
+        return {}
+    from dotenv import dotenv_values
+
+    return {k: v for k, v in dotenv_values(path).items() if v is not None}
+
+
+def _bad_json(exc: SettingsError) -> str:
+    """`DOCBOT_SOURCES is not valid JSON: <why> at line 1, column 3` and how to write it."""
+    match = re.search(r'field "(\w+)"', str(exc))
+    field = match.group(1) if match else "?"
+    name = variable(field)
+    value = raw_value(name) or ""
+    try:
+        json.loads(value)
+        why = str(exc.__cause__ or exc)
+    except json.JSONDecodeError as bad:
+        around = value[max(0, bad.pos - 15): bad.pos + 15].replace("\n", " ")
+        why = f"{bad.msg} at line {bad.lineno}, column {bad.colno} (near {around!r})"
+    example = _EXAMPLES.get(field, '["..."]')
+    return (f"{name} is not valid JSON: {why}.\n"
+            f"Fix: write it on one line with double quotes and no trailing comma, e.g. {name}='{example}'")
+
+
+_EXAMPLES = {"sources": '[{"name": "team", "path": "/path/to/your/docs"}]', "docs": '["/path/to/your/docs"]',
+             "slack_suggested_prompts": '[{"title": "Vacation", "message": "How many vacation days do I get?"}]',
+             "action_admins": '["U0123ABCD"]'}
+
+# Variables docbot reads that are not settings fields (the CLI, scripts/build_teams_package.py), and the
+# openai client's own: present in a healthy environment, so never warned about.
+OTHER_VARIABLES = frozenset({
+    "DOCBOT_LOG_FORMAT", "DOCBOT_DEBUG", "DOCBOT_PUBLIC_URL", "DOCBOT_TEAMS_DEVELOPER", "DOCBOT_PRIVACY_URL",
+    "DOCBOT_TERMS_URL", "DOCBOT_LIVE_SLACK_TOKEN",
+    "DOCBOT_LIVE_SLACK_CHANNEL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "OPENAI_LOG"})
+PREFIXES = ("DOCBOT_", "SLACK_", "MICROSOFT_", "OPENAI_", "ELASTICSEARCH_")
+
+
+def known_variables() -> set[str]:
+    """Every variable name docbot understands."""
+    names = set(OTHER_VARIABLES)
+    for field, info in Settings.model_fields.items():
+        alias = info.validation_alias
+        names.update(str(c) for c in alias.choices) if isinstance(alias, AliasChoices) else \
+            names.add(f"DOCBOT_{field.upper()}")
+    return {str(n).upper() for n in names}
+
+
+def unknown_variables(environ: Mapping[str, str] | None = None, env_file: Path = Path(".env")) -> list[str]:
+    """One warning per docbot-looking variable (environment or `.env`) that no setting reads, with the
+    closest known name: a misspelt DOCBOT_TOPK must not be silently ignored."""
+    known = known_variables()
+    seen = {**{k: ".env" for k in _dotenv(env_file)}, **{k: "the environment" for k in (environ or os.environ)}}
+    warnings = []
+    for name, where in sorted(seen.items()):
+        upper = name.upper()
+        if not upper.startswith(PREFIXES) or upper in known:
+            continue
+        close = difflib.get_close_matches(upper, known, n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]}?" if close else "docs/configuration.md lists every setting"
+        warnings.append(f"{name} (in {where}) is not a docbot setting and is ignored; {hint}")
+    return warnings
+
+
+def platform_problems(s: Settings) -> list[str]:
+    """Chat platforms configured by half: each names what is set, what is missing and where to find it."""
+    problems = []
+    if s.slack_bot_token and not (s.slack_signing_secret or s.slack_app_token):
+        problems.append("SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET (Events API over HTTP) nor "
+                        "SLACK_APP_TOKEN (Socket Mode) is. Fix: copy the signing secret from your Slack app's "
+                        "Basic Information page, or create an app-level token (connections:write) for Socket Mode.")
+    if (s.slack_signing_secret or s.slack_app_token) and not (s.slack_bot_token or s.slack_client_id):
+        given = "SLACK_SIGNING_SECRET" if s.slack_signing_secret else "SLACK_APP_TOKEN"
+        problems.append(f"{given} is set but SLACK_BOT_TOKEN is not. Fix: install the app to your workspace and "
+                        "copy the Bot User OAuth Token (xoxb-...) from its OAuth & Permissions page.")
+    if s.slack_client_id and not (s.slack_client_secret and s.slack_signing_secret):
+        problems.append("SLACK_CLIENT_ID is set but SLACK_CLIENT_SECRET or SLACK_SIGNING_SECRET is not (OAuth "
+                        "installs need both). Fix: copy them from your Slack app's Basic Information page.")
+    if s.microsoft_app_id and not s.microsoft_app_password:
+        problems.append("MICROSOFT_APP_ID is set but MICROSOFT_APP_PASSWORD is not. Fix: create a client secret "
+                        "for the bot's app registration in Azure (Certificates & secrets) and set it.")
+    if s.microsoft_app_password and not s.microsoft_app_id:
+        problems.append("MICROSOFT_APP_PASSWORD is set but MICROSOFT_APP_ID is not. Fix: set the bot's "
+                        "Microsoft App ID from its Azure Bot resource (Configuration).")
+    return problems
 
 
 def _describe(error: Any) -> str:
     """One validation error as `VARIABLE[index].key: message (got value)`."""
     field, *rest = error["loc"] or ("?",)
-    info = Settings.model_fields.get(str(field))
-    alias = info.validation_alias if info else None
-    name = alias.choices[0] if isinstance(alias, AliasChoices) else f"DOCBOT_{str(field).upper()}"
+    name = variable(str(field))
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in rest)
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if field == "database_url":  # a URL may carry a password: the message says what is wrong without it
+        return f"{name}{where}: {message}"
     got = repr(error.get("input"))
-    return f"{name}{where}: {error['msg']} (got {got[:120]})"
+    return f"{name}{where}: {message} (got {got[:120]})"

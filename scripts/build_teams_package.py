@@ -1,7 +1,12 @@
 """Build the Teams app package (manifest.json + icons, zipped) for upload in Teams or the admin center.
 
     MICROSOFT_APP_ID=<your bot's app id> DOCBOT_PUBLIC_URL=https://docbot.yourcompany.com \
-    DOCBOT_TEAMS_DEVELOPER="Your Company IT" python scripts/build_teams_package.py [--out build/docbot-teams.zip]
+    DOCBOT_TEAMS_DEVELOPER="Your Company IT" DOCBOT_PRIVACY_URL=https://intranet.yourcompany.com/privacy \
+    DOCBOT_TERMS_URL=https://intranet.yourcompany.com/terms python scripts/build_teams_package.py [--out ...]
+
+The privacy and terms links are your organisation's own pages (docbot serves none). The bot's
+command hints are the configured suggested prompts (DOCBOT_SLACK_SUGGESTED_PROMPTS: title and
+message), or one generic hint when none are configured, never the sample handbook's questions.
 
 Placeholders in deploy/teams/manifest.json (${NAME}) are filled from the environment (or
 .env); every one is required, so no placeholder such as example.com ever ships in a package
@@ -23,9 +28,25 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 REQUIRED = {
     "MICROSOFT_APP_ID": "your bot's Microsoft app id",
-    "DOCBOT_PUBLIC_URL": "the https address docbot is served at (website, privacy and terms links point there)",
+    "DOCBOT_PUBLIC_URL": "the https address docbot is served at (the app's website link)",
     "DOCBOT_TEAMS_DEVELOPER": "the developer name Teams shows, e.g. your company or IT team",
+    "DOCBOT_PRIVACY_URL": "your organisation's privacy statement (https)",
+    "DOCBOT_TERMS_URL": "your organisation's terms of use (https)",
 }
+GENERIC_HINT = {"title": "Ask a question", "description": "Ask about your organisation's documents"}
+
+
+def commands(env: dict) -> list[dict]:
+    """Command hints from the configured suggested prompts (Teams: at most 10, titles of 32 characters,
+    descriptions of 128)."""
+    raw = env.get("DOCBOT_SLACK_SUGGESTED_PROMPTS")
+    try:
+        prompts = json.loads(raw) if raw else []
+    except json.JSONDecodeError as exc:
+        raise SystemExit(f"DOCBOT_SLACK_SUGGESTED_PROMPTS is not valid JSON: {exc}")
+    hints = [{"title": str(p["title"])[:32], "description": str(p["message"])[:128]}
+             for p in prompts if isinstance(p, dict) and p.get("title") and p.get("message")]
+    return hints[:10] or [GENERIC_HINT]
 
 
 def png(size: int, pixel) -> bytes:
@@ -57,11 +78,16 @@ def manifest(env: dict) -> dict:
     missing = [f"{name} ({why})" for name, why in REQUIRED.items() if not env.get(name)]
     if missing:
         raise SystemExit("set " + "; ".join(missing))
-    if not env["DOCBOT_PUBLIC_URL"].startswith("https://"):
-        raise SystemExit("DOCBOT_PUBLIC_URL must be an https:// address (Teams rejects others)")
+    for name in ("DOCBOT_PUBLIC_URL", "DOCBOT_PRIVACY_URL", "DOCBOT_TERMS_URL"):
+        if not env[name].startswith("https://"):
+            raise SystemExit(f"{name} must be an https:// address (Teams rejects others)")
     text = (ROOT / "deploy" / "teams" / "manifest.json").read_text(encoding="utf-8")
     filled = re.sub(r"\$\{(\w+)\}", lambda m: json.dumps(env[m.group(1)].rstrip("/"))[1:-1], text)
-    return json.loads(filled)
+    data = json.loads(filled)
+    for bot in data["bots"]:
+        for listing in bot.get("commandLists", []):
+            listing["commands"] = commands(env)
+    return data
 
 
 def dotenv(path: Path) -> dict:

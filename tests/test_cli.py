@@ -117,7 +117,7 @@ def test_eval_writes_the_report_format(env, docs, monkeypatch):
 
 
 async def test_server_health(env):
-    client = TestClient(TestServer(make_app(Runtime(Settings()))))
+    client = TestClient(TestServer(make_app(Runtime(Settings()), warm_up=False)))
     await client.start_server()
     try:
         response = await client.get("/healthz")

@@ -165,7 +165,10 @@ def test_teams_package_builds(tmp_path, monkeypatch):
 
     root = Path(__file__).resolve().parent.parent
     env = {"MICROSOFT_APP_ID": "11111111-2222-3333-4444-555555555555", "PATH": "/usr/bin:/bin",
-           "DOCBOT_PUBLIC_URL": "https://docbot.nurilabs.test/", "DOCBOT_TEAMS_DEVELOPER": "Nuri Labs IT"}
+           "DOCBOT_PUBLIC_URL": "https://docbot.nurilabs.test/", "DOCBOT_TEAMS_DEVELOPER": "Nuri Labs IT",
+           "DOCBOT_PRIVACY_URL": "https://intranet.nurilabs.test/privacy",
+           "DOCBOT_TERMS_URL": "https://intranet.nurilabs.test/terms",
+           "DOCBOT_SLACK_SUGGESTED_PROMPTS": '[{"title": "Vacation days", "message": "How many vacation days do I get?"}]'}
     out = tmp_path / "pkg.zip"
     subprocess.run([sys.executable, str(root / "scripts" / "build_teams_package.py"), "--out", str(out)],
                    env=env, check=True, cwd=tmp_path)
@@ -174,12 +177,17 @@ def test_teams_package_builds(tmp_path, monkeypatch):
         manifest = json.loads(package.read("manifest.json"))
         assert manifest["id"] == manifest["bots"][0]["botId"] == env["MICROSOFT_APP_ID"]
         assert package.read("color.png")[:8] == b"\x89PNG\r\n\x1a\n"
-        assert manifest["developer"]["privacyUrl"] == "https://docbot.nurilabs.test/privacy"
+        # the organisation's own pages (docbot serves none), and hints from the configured prompts
+        assert manifest["developer"]["privacyUrl"] == "https://intranet.nurilabs.test/privacy"
+        assert manifest["developer"]["termsOfUseUrl"] == "https://intranet.nurilabs.test/terms"
+        assert manifest["bots"][0]["commandLists"][0]["commands"] == [
+            {"title": "Vacation days", "description": "How many vacation days do I get?"}]
         assert manifest["developer"]["name"] == "Nuri Labs IT" and "example" not in json.dumps(manifest)
     failed = subprocess.run([sys.executable, str(root / "scripts" / "build_teams_package.py"), "--out", str(out)],
                             env={"PATH": "/usr/bin:/bin", "MICROSOFT_APP_ID": env["MICROSOFT_APP_ID"]},
                             capture_output=True, text=True, cwd=tmp_path)
     assert failed.returncode != 0 and "DOCBOT_PUBLIC_URL" in failed.stderr and "DOCBOT_TEAMS_DEVELOPER" in failed.stderr
+    assert "DOCBOT_PRIVACY_URL" in failed.stderr
 
 
 async def test_serve_mounts_teams_from_settings(connector, tmp_path, warm):

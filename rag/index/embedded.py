@@ -1,13 +1,15 @@
-"""The embedded default search index: SQLite FTS5 (BM25) and sqlite-vec vectors in one file.
+"""The embedded default search index: chunks with their term counts (BM25) and sqlite-vec vectors in one file.
 
 The standard library's sqlite3 on many Pythons cannot load extensions, so this uses
-`sqlean.py`, a drop-in sqlite3 build that can; FTS5 and the vec0 table then share one
-file and one transaction, and a file's old chunks never outlive its new ones.
+`sqlean.py`, a drop-in sqlite3 build that can; the chunks and the vec0 table then share one
+file and one transaction, and a file's old chunks never outlive its new ones. (An FTS5 table
+was written too until schema 6; no query read it, so the migration drops it.)
 
-Queries touch neither the vec0 table nor FTS5's bm25(): a snapshot of every chunk's vector,
-languages, visibility and term counts is read into memory (see `_Snapshot`), so one matrix
-product gives every cosine (each language's nearest chunks, the cosine of BM25-only hits, the
-background statistics) and BM25 is a few gathers over in-memory postings (`rag.index.postings`).
+Queries touch neither the vec0 table nor SQL full-text search: a snapshot of every chunk's vector,
+languages, visibility and term counts (`rag.index.snapshot`, memory-mapped from files beside the
+index named by the tables' generation, with int8 codes for the one pass over every vector) gives
+every cosine in one product (each language's nearest chunks, the cosine of BM25-only hits, the
+background statistics) and BM25 as a few gathers over postings (`rag.index.postings`).
 The tables stay the durable record and what other processes commit; `PRAGMA data_version`
 says when the snapshot is out of date. Small indexes re-read it before the next query; a large
 one (a few seconds of reading) is re-read on a background thread while queries keep using the
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import numpy as np
@@ -28,10 +31,13 @@ from rag.documents import Chunk, Metadata
 from rag.errors import EmbeddingModelMismatch, SearchIndexError
 from rag.index import postings
 from rag.index.port import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery, Visibility
+from rag.index.snapshot import EXACT_ROWS, Snapshot, SnapshotFiles, SnapshotWriter, build
 from rag.text.analysis import Analyzer
-from rag.text.language import LANGUAGES, languages
+from rag.text.language import languages
 
-SCHEMA_VERSION = "4"  # 2: chunks carry their languages; 3: and who may see them; 4: and their term counts
+# 2: chunks carry their languages; 3: and who may see them; 4: and their term counts;
+# 5: meta's generation names the snapshot files (renewed by every write); 6: no FTS5 table
+SCHEMA_VERSION = "6"
 TITLE_WEIGHT = 3.0  # bm25 column weight of title+heading terms against body terms
 # Up to this many chunks a stale snapshot is re-read before the query (~0.3 s at 20,000); above it,
 # on a background thread while the old snapshot keeps serving.
@@ -41,12 +47,15 @@ SYNC_REFRESH_ROWS = 20_000
 class SqliteSearchIndex:
     """Hybrid index in a single SQLite file; safe to share between threads of one process."""
 
-    def __init__(self, path: Path | str, analyzer: Analyzer, *, sync_refresh_rows: int = SYNC_REFRESH_ROWS):
+    def __init__(self, path: Path | str, analyzer: Analyzer, *, sync_refresh_rows: int = SYNC_REFRESH_ROWS,
+                 exact_rows: int = EXACT_ROWS):
         self.path = str(path)
+        self._files = SnapshotFiles(self.path) if self.path != ":memory:" else None
+        self._exact_rows = exact_rows  # below this many chunks no int8 codes are used (rag.index.snapshot)
         self.analyzer = analyzer
         self._lock = threading.RLock()
         self._dim: int | None = None
-        self._snapshot: _Snapshot | None = None  # what queries read; see the module docstring
+        self._snapshot: Snapshot | None = None  # what queries read; see the module docstring
         self._seen: tuple[int, int] | None = None  # (data_version, own writes) the snapshot reflects
         self._writes = 0  # this connection's commits, which do not move its own data_version
         self._refreshing: threading.Thread | None = None
@@ -74,7 +83,6 @@ class SqliteSearchIndex:
                 id INTEGER PRIMARY KEY, source TEXT NOT NULL, path TEXT NOT NULL, ordinal INTEGER NOT NULL,
                 title TEXT NOT NULL, heading TEXT NOT NULL, text TEXT NOT NULL, langs TEXT NOT NULL DEFAULT '',
                 channels TEXT NOT NULL DEFAULT '', terms BLOB NOT NULL DEFAULT x'', UNIQUE (source, path, ordinal));
-            CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(title, body, tokenize='unicode61');
             """
         )
         self._migrate()
@@ -88,6 +96,8 @@ class SqliteSearchIndex:
         2 -> 3: add who may see each chunk and file; migrated rows get '' (nobody) until the next index
         run resolves them from the configured sources, so an upgrade never shows a restricted chunk.
         3 -> 4: add each chunk's term counts, from the terms its FTS5 row already holds.
+        4 -> 5: a generation, so the first reader writes snapshot files the next ones map.
+        5 -> 6: drop the FTS5 table: queries read the postings, and writing it cost every index run.
 
         Only an old file takes the write lock: opening a current index (every `docbot status`, every
         serving process) must not wait behind an indexer's transaction.
@@ -95,8 +105,9 @@ class SqliteSearchIndex:
         schema = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         columns = {r[1] for r in self._db.execute("PRAGMA table_info(chunks)")}
         file_columns = {r[1] for r in self._db.execute("PRAGMA table_info(files)")}
+        tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if {"langs", "channels", "terms"} <= columns and {"channels", "meta"} <= file_columns and \
-                (schema is None or schema[0] == SCHEMA_VERSION):
+                "chunks_fts" not in tables and (schema is None or schema[0] == SCHEMA_VERSION):
             return
         with self._transaction():
             if "langs" not in columns:
@@ -112,11 +123,13 @@ class SqliteSearchIndex:
                 rows = self._db.execute("SELECT rowid, title, body FROM chunks_fts").fetchall()
                 self._db.executemany("UPDATE chunks SET terms=? WHERE id=?",
                                      [(postings.encode(r[1].split(), r[2].split()), r[0]) for r in rows])
+            self._db.execute("DROP TABLE IF EXISTS chunks_fts")  # after the term counts were taken from it
             rows = self._db.execute("SELECT id, path, ordinal, title, heading, text FROM chunks WHERE langs=''").fetchall()
             self._db.executemany("UPDATE chunks SET langs=? WHERE id=?",
                                  [(" ".join(languages(Chunk(*r[1:]).embedding_text())), r[0]) for r in rows])
             if schema is not None:
                 self._db.execute("UPDATE meta SET value=? WHERE key='schema'", (SCHEMA_VERSION,))
+                self._renew_generation()
 
     def _reload_dim(self) -> bool:
         """Pick up a model bound by another process (e.g. `docbot index` while `serve` runs)."""
@@ -145,7 +158,8 @@ class SqliteSearchIndex:
             if not meta.get("model"):
                 self._db.executemany(
                     "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                    [("model", model), ("dim", str(dim)), ("schema", SCHEMA_VERSION)],
+                    [("model", model), ("dim", str(dim)), ("schema", SCHEMA_VERSION),
+                     ("generation", uuid.uuid4().hex)],
                 )
                 self._create_vec_table(dim)
                 self._dim = dim
@@ -185,6 +199,7 @@ class SqliteSearchIndex:
                channels: str) -> None:
         with self._lock, self._transaction():
             self._writes += 1
+            self._renew_generation()
             self._delete_chunks(source, record.path)
             for chunk, vector, head, body in zip(chunks, vectors, heads, bodies):
                 cur = self._db.execute(
@@ -194,8 +209,6 @@ class SqliteSearchIndex:
                      " ".join(languages(chunk.embedding_text())), channels, postings.encode(head, body)),
                 )
                 rowid = cur.lastrowid
-                self._db.execute("INSERT INTO chunks_fts (rowid, title, body) VALUES (?,?,?)",
-                                 (rowid, " ".join(head), " ".join(body)))
                 self._db.execute("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)",
                                  (rowid, np.asarray(vector, np.float32).tobytes()))
             self._db.execute(
@@ -211,6 +224,7 @@ class SqliteSearchIndex:
             return self._staging.delete_file(source, path)
         with self._lock, self._transaction():
             self._writes += 1
+            self._renew_generation()
             self._delete_chunks(source, path)
             self._db.execute("DELETE FROM files WHERE source=? AND path=?", (source, path))
 
@@ -221,18 +235,25 @@ class SqliteSearchIndex:
         channels = _encode(visibility)
         with self._lock, self._transaction():
             self._writes += 1
+            self._renew_generation()
             self._db.execute("UPDATE chunks SET channels=? WHERE source=? AND path=?", (channels, source, path))
             self._db.execute("UPDATE files SET channels=? WHERE source=? AND path=?", (channels, source, path))
 
     def flush(self) -> None:
-        """Nothing to do: every write is searchable once its transaction commits."""
+        """Every write is searchable once its transaction commits; this writes the snapshot files, so the
+        serving processes map them instead of each re-reading the tables (once per index run)."""
+        if self._dim is not None and self._files is not None:
+            self._current()
+
+    def _renew_generation(self) -> None:
+        """Inside a write transaction: the tables changed, so any snapshot files written before are stale."""
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (uuid.uuid4().hex,))
 
     def _delete_chunks(self, source: str, path: str) -> None:
         ids = [r[0] for r in self._db.execute("SELECT id FROM chunks WHERE source=? AND path=?", (source, path))]
         if not ids:
             return
         marks = ",".join("?" * len(ids))
-        self._db.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({marks})", ids)
         if self._dim is not None:
             self._db.execute(f"DELETE FROM chunks_vec WHERE rowid IN ({marks})", ids)
         self._db.execute(f"DELETE FROM chunks WHERE id IN ({marks})", ids)
@@ -249,20 +270,22 @@ class SqliteSearchIndex:
         snapshot = self._current()
         if snapshot.size == 0:
             return Candidates()
-        cosines = snapshot.vectors @ np.asarray(query.vector, np.float32)
+        vector = np.asarray(query.vector, np.float32)
+        cosines = snapshot.cosines(vector)  # int8 approximations on a large index: statistics and shortlists
         visible = snapshot.visible(query.channel)
         keyword = snapshot.keyword(terms, visible, limit)
-        nearest = {lang: snapshot.nearest(cosines, mask & visible, limit) for lang, mask in snapshot.masks.items()}
+        nearest = {lang: snapshot.nearest(cosines, vector, mask & visible, limit)
+                   for lang, mask in snapshot.masks.items()}
         wanted = {rowid for rowid, _ in keyword} | {i for ids in nearest.values() for i in ids}
         with self._lock:
-            chunks = self._chunks(wanted, snapshot, cosines, query.channel)
+            chunks = self._chunks(wanted, snapshot, vector, query.channel)
         # A stale snapshot may name a chunk deleted or restricted since: the tables have the last word.
         nearest = {lang: [i for i in ids if i in chunks] for lang, ids in nearest.items()}
         background = {lang: _background(cosines[mask]) for lang, mask in snapshot.masks.items()}
         background[ALL_LANGUAGES] = _background(cosines)
         return Candidates([(i, s) for i, s in keyword if i in chunks], nearest, chunks, background)
 
-    def _current(self) -> "_Snapshot":
+    def _current(self) -> Snapshot:
         """The snapshot queries read: re-read first when small or missing, else in the background."""
         with self._lock:
             # Other connections' commits move data_version; this connection's own writes count themselves.
@@ -271,7 +294,7 @@ class SqliteSearchIndex:
             if snapshot is not None and state == self._seen:
                 return snapshot
             if snapshot is None or snapshot.size <= self._sync_rows or self.path == ":memory:":
-                self._snapshot, self._seen = _Snapshot.read(self._db, self._dim or 0), state
+                self._snapshot, self._seen = self._read(self._db), state
                 return self._snapshot
             if self._refreshing is None or not self._refreshing.is_alive():
                 self._refreshing = threading.Thread(target=self._refresh, args=(state,), daemon=True,
@@ -285,16 +308,34 @@ class SqliteSearchIndex:
         try:
             db = _connect(self.path)
             try:
-                snapshot = _Snapshot.read(db, self._dim or 0)
+                snapshot = self._read(db)
             finally:
                 db.close()
-        except sqlean.Error:  # the next query tries again; the previous snapshot stays safe to serve
+        except (sqlean.Error, OSError):  # the next query tries again; the previous snapshot stays safe to serve
             return
         with self._lock:
             self._snapshot, self._seen = snapshot, state
 
-    def _chunks(self, ids: set, snapshot: "_Snapshot", cosines: np.ndarray, channel: str | None) -> dict:
-        """The rows of these chunks that still exist and are visible in the channel, with their cosines."""
+    def _read(self, db) -> Snapshot:
+        """The snapshot of the tables' current generation: its files mapped when some process wrote them,
+        else read from the tables (and written for the next process), in memory for `:memory:`."""
+        dim = self._dim or 0
+        row = db.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
+        if self._files is None or row is None:
+            return build(db, dim, SnapshotWriter(None), TITLE_WEIGHT, self._exact_rows)
+        mapped = self._files.open(row[0], self._exact_rows)
+        if mapped is not None:
+            return mapped
+        writer = self._files.writer()
+        snapshot = build(db, dim, writer, TITLE_WEIGHT, self._exact_rows)
+        # The read transaction saw one generation; publish under the one it read (a later write renews it).
+        generation = db.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
+        if generation is not None and generation[0] == row[0]:
+            self._files.publish(writer, row[0])
+        return snapshot
+
+    def _chunks(self, ids: set, snapshot: Snapshot, vector: np.ndarray, channel: str | None) -> dict:
+        """The rows of these chunks that still exist and are visible in the channel, with exact cosines."""
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
@@ -303,9 +344,12 @@ class SqliteSearchIndex:
             f"SELECT c.id, c.source, c.path, c.ordinal, c.title, c.heading, c.text, c.langs, f.meta FROM chunks c "
             f"LEFT JOIN files f ON f.source = c.source AND f.path = c.path "
             f"WHERE c.id IN ({marks}) AND {visible}", [*ids, *params]).fetchall()
+        position = snapshot.positions(r[0] for r in rows)
+        rows = [r for r in rows if r[0] in position]
+        cosines = snapshot.exact(vector, np.array([position[r[0]] for r in rows], np.int64))
         return {r[0]: Candidate(Chunk(r[2], r[3], r[4], r[5], r[6], Metadata.from_json(r[8])), r[1],
-                                tuple(r[7].split()), float(cosines[snapshot.position[r[0]]]))
-                for r in rows if r[0] in snapshot.position}
+                                tuple(r[7].split()), float(cosine))
+                for r, cosine in zip(rows, cosines)}
 
     def stats(self) -> dict:
         """Files, chunks and the bound model."""
@@ -319,7 +363,7 @@ class SqliteSearchIndex:
     def clear(self) -> None:
         """Drop everything, including the model binding."""
         with self._lock, self._transaction():
-            for table in ("files", "chunks", "chunks_fts", "meta"):
+            for table in ("files", "chunks", "meta"):
                 self._db.execute(f"DELETE FROM {table}")
             self._db.execute("DROP TABLE IF EXISTS chunks_vec")
             self._dim = None
@@ -354,7 +398,7 @@ class SqliteSearchIndex:
         _remove_database(staging.path)
 
     def _swap_in(self, dim: int) -> None:
-        for table in ("files", "chunks", "chunks_fts", "meta"):
+        for table in ("files", "chunks", "meta"):
             self._db.execute(f"DELETE FROM main.{table}")
         self._db.execute("DROP TABLE IF EXISTS main.chunks_vec")
         self._db.execute(f"CREATE VIRTUAL TABLE main.chunks_vec USING vec0(embedding float[{dim}] "
@@ -365,8 +409,6 @@ class SqliteSearchIndex:
         self._db.execute("INSERT INTO main.chunks (id, source, path, ordinal, title, heading, text, langs, channels, "
                          "terms) SELECT id, source, path, ordinal, title, heading, text, langs, channels, terms "
                          "FROM staging.chunks")
-        self._db.execute("INSERT INTO main.chunks_fts (rowid, title, body) "
-                         "SELECT rowid, title, body FROM staging.chunks_fts")
         self._db.execute("INSERT INTO main.chunks_vec (rowid, embedding) "
                          "SELECT rowid, embedding FROM staging.chunks_vec")
 
@@ -399,9 +441,10 @@ class _Transaction:
 
 
 def _remove_database(path: str) -> None:
-    """Delete an SQLite file and its WAL side files, if there."""
+    """Delete an SQLite file, its WAL side files and its snapshot files, if there."""
     for suffix in ("", "-wal", "-shm", "-journal"):
         Path(path + suffix).unlink(missing_ok=True)
+    SnapshotFiles(path).remove()
 
 
 def _encode(visibility: Visibility) -> str:
@@ -418,77 +461,6 @@ def _decode(stored: str) -> Visibility:
 def _background(cosines: np.ndarray) -> Background:
     return Background(float(cosines.mean()), float(cosines.std()), len(cosines)) if len(cosines) \
         else Background(0.0, 0.0, 0)
-
-
-class _Snapshot:
-    """What queries read, in memory: every chunk's vector (one float32 matrix, so one product gives every
-    cosine), its languages, who may see it, and its term counts (as BM25 postings), row for row."""
-
-    def __init__(self, ids: np.ndarray, vectors: np.ndarray, langs: list[str], channels: list[str],
-                 terms: list[bytes]):
-        self.ids, self.vectors = ids, vectors
-        self.position = {rowid: n for n, rowid in enumerate(ids.tolist())}
-        tags = [set(t.split()) for t in langs]
-        masks = {lang: np.array([lang in t for t in tags], bool) for lang in LANGUAGES}
-        self.masks = {lang: mask for lang, mask in masks.items() if mask.any()}
-        self._channels = channels  # each row's encoded visibility
-        self._public = np.array([c == "*" for c in channels], bool)
-        self._visible: dict[str, np.ndarray] = {}
-        self.postings = postings.Postings(terms, TITLE_WEIGHT)
-
-    @classmethod
-    def read(cls, db, dim: int) -> "_Snapshot":
-        """Everything from the tables, in one read transaction (a consistent picture). Vectors go straight
-        into one preallocated matrix: holding 100,000 row blobs first doubled the memory it took."""
-        db.execute("BEGIN")
-        try:
-            count = db.execute("SELECT count(*) FROM chunks").fetchone()[0]
-            vectors = np.empty((count, dim), np.float32)
-            ids, langs, channels, terms = [], [], [], []
-            rows = db.execute("SELECT c.id, c.langs, c.channels, c.terms, v.embedding FROM chunks c "
-                              "JOIN chunks_vec v ON v.rowid = c.id ORDER BY c.id")
-            for n, (rowid, lang, channel, term, embedding) in enumerate(rows):
-                vectors[n] = np.frombuffer(embedding, np.float32)
-                ids.append(rowid)
-                langs.append(lang)
-                channels.append(channel)
-                terms.append(term)
-        finally:
-            db.execute("COMMIT")
-        return cls(np.array(ids, np.int64), vectors[: len(ids)], langs, channels, terms)
-
-    @property
-    def size(self) -> int:
-        return len(self.ids)
-
-    def visible(self, channel: str | None) -> np.ndarray:
-        """The rows a channel may see (public rows for no channel); cached per channel."""
-        if channel is None:
-            return self._public
-        mask = self._visible.get(channel)
-        if mask is None:
-            needle = f" {channel} "
-            mask = self._visible[channel] = self._public | np.array([needle in c for c in self._channels], bool)
-        return mask
-
-    def keyword(self, terms: list[str], visible: np.ndarray, limit: int) -> list[tuple[int, float]]:
-        """(row id, BM25 score) of the `limit` best visible matches, best first."""
-        if not terms:
-            return []
-        scores = self.postings.scores(terms)
-        rows = np.flatnonzero((scores > 0) & visible)
-        return [(int(self.ids[n]), float(scores[n])) for n in _top(scores, rows, limit)]
-
-    def nearest(self, cosines: np.ndarray, mask: np.ndarray, limit: int) -> list[int]:
-        """Row ids of the `limit` highest cosines among the masked rows, best first."""
-        return [int(self.ids[n]) for n in _top(cosines, np.flatnonzero(mask), limit)]
-
-
-def _top(values: np.ndarray, rows: np.ndarray, limit: int) -> np.ndarray:
-    """The rows with the `limit` highest values, best first."""
-    if len(rows) > limit:
-        rows = rows[np.argpartition(-values[rows], limit - 1)[:limit]]
-    return rows[np.argsort(-values[rows], kind="stable")]
 
 
 def _connect(path: str):

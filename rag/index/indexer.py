@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from rag.documents import Chunk
 from rag.errors import DocumentError, IndexRunStopped, LeaseLost, SearchIndexError, SearchIndexUnavailable
 from rag.index.port import FileRecord, RebuildableIndex, Visibility
@@ -48,28 +50,36 @@ def folder_source(root: Path) -> FolderSource:
 
 
 # Chunks handed to the embedder per call, gathered across files (most files are a few chunks): one
-# OpenAI request per 64 chunks instead of one per file, full matrix products for USE. e5 encodes them
-# one text at a time inside (its cheapest mode, see rag.models.embeddings.E5Embedder).
+# OpenAI request per 64 chunks instead of one per file, full matrix products for USE. A run checks
+# for a stop (Ctrl-C, SIGTERM, a lost lease) between calls, so a local model gets fewer per call
+# (LOCAL_BATCH_CHUNKS: about two seconds of e5, which encodes one text at a time inside anyway).
 BATCH_CHUNKS = 64
+LOCAL_BATCH_CHUNKS = 8
 
 
-@dataclass
+@dataclass(eq=False)  # identity: a file is one pending item however its chunks are sliced
 class _Pending:
-    """A changed file, chunked and waiting for its batch to be embedded."""
+    """A changed file, chunked, its vectors filling in as its chunks are embedded."""
 
     item: SourceFile
     record: FileRecord
     chunks: list[Chunk]
     known: FileRecord | None
+    vectors: list = field(default_factory=list)
+    failed: bool = False
+
+    @property
+    def ready(self) -> bool:
+        return not self.failed and len(self.vectors) == len(self.chunks)
 
 
 class Indexer:
     """Keeps a search index in step with folders of documents."""
 
     def __init__(self, index: RebuildableIndex, embedder: Embedder, chunker: Chunker, chunker_signature: str,
-                 batch_chunks: int = BATCH_CHUNKS):
+                 batch_chunks: int = BATCH_CHUNKS, max_file_bytes: int | None = None):
         self.index, self.embedder, self.chunker = index, embedder, chunker
-        self.signature, self.batch_chunks = chunker_signature, batch_chunks
+        self.signature, self.batch_chunks, self.max_file_bytes = chunker_signature, batch_chunks, max_file_bytes
 
     def run(self, root: Path, on_file: Callable[[str], None] | None = None, full: bool = False) -> IndexReport:
         """Index a folder (with a deletion sweep) or a single file (without one)."""
@@ -77,14 +87,17 @@ class Indexer:
 
     def sync(self, source: Source, on_file: Callable[[str], None] | None = None, *, full: bool = False,
              on_source: Callable[[str, int], None] | None = None,
-             check: Callable[[], None] | None = None) -> IndexReport:
+             check: Callable[[], None] | None = None,
+             on_chunks: Callable[[int], None] | None = None) -> IndexReport:
         """Bring the index in step with a source: new and changed files embedded, gone files removed.
 
-        Changed files are chunked, embedded together in batches of about `batch_chunks` chunks, and
-        each is replaced in its own transaction, so a run killed midway leaves every file either at
-        its old or its new version, and the next run finishes the rest. `full`
-        re-embeds unchanged files too (a periodic rebuild) without emptying the index first.
-        `check` runs before every write and may raise LeaseLost to stop the run.
+        Changed files are read and chunked first, then their chunks are embedded in slices of
+        `batch_chunks` taken across files, small files before large ones, and each file is replaced
+        in its own transaction as soon as its last chunk is embedded: a 2 MB file never holds the
+        others back, and a run killed midway leaves every file at its old or its new version.
+        `on_source(name, chunks)` announces the chunks to embed and `on_chunks(n)` counts them off.
+        `check` runs between files, between slices and before every write; it may raise LeaseLost or
+        IndexRunStopped to stop the run. `full` re-embeds unchanged files too without emptying the index.
         """
         check = check or (lambda: None)
         started = time.perf_counter()
@@ -92,23 +105,22 @@ class Indexer:
         known = self.index.files(source.key)
         report = IndexReport()
         files = source.files()
-        if on_source:
-            on_source(source.name, len(files))
         visibility = getattr(source, "visibility", None)
         done = on_file or (lambda path: None)
         try:
-            batch: list[_Pending] = []
+            pending: list[_Pending] = []
             for item in files:
-                pending = self._prepare(source.key, item, visibility, None if full else known.get(item.path),
-                                        known.get(item.path), report, check)
-                if pending is None:
+                check()
+                prepared = self._prepare(source.key, item, visibility, None if full else known.get(item.path),
+                                         known.get(item.path), report, check)
+                if prepared is None:
                     done(item.path)
-                    continue
-                batch.append(pending)
-                if sum(len(p.chunks) for p in batch) >= self.batch_chunks:
-                    self._write_batch(source.key, batch, report, check, done)
-                    batch = []
-            self._write_batch(source.key, batch, report, check, done)
+                else:
+                    pending.append(prepared)
+            pending.sort(key=lambda p: len(p.chunks) > self.batch_chunks)  # stable: small files first, in order
+            if on_source:
+                on_source(source.name, sum(len(p.chunks) for p in pending))
+            self._embed_and_write(source.key, pending, report, check, done, on_chunks or (lambda n: None))
             if source.complete:
                 for gone in sorted(set(known) - {f.path for f in files}):
                     check()
@@ -131,7 +143,9 @@ class Indexer:
         """Read and chunk one file; None when there is nothing to embed (unchanged, or reported as failed)."""
         rel = item.path
         try:
+            self._check_size(rel, item.size)
             raw = item.read()
+            self._check_size(rel, len(raw))
             digest = content_hash(raw, self.signature)
             if compare and compare.content_hash == digest:
                 if compare.visibility != visibility:  # the source's channels changed: restamp, no re-embedding
@@ -148,39 +162,59 @@ class Indexer:
             self._failed(rel, exc, report)
             return None
 
-    def _write_batch(self, key: str, batch: list[_Pending], report: IndexReport, check: Callable[[], None],
-                     done: Callable[[str], None]) -> None:
-        """Embed a batch of files' chunks in one call and write each file; if the batch's embedding fails,
-        each file is embedded alone, so only the file at fault is reported and the others are written."""
-        if not batch:
+    def _check_size(self, rel: str, size: int | None) -> None:
+        limit = self.max_file_bytes
+        if limit is not None and size is not None and size > limit:
+            raise DocumentError(rel, f"skipped: {size / 1_048_576:.1f} MB is over the {limit / 1_048_576:g} MB "
+                                     "limit (DOCBOT_MAX_FILE_MB)")
+
+    def _embed_and_write(self, key: str, pending: list[_Pending], report: IndexReport, check: Callable[[], None],
+                         done: Callable[[str], None], advance: Callable[[int], None]) -> None:
+        """Embed every pending chunk in slices across files; write each file once its vectors are complete."""
+        queue = [(p, c) for p in pending for c in p.chunks]
+        for start in range(0, len(queue), self.batch_chunks):
+            piece = [(p, c) for p, c in queue[start : start + self.batch_chunks] if not p.failed]
+            self._embed(piece, report, done)
+            advance(len(piece))
+            check()  # a stop is honoured here, between slices, not after the whole run
+            owners = list(dict.fromkeys(p for p, _ in piece))
+            for p in owners:
+                if p.ready:
+                    self._write(key, p, report, check)
+                    done(p.item.path)
+
+    def _embed(self, piece: list, report: IndexReport, done: Callable[[str], None]) -> None:
+        """One embedding call for a slice; if it fails, each file's part is embedded alone, so only the
+        file at fault is reported (and skipped) and the others go on."""
+        if not piece:
             return
         try:
-            vectors = self.embedder.embed_passages([c.embedding_text() for p in batch for c in p.chunks])
+            vectors = self.embedder.embed_passages([c.embedding_text() for _, c in piece])
         except Exception as exc:
-            if len(batch) > 1:
-                for pending in batch:
-                    self._write_batch(key, [pending], report, check, done)
+            owners = list(dict.fromkeys(p for p, _ in piece))
+            if len(owners) > 1:
+                for owner in owners:
+                    self._embed([(p, c) for p, c in piece if p is owner], report, done)
                 return
-            self._failed(batch[0].item.path, exc, report)
-            done(batch[0].item.path)
+            owners[0].failed = True
+            self._failed(owners[0].item.path, exc, report)
+            done(owners[0].item.path)
             return
-        start = 0
-        for pending in batch:
-            rel = pending.item.path
-            mine = vectors[start : start + len(pending.chunks)]
-            start += len(pending.chunks)
-            try:
-                check()  # embedding may take minutes: write only if the lease is still ours
-                self.index.replace_file(key, pending.record, pending.chunks, mine)
-            except Exception as exc:
-                self._failed(rel, exc, report)
+        for (p, _), vector in zip(piece, vectors):
+            p.vectors.append(vector)
+
+    def _write(self, key: str, pending: _Pending, report: IndexReport, check: Callable[[], None]) -> None:
+        try:
+            check()  # embedding may take minutes: write only if the lease is still ours
+            self.index.replace_file(key, pending.record, pending.chunks, np.vstack(pending.vectors))
+        except Exception as exc:
+            self._failed(pending.item.path, exc, report)
+        else:
+            report.chunks += len(pending.chunks)
+            if pending.known:
+                report.updated += 1
             else:
-                report.chunks += len(pending.chunks)
-                if pending.known:
-                    report.updated += 1
-                else:
-                    report.added += 1
-            done(rel)
+                report.added += 1
 
     @staticmethod
     def _failed(rel: str, exc: Exception, report: IndexReport) -> None:

@@ -53,6 +53,19 @@ class Postings:
         self._docs = docs[order]
         self._tf = (title_weight * entries["title"][order] + entries["body"][order]).astype(np.float32)
 
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Everything a query reads, as arrays (the embedded index stores them beside its file)."""
+        return {"norm": self._norm, "keys": self._keys, "offsets": self._offsets, "docs": self._docs, "tf": self._tf}
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> "Postings":
+        """Postings over arrays `arrays()` gave (memory-mapped ones included)."""
+        self = cls.__new__(cls)
+        for name in ("norm", "keys", "offsets", "docs", "tf"):
+            setattr(self, f"_{name}", arrays[name])
+        self.size = len(self._norm)
+        return self
+
     def scores(self, terms: Iterable[str]) -> np.ndarray:
         """Each chunk's BM25 score for the query terms (0 where none occurs), as FTS5 computes it."""
         total = np.zeros(self.size, np.float32)

@@ -1,8 +1,10 @@
 """Document sources: where files come from. A folder tree today; Confluence or Git fit the same port."""
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,16 +14,25 @@ from rag.documents import Metadata
 from rag.errors import DocumentError, SourceMissing
 from rag.ingest.loaders import supported
 
-DEFAULT_EXCLUDES = (".*", "*/.*", "_*", "*/_*", "node_modules/*")
+# Always skipped, whatever a source's `exclude` says (a source's `exclude` adds to these).
+ALWAYS_EXCLUDED = ("node_modules",)
+
+
+def private(rel: str) -> bool:
+    """A hidden (`.name`) or draft (`_name`) file, or anything under such a folder: never indexed unless
+    the source opts in with `include_hidden` (drafts and dotfiles are where private text lives)."""
+    return any(part.startswith((".", "_")) for part in rel.split("/"))
 
 
 @dataclass(frozen=True)
 class SourceFile:
-    """One file of a source: its path relative to the source and how to read its bytes."""
+    """One file of a source: its path relative to the source, how to read its bytes and, when the
+    source knows it without reading, its size (so an oversized file is refused before it is read)."""
 
     path: str
     read: Callable[[], bytes]
     meta: Metadata | None = None  # what the source knows about the file (URL, title, author, modified)
+    size: int | None = None  # bytes, when known without reading (an oversized file is refused unread)
 
 
 class Source(Protocol):
@@ -50,6 +61,12 @@ class Source(Protocol):
 class FolderSource:
     """A folder tree filtered by include and exclude globs (matched against the relative path).
 
+    Hidden and `_` files and folders are skipped unless `include_hidden`; `exclude` adds to that
+    rule and never replaces it, so copying an example config cannot switch it off. Only regular
+    files are read: FIFOs, sockets and devices (which block or never end) and symbolic link loops
+    are listed as files that cannot be read, so the run reports them as skipped. Files of a type
+    docbot cannot read are listed the same way, so they are counted rather than vanishing.
+
     `visibility` is who may see its documents (None: every channel; a set: only those channel ids),
     stamped on every chunk at index time. `within` narrows the source to one sub-path (an ad hoc
     `docbot index <subfolder>` runs the configured source it belongs to, under that source's key and
@@ -59,11 +76,12 @@ class FolderSource:
     root: Path
     name: str = ""
     include: list[str] = field(default_factory=lambda: ["*"])
-    exclude: list[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDES))
+    exclude: list[str] = field(default_factory=list)
     complete: bool = True
     visibility: frozenset[str] | None = None
     within: str = ""
     nested: tuple[str, ...] = ()
+    include_hidden: bool = False
 
     def __post_init__(self) -> None:
         self.root = Path(self.root).resolve()
@@ -87,7 +105,8 @@ class FolderSource:
             raise SourceMissing(str(self.root), "no such folder")
         found = []
         for folder, dirs, names in os.walk(self.root):  # followlinks=False: linked folders are not entered
-            dirs.sort()
+            dirs[:] = sorted(d for d in dirs if d not in ALWAYS_EXCLUDED and
+                             (self.include_hidden or not d.startswith((".", "_"))))
             for name in sorted(names):
                 path = Path(folder) / name
                 rel = path.relative_to(self.root).as_posix()
@@ -100,7 +119,9 @@ class FolderSource:
             return False
         if any(rel == n or rel.startswith(n + "/") for n in self.nested):
             return False
-        if not supported(path):
+        if not self.include_hidden and private(rel):
+            return False
+        if any(part in ALWAYS_EXCLUDED for part in rel.split("/")):
             return False
         return any(fnmatch.fnmatch(rel, g) for g in self.include) and \
             not any(fnmatch.fnmatch(rel, g) for g in self.exclude)
@@ -111,11 +132,41 @@ class FolderSource:
         except UnicodeEncodeError:
             shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
             return SourceFile(shown, _refuse(shown, "skipped: the file name is not valid UTF-8; rename it"))
+        try:
+            info = path.stat()  # follows a link: a loop or a dangling link fails here, not in the walk
+        except OSError as exc:
+            reason = "a symbolic link loop" if exc.errno == errno.ELOOP else \
+                "a symbolic link to nothing" if path.is_symlink() else f"cannot read: {exc.strerror or exc}"
+            return SourceFile(rel, _refuse(rel, f"skipped: {reason}"))
+        if not stat.S_ISREG(info.st_mode):
+            return SourceFile(rel, _refuse(rel, f"skipped: not a regular file ({_kind(info.st_mode)})"))
         if path.is_symlink():
-            target = path.resolve()
+            try:
+                target = path.resolve(strict=True)
+            except (OSError, RuntimeError):  # replaced by a loop since the stat
+                return SourceFile(rel, _refuse(rel, "skipped: a symbolic link loop"))
             if not target.is_relative_to(self.root):
                 return SourceFile(rel, _refuse(rel, "skipped: a symbolic link to a file outside the source folder"))
-        return SourceFile(rel, path.read_bytes)
+        if not supported(path):
+            return SourceFile(rel, _refuse(rel, f"skipped: {path.suffix.lower() or 'no extension'} is not a "
+                                                "supported type"), size=info.st_size)
+        return SourceFile(rel, lambda: read_regular(path, rel), size=info.st_size)
+
+
+def _kind(mode: int) -> str:
+    return "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else \
+        "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a folder" if stat.S_ISDIR(mode) else "special"
+
+
+def read_regular(path: Path, rel: str) -> bytes:
+    """A regular file's bytes. Opened without blocking and checked again once open: a file swapped for a
+    FIFO after the listing must not hang the run (opening a FIFO blocks until a writer appears)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:
+        mode = os.fstat(f.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            raise DocumentError(rel, f"skipped: not a regular file ({_kind(mode)})")
+        return f.read()
 
 
 def _refuse(path: str, reason: str) -> Callable[[], bytes]:
@@ -151,9 +202,9 @@ def narrowed(path: Path, configured: list[FolderSource]) -> FolderSource:
             return owner
         return FolderSource(owner.root, owner.name, list(owner.include), list(owner.exclude),
                             visibility=owner.visibility, within=path.relative_to(owner.root).as_posix(),
-                            nested=owner.nested)
-    if path.is_file():
-        return FolderSource(path.parent, include=[path.name], exclude=[], complete=False)
+                            nested=owner.nested, include_hidden=owner.include_hidden)
+    if path.is_file():  # a file named on the command line is indexed even if its name is hidden or a draft
+        return FolderSource(path.parent, include=[path.name], exclude=[], complete=False, include_hidden=True)
     if not path.exists():
         raise DocumentError(str(path), "no such file or folder")
     inside = tuple(s.root.relative_to(path).as_posix() for s in configured if s.root.is_relative_to(path))

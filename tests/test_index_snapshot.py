@@ -1,0 +1,129 @@
+"""The embedded index's snapshot: int8 codes rescored exactly, memory-mapped files named by generation."""
+import numpy as np
+import pytest
+import sqlean
+
+import rag.index.embedded as embedded
+from rag.documents import Chunk
+from rag.index.embedded import SCHEMA_VERSION, SqliteSearchIndex
+from rag.index.port import FileRecord, SearchQuery
+from rag.index.snapshot import Snapshot, SnapshotWriter, quantize
+
+DIM = 48
+WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split()
+
+
+def _corpus(index, rng, files=40, per_file=40, channels=("C1", "C2")):
+    """Random unit vectors (ties at the k-th place are as close as int8 codes ever make them) in files
+    of `per_file` English chunks; every fourth file visible in one channel only."""
+    index.bind_model("test/random", DIM)
+    vectors = {}
+    for f in range(files):
+        path = f"f{f}.md"
+        chunks = [Chunk(path, n, f"Note {f}", "", " ".join(rng.choice(WORDS, 6))) for n in range(per_file)]
+        matrix = rng.normal(size=(per_file, DIM)).astype(np.float32)
+        matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+        visibility = frozenset({channels[f % len(channels)]}) if f % 4 == 3 else None
+        index.replace_file("/src", FileRecord(path, f"h{f}", f"Note {f}", per_file, visibility), chunks, matrix)
+        for n in range(per_file):
+            vectors[(path, n)] = (matrix[n], visibility)
+    index.flush()
+    return vectors
+
+
+def _exact_top(vectors, query, channel, limit):
+    visible = [(key, v) for key, (v, seen) in vectors.items() if seen is None or (channel and channel in seen)]
+    cosines = np.array([v @ query for _, v in visible])
+    return [visible[n][0] for n in np.argsort(-cosines, kind="stable")[:limit]]
+
+
+def test_quantised_search_returns_the_exact_top_k_with_exact_cosines(tmp_path, analyzer):
+    rng = np.random.default_rng(11)
+    index = SqliteSearchIndex(tmp_path / "index.sqlite3", analyzer, exact_rows=0)  # int8 codes at any size
+    vectors = _corpus(index, rng)
+    assert not index._current()._exact
+    for n in range(25):
+        query = rng.normal(size=DIM).astype(np.float32)
+        query /= np.linalg.norm(query)
+        channel = [None, "C1", "C2"][n % 3]
+        found = index.candidates(SearchQuery("alpha", query, 10, channel=channel), 10)
+        ranked = [(found.chunks[i].chunk.path, found.chunks[i].chunk.ordinal) for i in found.nearest["en"]]
+        assert ranked == _exact_top(vectors, query, channel, 10)
+        for candidate in found.chunks.values():
+            exact = vectors[(candidate.chunk.path, candidate.chunk.ordinal)][0] @ query
+            assert candidate.cosine == pytest.approx(float(exact), abs=1e-6)
+    index.close()
+
+
+def test_int8_codes_stay_within_half_a_step_of_each_component():
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(1000, DIM)).astype(np.float32)
+    codes, scales = np.zeros(vectors.shape, np.int8), np.zeros(len(vectors), np.float32)
+    quantize(vectors, codes, scales)
+    assert np.all(np.abs(codes.astype(np.float32) * scales[:, None] - vectors) <= scales[:, None] / 2 + 1e-7)
+    assert np.abs(codes).max() == 127
+
+
+def test_another_process_maps_the_snapshot_instead_of_reading_the_tables(tmp_path, analyzer, monkeypatch):
+    path = tmp_path / "index.sqlite3"
+    rng = np.random.default_rng(5)
+    writer = SqliteSearchIndex(path, analyzer, exact_rows=0)
+    _corpus(writer, rng, files=8, per_file=10)  # flush() at the end writes the snapshot files
+    assert [p.name.startswith("gen-") for p in (tmp_path / "index.sqlite3.snapshot").iterdir()] == [True]
+    query = rng.normal(size=DIM).astype(np.float32)
+    expected = writer.candidates(SearchQuery("alpha", query, 5), 10)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the tables were read again")
+
+    monkeypatch.setattr(embedded, "build", refuse)
+    serving = SqliteSearchIndex(path, analyzer, exact_rows=0)
+    found = serving.candidates(SearchQuery("alpha", query, 5), 10)
+    assert not serving._current().codes.flags.owndata  # a view of the mapped file
+    assert found.nearest == expected.nearest and found.keyword == expected.keyword
+    monkeypatch.undo()
+
+    # A write renews the generation: the files mapped so far are never served again, and go.
+    writer.delete_file("/src", "f0.md")
+    writer.flush()
+    paths = {c.chunk.path for c in serving.candidates(SearchQuery("alpha", query, 5), 80).chunks.values()}
+    assert "f0.md" not in paths and paths
+    assert len(list((tmp_path / "index.sqlite3.snapshot").iterdir())) == 1
+    serving.close()
+    writer.close()
+
+
+def test_a_schema_4_index_opens_gains_a_generation_and_keeps_its_chunks(tmp_path, analyzer):
+    path = tmp_path / "index.sqlite3"
+    rng = np.random.default_rng(9)
+    index = SqliteSearchIndex(path, analyzer)
+    _corpus(index, rng, files=3, per_file=5, channels=("C1",))
+    index.close()
+    db = sqlean.connect(str(path))
+    db.execute("DELETE FROM meta WHERE key='generation'")
+    db.execute("UPDATE meta SET value='4' WHERE key='schema'")
+    db.commit()
+    db.close()
+
+    reopened = SqliteSearchIndex(path, analyzer)
+    meta = dict(reopened._db.execute("SELECT key, value FROM meta").fetchall())
+    assert meta["schema"] == SCHEMA_VERSION and len(meta["generation"]) == 32
+    assert reopened.stats()["chunks"] == 15
+    found = reopened.candidates(SearchQuery("alpha", rng.normal(size=DIM).astype(np.float32), 5), 40)
+    assert len(found.nearest["en"]) == 15
+    reopened.close()
+
+
+def test_an_empty_snapshot_answers_nothing():
+    writer = SnapshotWriter(None)
+    writer.array("ids", np.int64, (0,))
+    for name, dtype in (("vectors", np.float32), ("codes", np.int8)):
+        writer.array(name, dtype, (0, DIM))
+    writer.array("scales", np.float32, (0,))
+    writer.array("channel_of", np.int32, (0,))
+    from rag.index import postings
+
+    for name, array in postings.Postings([], 3.0).arrays().items():
+        writer.put(f"postings_{name}", array)
+    snapshot = writer.finish([])
+    assert isinstance(snapshot, Snapshot) and snapshot.size == 0 and snapshot.positions([1, 2]) == {}
