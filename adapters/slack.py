@@ -164,6 +164,7 @@ class NativeStream(_Writer):
         self.client, self.renderer, self.channel, self.thread = client, renderer, channel, thread
         self.ts, self.control_ts, self.every = stream_ts, control_ts, every
         self.buffer, self.last, self.closed = "", time.monotonic(), False
+        self.shown, self.broken = "", False  # the text Slack took; whether an append failed
 
     async def append(self, text: str) -> None:
         self.buffer += text
@@ -171,19 +172,31 @@ class NativeStream(_Writer):
             await self._flush()
 
     async def _flush(self) -> None:
-        while self.buffer and not self.closed:
-            piece, self.buffer = self.buffer[:APPEND_LIMIT], self.buffer[APPEND_LIMIT:]
-            piece = slack_markdown(piece)  # escaped per flush: entities never split across appends
+        while self.buffer and not self.closed and not self.broken:
+            raw = self.buffer[:APPEND_LIMIT]
             try:
-                await self.client.chat_appendStream(channel=self.channel, ts=self.ts, markdown_text=piece)
+                # escaped per flush: entities never split across appends
+                await self.client.chat_appendStream(channel=self.channel, ts=self.ts, markdown_text=slack_markdown(raw))
             except SlackApiError as exc:
                 if exc.response.get("error") not in _CLOSED:
+                    self.broken = True
                     raise
                 self.closed = True
+            except Exception:
+                self.broken = True
+                raise
+            self.buffer = self.buffer[APPEND_LIMIT:]
+            self.shown += raw
         self.last = time.monotonic()
 
     async def finish(self, turn: Turn, key: SessionKey) -> None:
-        await self._flush()
+        """Show the rest, then stop the stream, always: a failed append must not leave it open (a spinner
+        for ever). When Slack did not take all of the text, the stored answer becomes what it showed."""
+        try:
+            await self._flush()
+        except Exception as exc:  # SlackApiError, a timeout: what Slack has is what was shown
+            log.warning("chat.appendStream failed in %s: %s; stopping the stream", self.channel, exc)
+            self.broken = True
         tail = [b for b in (self.renderer.sources(turn),) if b] + self.renderer.controls(turn, key, False)
         if turn.status == "cancelled":
             tail.insert(0, _context(f"_{say(Text.STOPPED, turn.prepared.question)}_"))
@@ -191,7 +204,11 @@ class NativeStream(_Writer):
             await self.client.chat_stopStream(channel=self.channel, ts=self.ts, blocks=tail)
         except SlackApiError as exc:
             if exc.response.get("error") not in _CLOSED:
-                raise
+                log.warning("chat.stopStream failed in %s: %s", self.channel, exc)
+        except Exception as exc:  # a timeout: Slack may well have stopped it
+            log.warning("chat.stopStream failed in %s: %s", self.channel, exc)
+        if self.broken:
+            await turn.service.shown(turn, self.shown, "partial")
         if self.control_ts:  # the Stop button goes; the query line stays, or the message goes with it
             head = self.renderer.query_line(turn)
             if head is None:  # nothing was searched: an empty message would show its fallback text
@@ -241,10 +258,11 @@ class SlackAdapter:
     def __init__(self, service: ConversationService, bot_token: str | None, signing_secret: str, *,
                  api_base_url: str | None = None, source_url_base: str | None = None,
                  update_every: float = 1.0, streaming: bool = True, retries: int = 3,
-                 prompts: list[dict] | None = None, oauth: OAuthConfig | None = None, engine: Any = None):
+                 prompts: list[dict] | None = None, oauth: OAuthConfig | None = None, engine: Any = None,
+                 timeout: float = 30.0):
         """One workspace with `bot_token`; any number with `oauth` (installs stored through `engine`, the
         conversation database's)."""
-        client = AsyncWebClient(token=bot_token, base_url=api_base_url or AsyncWebClient.BASE_URL)
+        client = AsyncWebClient(token=bot_token, base_url=api_base_url or AsyncWebClient.BASE_URL, timeout=int(timeout))
         # slack_sdk's own handlers: 429 after Retry-After, connection errors and 5xx with backoff and jitter.
         client.retry_handlers.extend([AsyncRateLimitErrorRetryHandler(max_retry_count=retries),
                                       AsyncConnectionErrorRetryHandler(max_retry_count=retries),
@@ -410,16 +428,16 @@ class SlackAdapter:
             await self.client.assistant_threads_setStatus(
                 channel_id=key.channel, thread_ts=key.thread, status=say(Text.READING, question),
                 loading_messages=[say(Text.SEARCHING, question), say(Text.READING_MORE, question)])
-        except SlackApiError:
-            pass
+        except Exception as exc:  # cosmetic: a refusal, a timeout or a dropped connection loses nothing
+            log.info("assistant status not shown in %s: %s", key.channel, exc.__class__.__name__)
 
     async def _title(self, key: SessionKey, question: str) -> None:
         """Name an assistant thread after its first question (not an assistant thread: Slack says no)."""
         try:
             await self.client.assistant_threads_setTitle(channel_id=key.channel, thread_ts=key.thread,
                                                          title=question[:TITLE_LIMIT] or "docbot")
-        except SlackApiError:
-            pass
+        except Exception as exc:  # cosmetic, like the status line
+            log.info("assistant thread title not set in %s: %s", key.channel, exc.__class__.__name__)
 
     async def render(self, turn: Turn, key: SessionKey, user: str) -> None:
         """Stream the turn into the thread; the stored answer is final whatever Slack does.

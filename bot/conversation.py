@@ -208,8 +208,18 @@ class ConversationService:
         key = message.key
         if message.from_app and not self.answer_apps:
             return Received("ignored", "from_app")
-        if message.delivery_id and not await self.first_delivery(f"{key.platform}:{message.delivery_id}"):
+        delivery = f"{key.platform}:{message.delivery_id}" if message.delivery_id else ""
+        if delivery and not await self.first_delivery(delivery):
             return Received("ignored", "duplicate")
+        try:
+            return await self._receive(message)
+        except BaseException:  # not stored: the platform's retry of this message must be answered, not dropped
+            if delivery:
+                await self.forget_delivery(delivery)
+            raise
+
+    async def _receive(self, message: Incoming) -> Received:
+        key = message.key
         if message.direct and not message.edit_of and is_start_over(message.text):
             await self.start_over(key)
             return Received("answered", "started_over", note=say(Text.STARTED_OVER, message.text))
@@ -472,6 +482,26 @@ class ConversationService:
         except DocbotError as exc:
             log.error("cannot tell whether docbot is in thread %s: %s", key.thread, exc)
             return False
+
+    async def forget_delivery(self, delivery_id: str) -> None:
+        """Undo `first_delivery` for a message that could not be stored, so the platform's retry is answered."""
+        try:
+            await self.store.call(self.store.forget_sighting, delivery_id)
+        except DocbotError as exc:
+            log.error("could not release delivery %s for a retry: %s", delivery_id, exc)
+
+    async def shown(self, turn: Turn, text: str, status: str) -> None:
+        """The platform showed only `text` of a finished turn (a failed append): what is stored is what was
+        shown. The answer row is corrected (or the correction waits in the spill)."""
+        turn.text, turn.status = text, status
+        if not turn.answer_id:
+            return
+        try:
+            await self.store.call(self.store.update, turn.answer_id, text=text, status=status)
+        except DocbotError as exc:
+            log.error("could not correct the answer of run %s: %s", turn.run_id, exc)
+            self.spill.add(SpilledTurn(astuple(turn.key), turn.run_id, turn.prepared.question, turn.user_id, text,
+                                       status, turn.question_id or 1, turn.answer_id))
 
     async def store_waiting(self) -> int:
         """Write the turns kept while the database was unavailable (the server calls this periodically)."""

@@ -546,6 +546,13 @@ class Store:
             return {u for u in seen | set(spoke) if u}
 
     @_retried
+    def forget_sighting(self, event_id: str) -> None:
+        """Forget one delivery id (its message could not be stored: the platform's retry must be answered)."""
+        with self._guard(), self._session() as session:
+            session.execute(delete(SeenEvent).where(SeenEvent.id == event_id))
+            session.commit()
+
+    @_retried
     def forget_sightings(self, older_than: float) -> int:
         """Delivery ids seen more than `older_than` seconds ago are dropped (platforms redeliver for minutes,
         not days), so the table does not grow for ever."""

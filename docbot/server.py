@@ -153,7 +153,8 @@ def _mount_slack(app: web.Application, runtime: Runtime) -> None:
                            update_every=s.slack_update_seconds, streaming=s.slack_streaming,
                            prompts=[p.model_dump() for p in s.slack_suggested_prompts]
                            if s.slack_suggested_prompts is not None else None,
-                           retries=runtime.retry_policy.retries, oauth=oauth, engine=runtime.store.engine)
+                           retries=runtime.retry_policy.retries, oauth=oauth, engine=runtime.store.engine,
+                           timeout=runtime.retry_policy.timeout)
     if s.slack_signing_secret:
         adapter.mount(app)
     if s.slack_app_token:

@@ -43,6 +43,7 @@ class SlackStandIn:
     slow_rate: float = 0.0  # share of calls answered late (timeouts on the client's side)
     slow_seconds: float = 0.0
     slowed: list[str] = field(default_factory=list)  # methods answered late
+    slow_methods: set[str] = field(default_factory=set)  # methods always answered late
     seed: int = 30
     _ts: itertools.count = field(default_factory=lambda: itertools.count(1))
     _posted: dict = field(default_factory=dict)  # ts -> "message" | "streaming" | "stopped", docbot's own
@@ -77,7 +78,8 @@ class SlackStandIn:
         """The method's answer; a `slow_rate` share of calls (all but auth.test) is answered only after
         `slow_seconds`, as Slack does under load: the call took effect, the client may have given up."""
         response = await self._method(request)
-        if self.slow_rate and request.match_info["method"] != "auth.test" and self._rng.random() < self.slow_rate:
+        method = request.match_info["method"]
+        if method in self.slow_methods or (self.slow_rate and method != "auth.test" and self._rng.random() < self.slow_rate):
             self.slowed.append(request.match_info["method"])
             await asyncio.sleep(self.slow_seconds)
         return response

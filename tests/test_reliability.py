@@ -260,3 +260,93 @@ async def test_a_signed_malformed_slack_request_is_400_not_500(slack_app, conten
 async def test_an_unsigned_slack_request_is_401_not_500(slack_app, headers, body):
     response = await slack_app.post("/slack/events", data=body, headers={"Content-Type": "application/json", **headers})
     assert response.status == 401, (headers, await response.text())
+
+
+# --- items 4 and 5: Slack calls that time out or fail around a turn --------------------------------------------
+
+@pytest.fixture
+async def slack_bot(glossary_service):
+    """The real SlackAdapter over the glossary service, against the stand-in, with a 1 s client timeout."""
+    from aiohttp import web
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from adapters.slack import SlackAdapter
+
+    from slack_standin import SlackStandIn
+
+    slack = await SlackStandIn(slow_seconds=3).start()
+    adapter = SlackAdapter(glossary_service, "xoxb-test", "secret", api_base_url=slack.base_url, timeout=1,
+                           update_every=0.0)
+    adapter.client.retry_handlers.clear()  # a failed call fails at once
+    app = web.Application()
+    adapter.mount(app)
+    client = TestClient(TestServer(app, host="127.0.0.1"))
+    await client.start_server()
+    yield client, slack, glossary_service
+    await client.close()
+    await slack.close()
+
+
+async def _post(client, body: str):
+    from slack_standin import signed
+
+    return await client.post("/slack/events", data=body, headers={"Content-Type": "application/json",
+                                                                  **signed("secret", body)})
+
+
+async def _until(predicate, tries: int = 600) -> None:
+    import asyncio
+
+    for _ in range(tries):  # each check is instant; at most tries × 0.05 s of waiting
+        if predicate():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("condition not reached")
+
+
+async def test_a_status_line_that_times_out_loses_no_message(slack_bot):
+    """Item 4: assistant.threads.setStatus timed out and the message was dropped, already marked delivered."""
+    from slack_standin import event_body
+
+    client, slack, service = slack_bot
+    slack.slow_methods = {"assistant.threads.setStatus"}
+    thread = "1700000700.000100"
+    for n in range(3):
+        body = event_body(f"Beacon이 뭐야? ({n})", event_id=f"EvS{n}", ts=f"17000007{n:02d}.000100",
+                          channel="D1", thread_ts=thread, kind="message", channel_type="im")
+        assert (await _post(client, body)).status == 200
+    conv = lambda: service.store.find_conversation("slack", "T1", "D1", thread)  # noqa: E731
+    await _until(lambda: conv() is not None and len([m for m in service.store.history(conv().id, 20)
+                                                     if m.role == "user"]) == 3 and not service._active)
+    assert len(slack.named("assistant.threads.setStatus")) == 3  # it was tried, and it timed out
+    assert slack.named("chat.stopStream")
+
+
+async def test_a_failed_append_stops_the_stream_and_stores_what_was_shown(slack_bot, monkeypatch):
+    """Item 5: chat.appendStream failed; the stream stayed open and `complete` text nobody saw was stored."""
+    from conftest import slow_answers
+    from slack_standin import event_body
+
+    client, slack, service = slack_bot
+    slow_answers(monkeypatch, 6, delay=0.02)
+    appends = []
+    original = slack._refusal
+
+    def refusal(method, body):  # Slack takes the first two appends, then answers an error
+        if method == "chat.appendStream":
+            appends.append(body)
+            if len(appends) > 2:
+                return "internal_error"
+        return original(method, body)
+
+    slack._refusal = refusal
+    thread = "1700000800.000100"
+    body = event_body("<@UBOT> Beacon이 뭐야?", event_id="EvA", ts=thread)
+    assert (await _post(client, body)).status == 200
+    await _until(lambda: slack.named("chat.stopStream") and not service._active)
+    conv = service.store.find_conversation("slack", "T1", "C1", thread)
+    await _until(lambda: service.store.history(conv.id, 1)[0].status == "partial")
+    answer = service.store.history(conv.id, 1)[0]
+    shown = "".join(b["markdown_text"] for b in appends[:2])
+    assert answer.text == shown and answer.status == "partial"  # what was shown is what is stored
+    assert slack._posted[slack.named("chat.stopStream")[0]["ts"]] == "stopped"

@@ -52,9 +52,9 @@ def folder_source(root: Path) -> FolderSource:
 # Chunks handed to the embedder per call, gathered across files (most files are a few chunks): one
 # OpenAI request per 64 chunks instead of one per file, full matrix products for USE. A run checks
 # for a stop (Ctrl-C, SIGTERM, a lost lease) between calls, so a local model gets fewer per call
-# (LOCAL_BATCH_CHUNKS: about two seconds of e5, which encodes one text at a time inside anyway).
+# (LOCAL_BATCH_CHUNKS: about a second of e5 on an idle machine; it encodes one text at a time inside anyway).
 BATCH_CHUNKS = 64
-LOCAL_BATCH_CHUNKS = 8
+LOCAL_BATCH_CHUNKS = 4
 
 
 @dataclass(eq=False)  # identity: a file is one pending item however its chunks are sliced
