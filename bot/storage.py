@@ -173,6 +173,23 @@ class MissingSource(SQLModel, table=True):
     since: float  # epoch seconds
 
 
+class SourceState(SQLModel, table=True):
+    """Where a source's last successful sync left off (a connector's cursor), and how its last run went.
+
+    `fingerprint` is the settings the cursor was taken under: when they change (filters, channels, the
+    chunker) the cursor no longer describes the index and the next run lists the source again.
+    """
+
+    key: str = Field(primary_key=True)
+    kind: str = "folder"
+    cursor: str | None = None
+    fingerprint: str = ""
+    last_success: datetime | None = None
+    last_error: str = ""
+    error_at: datetime | None = None
+    requests: int = 0  # calls to the service on its last successful run (a no-op run should make O(1))
+
+
 class IndexRun(SQLModel, table=True):
     """One indexing run: who, why, when, what it did."""
 
@@ -688,6 +705,42 @@ class Store:
         with self._guard(), self._session() as session:
             session.execute(delete(MissingSource).where(MissingSource.key == key))
             session.commit()
+
+    @_retried
+    def source_state(self, key: str) -> SourceState | None:
+        """A source's stored cursor and last outcome, if it ever ran."""
+        with self._guard(), self._session() as session:
+            return session.get(SourceState, key)
+
+    @_retried
+    def source_states(self) -> dict[str, SourceState]:
+        """Every source's stored state, by key."""
+        with self._guard(), self._session() as session:
+            return {row.key: row for row in session.exec(select(SourceState)).all()}
+
+    @_retried
+    def source_synced(self, key: str, kind: str, cursor: str | None, fingerprint: str, requests: int) -> None:
+        """A source's run succeeded: store its new cursor and clear its error (an upsert by key)."""
+        self._put_source(key, kind=kind, cursor=cursor, fingerprint=fingerprint, requests=requests,
+                         last_success=_now(), last_error="", error_at=None)
+
+    @_retried
+    def source_failed(self, key: str, kind: str, error: str) -> None:
+        """A source's run failed: record why; its cursor stays where the last success left it."""
+        self._put_source(key, kind=kind, last_error=error[:1000], error_at=_now())
+
+    def _put_source(self, key: str, **fields: Any) -> None:
+        with self._guard(), self._session() as session:
+            row = session.get(SourceState, key) or SourceState(key=key)
+            for name, value in fields.items():
+                setattr(row, name, value)
+            session.add(row)
+            try:
+                session.commit()
+            except IntegrityError:  # another runner created it first (only the lease holder writes; defensive)
+                session.rollback()
+                session.execute(update(SourceState).where(SourceState.key == key).values(**fields))
+                session.commit()
 
     def abandon_runs(self) -> int:
         """Mark runs left `running` by a crashed runner as abandoned (call while holding the lease)."""

@@ -1,14 +1,14 @@
 """Everyone seen in a thread docbot takes part in, so "one person and docbot" counts them all.
 
-Revision ID: 0003
-Revises: 0002
+Revision ID: 0004
+Revises: 0003
 """
 import sqlalchemy as sa
 import sqlmodel.sql.sqltypes
 from alembic import op
 
-revision = '0003'
-down_revision = '0002'
+revision = '0004'
+down_revision = '0003'
 branch_labels = None
 depends_on = None
 
