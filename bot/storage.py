@@ -4,21 +4,26 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlalchemy import JSON, Column, UniqueConstraint, delete, event, or_, text, update
-from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, SQLAlchemyError
 from sqlmodel import Field, Session, SQLModel, create_engine, select
+from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
 from rag.errors import StorageError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+R = TypeVar("R", bound=SQLModel)
 
 
 def _now() -> datetime:
@@ -145,6 +150,14 @@ class PlatformMessage(SQLModel, table=True):
     message_id: int = Field(index=True)
 
 
+class Participant(SQLModel, table=True):
+    """A person seen in a thread docbot takes part in (asked, spoke without addressing docbot, or was
+    there before docbot was called in): "one person and docbot" is judged against all of them."""
+
+    conversation_id: int = Field(foreign_key="conversation.id", primary_key=True)
+    user_id: str = Field(primary_key=True)
+
+
 class Lease(SQLModel, table=True):
     """A named lock with an expiry: the runner that holds it may index; a crashed holder's lease lapses."""
 
@@ -158,6 +171,23 @@ class MissingSource(SQLModel, table=True):
 
     key: str = Field(primary_key=True)
     since: float  # epoch seconds
+
+
+class SourceState(SQLModel, table=True):
+    """Where a source's last successful sync left off (a connector's cursor), and how its last run went.
+
+    `fingerprint` is the settings the cursor was taken under: when they change (filters, channels, the
+    chunker) the cursor no longer describes the index and the next run lists the source again.
+    """
+
+    key: str = Field(primary_key=True)
+    kind: str = "folder"
+    cursor: str | None = None
+    fingerprint: str = ""
+    last_success: datetime | None = None
+    last_error: str = ""
+    error_at: datetime | None = None
+    requests: int = 0  # calls to the service on its last successful run (a no-op run should make O(1))
 
 
 class IndexRun(SQLModel, table=True):
@@ -212,33 +242,78 @@ def migrate(engine) -> None:
         command.upgrade(config, "head")
 
 
-def _retry_once(method):
-    """Run a storage call again, once, when its database connection died under it (a failover, a restart,
-    `pg_terminate_backend`): the pool drops the dead connection and the retry takes a fresh one.
+RETRY_DEADLINE = 20.0  # seconds a storage call keeps retrying a lost connection or a locked SQLite file
+_PG_TRANSIENT = ("08", "57P01", "57P02", "57P03", "40001", "40P01")  # connection lost, shut down, restarting; retry-safe
+_SQLITE_TRANSIENT = ("database is locked", "database table is locked", "database schema has changed")
 
-    Only for calls that are safe to repeat: reads, updates by key, get-or-create and upserts. An insert
-    is safe too when the connection died before its COMMIT reached the server (the case seen: the
-    statement itself fails); the window where a COMMIT lands and its acknowledgement is lost remains.
-    """
+
+def transient(exc: BaseException) -> bool:
+    """Whether a storage failure is worth another try: the connection died under the call (a failover,
+    a restart, `pg_terminate_backend`), PostgreSQL is restarting, or SQLite is busy. A full disk, a
+    constraint or a bad statement is not: retrying would only delay the caller's fallback."""
+    cause = exc.__cause__ if isinstance(exc, StorageError) else exc
+    if not isinstance(cause, DBAPIError):
+        return False
+    if cause.connection_invalidated:
+        return True
+    code = getattr(cause.orig, "sqlstate", None) or ""
+    if code and code.startswith(_PG_TRANSIENT):
+        return True
+    return isinstance(cause, OperationalError) and any(m in str(cause.orig).lower() for m in _SQLITE_TRANSIENT)
+
+
+def _retrying(deadline: float) -> Retrying:
+    # Backoff with jitter, so replicas reconnecting after a failover do not arrive together.
+    return Retrying(retry=retry_if_exception(transient), stop=stop_after_delay(deadline),
+                    wait=wait_random_exponential(multiplier=0.05, max=2.0), reraise=True,
+                    before_sleep=lambda state: log.warning(
+                        "storage call failed (%s); retrying, attempt %d", state.outcome.exception() if state.outcome
+                        else "", state.attempt_number + 1))
+
+
+def _retried(method):
+    """Run a storage call again, with backoff, until RETRY_DEADLINE, while it fails transiently (see
+    `transient`). Only for calls that are safe to repeat: reads, updates by key, get-or-create and
+    upserts; inserts go through `Store.add`, which looks for the row of an attempt whose COMMIT landed
+    before repeating it."""
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
-        try:
-            return method(self, *args, **kwargs)
-        except StorageError as exc:
-            cause = exc.__cause__
-            if not (isinstance(cause, DBAPIError) and cause.connection_invalidated):
-                raise
-            log.warning("database connection lost during %s; retrying once on a fresh connection", method.__name__)
-            return method(self, *args, **kwargs)
+        for attempt in _retrying(self.retry_deadline):
+            with attempt:
+                return method(self, *args, **kwargs)
+        raise AssertionError("unreachable: tenacity reraises")  # pragma: no cover
 
     return wrapper
+
+
+def _same_row(row: SQLModel):
+    """A query for a stored row equal to `row` in every plain column (its id and JSON aside): whether an
+    insert whose acknowledgement was lost did land. Rows carry their creation time to the microsecond,
+    set by docbot, so two real rows never match."""
+    table = type(row)
+    conditions = []
+    for column in table.__table__.columns:
+        value = getattr(row, column.name)
+        if column.primary_key and value is None or isinstance(column.type, JSON):
+            continue  # the id the database assigns; JSON does not compare in PostgreSQL
+        conditions.append(column.is_(None) if value is None else column == value)
+    return select(table).where(*conditions).limit(1)
 
 
 class Store:
     """Conversations and messages; every method is one short transaction."""
 
-    def __init__(self, url: str, workers: int = 8):
-        self.url = url
+    KNOWN_THREADS = 50_000  # conversation keys remembered: "does docbot take part here?" without the database
+
+    def __init__(self, url: str, workers: int = 8, retry_deadline: float = RETRY_DEADLINE):
+        self.url, self.retry_deadline = url, retry_deadline
+        # SQLite takes one writer at a time and its busy wait is not fair: under load a waiting thread can
+        # lose the race for the lock until its timeout ("database is locked"). One writer per process:
+        # the store's threads take turns here (FIFO enough), SQLite's busy timeout only arbitrates
+        # between processes. PostgreSQL needs no such thing.
+        self._writer = threading.RLock() if url.startswith("sqlite") else None
+        self._known: OrderedDict[tuple[str, str, str, str], None] = OrderedDict()
+        self._known_lock = threading.Lock()
         try:
             if url.startswith("sqlite:///"):
                 Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
@@ -258,13 +333,13 @@ class Store:
     def _session(self) -> Session:
         return Session(self.engine, expire_on_commit=False)
 
-    @_retry_once
+    @_retried
     def ping(self) -> None:
         """Raise StorageError unless the database answers."""
         with self._guard(), self.engine.connect() as conn:
             conn.execute(text("SELECT 1"))
 
-    @_retry_once
+    @_retried
     def conversation(self, platform: str, tenant: str, channel: str, thread: str) -> Conversation:
         """Get or create the conversation for a session key."""
         query = select(Conversation).where(
@@ -274,17 +349,27 @@ class Store:
         with self._guard(), self._session() as session:
             found = session.exec(query).first()
             if found:
-                return found
+                return self._remember(found)
             conv = Conversation(platform=platform, tenant=tenant, channel=channel, thread=thread)
             session.add(conv)
             try:
                 session.commit()
             except IntegrityError:  # another replica created it first
                 session.rollback()
-                return session.exec(query).one()
-            return conv
+                return self._remember(session.exec(query).one())
+            return self._remember(conv)
 
-    @_retry_once
+    def _remember(self, conversation: Conversation) -> Conversation:
+        """Note that docbot takes part in this thread (conversations are never deleted), bounded."""
+        key = (conversation.platform, conversation.tenant, conversation.channel, conversation.thread)
+        with self._known_lock:
+            self._known[key] = None
+            self._known.move_to_end(key)
+            while len(self._known) > self.KNOWN_THREADS:
+                self._known.popitem(last=False)
+        return conversation
+
+    @_retried
     def history(self, conversation_id: int, limit: int, after: int = 0) -> list[Message]:
         """The last `limit` messages (with ids above `after`: since the conversation was started over),
         oldest first."""
@@ -293,15 +378,25 @@ class Store:
         with self._guard(), self._session() as session:
             return list(reversed(session.exec(query).all()))
 
-    @_retry_once
-    def add(self, message: Message) -> Message:
-        """Insert a message and return it with its id."""
-        with self._guard(), self._session() as session:
-            session.add(message)
-            session.commit()
-            return message
+    def add(self, row: R) -> R:
+        """Insert a row (a message, trace, action...) and return it with its id. Retried like every call,
+        idempotently: before repeating, an attempt whose COMMIT landed but whose acknowledgement was lost
+        (the connection died just then) is found and returned instead of inserted twice."""
+        fields = row.model_dump(exclude={"id"})
+        for attempt in _retrying(self.retry_deadline):
+            with attempt:
+                first = attempt.retry_state.attempt_number == 1
+                candidate = row if first else type(row).model_validate(fields)
+                with self._guard(), self._session() as session:
+                    if not first and (landed := session.exec(_same_row(candidate)).first()) is not None:
+                        log.warning("a retried insert had landed before its connection died; not inserted twice")
+                        return landed
+                    session.add(candidate)
+                    session.commit()
+                    return candidate
+        raise AssertionError("unreachable: tenacity reraises")  # pragma: no cover
 
-    @_retry_once
+    @_retried
     def update(self, message_id: int, **fields: Any) -> None:
         """Change fields of a stored message."""
         with self._guard(), self._session() as session:
@@ -313,7 +408,7 @@ class Store:
             session.add(message)
             session.commit()
 
-    @_retry_once
+    @_retried
     def interrupt_stale(self, older_than: float) -> int:
         """Answers still `streaming` that started more than `older_than` seconds ago become `interrupted`."""
         cutoff = _now() - timedelta(seconds=older_than)
@@ -334,13 +429,13 @@ class Store:
             session.commit()
             return result.rowcount == 1
 
-    @_retry_once
+    @_retried
     def get_action(self, action_id: int) -> PendingAction | None:
         """One pending action by id."""
         with self._guard(), self._session() as session:
             return session.get(PendingAction, action_id)
 
-    @_retry_once
+    @_retried
     def count_actions(self, statuses: set[str]) -> int:
         """How many actions are in any of the given statuses."""
         with self._guard(), self._session() as session:
@@ -350,14 +445,14 @@ class Store:
         """Append to the audit log."""
         self.add(AuditEntry(action_id=action_id, actor=actor, event=event, detail=detail[:2000]))
 
-    @_retry_once
+    @_retried
     def audit_log(self, action_id: int) -> list[AuditEntry]:
         """An action's audit entries, oldest first."""
         with self._guard(), self._session() as session:
             return list(session.exec(select(AuditEntry).where(AuditEntry.action_id == action_id)
                                      .order_by(AuditEntry.id)).all())
 
-    @_retry_once
+    @_retried
     def traces(self, conversation_id: int) -> list[TurnTrace]:
         """A conversation's turn traces, oldest first."""
         with self._guard(), self._session() as session:
@@ -365,17 +460,23 @@ class Store:
                                      .order_by(TurnTrace.id)).all())
 
     def first_sighting(self, event_id: str) -> bool:
-        """True the first time an event id is seen, False for every redelivery (any replica)."""
-        with self._guard(), self._session() as session:
-            try:
-                session.add(SeenEvent(id=event_id))
-                session.commit()
-                return True
-            except IntegrityError:
-                session.rollback()
-                return False
+        """True the first time an event id is seen, False for every redelivery (any replica). Retried on a
+        lost connection: a row found then is this call's own when it carries this call's timestamp."""
+        seen = SeenEvent(id=event_id)
+        for attempt in _retrying(self.retry_deadline):
+            with attempt, self._guard(), self._session() as session:
+                try:
+                    session.add(SeenEvent(id=seen.id, at=seen.at))
+                    session.commit()
+                    return True
+                except IntegrityError:
+                    session.rollback()
+                    if attempt.retry_state.attempt_number == 1:
+                        return False
+                    return session.exec(_same_row(seen)).first() is not None
+        raise AssertionError("unreachable: tenacity reraises")  # pragma: no cover
 
-    @_retry_once
+    @_retried
     def request_stop(self, run_id: str) -> None:
         """Ask whichever process runs `run_id` to stop it."""
         with self._guard(), self._session() as session:
@@ -386,13 +487,13 @@ class Store:
                 except IntegrityError:  # clicked twice at once
                     session.rollback()
 
-    @_retry_once
+    @_retried
     def stop_requested(self, run_id: str) -> bool:
         """Whether a Stop was clicked for this run on any process."""
         with self._guard(), self._session() as session:
             return session.get(StopRequest, run_id) is not None
 
-    @_retry_once
+    @_retried
     def set_feedback(self, message_id: int, user_id: str, helpful: bool, comment: str = "") -> None:
         """Record or change a user's feedback on an answer."""
         with self._guard(), self._session() as session:
@@ -404,13 +505,13 @@ class Store:
             session.add(row)
             session.commit()
 
-    @_retry_once
+    @_retried
     def feedback(self, message_id: int) -> list[Feedback]:
         """Feedback rows of one answer."""
         with self._guard(), self._session() as session:
             return list(session.exec(select(Feedback).where(Feedback.message_id == message_id)).all())
 
-    @_retry_once
+    @_retried
     def find_conversation(self, platform: str, tenant: str, channel: str, thread: str) -> Conversation | None:
         """The conversation for a session key, if docbot has one there (never creates it)."""
         with self._guard(), self._session() as session:
@@ -418,29 +519,57 @@ class Store:
                 Conversation.platform == platform, Conversation.tenant == tenant,
                 Conversation.channel == channel, Conversation.thread == thread)).first()
 
-    @_retry_once
+    @_retried
     def recent_in_channel(self, platform: str, tenant: str, channel: str, other_than: str, since: datetime,
                           limit: int) -> list[Message]:
-        """The newest messages of a channel's other threads written after `since`, oldest first."""
+        """The newest messages of a channel's other threads written after `since` (and after the channel was
+        last started over), oldest first."""
         with self._guard(), self._session() as session:
+            started_over = session.exec(select(Conversation.reset_after).where(
+                Conversation.platform == platform, Conversation.tenant == tenant, Conversation.channel == channel)
+                .order_by(Conversation.reset_after.desc())).first() or 0
             rows = session.exec(select(Message).join(Conversation, Conversation.id == Message.conversation_id)
                                 .where(Conversation.platform == platform, Conversation.tenant == tenant,
                                        Conversation.channel == channel, Conversation.thread != other_than,
-                                       Message.created_at >= since, Message.text != "")
+                                       Message.created_at >= since, Message.text != "",
+                                       Message.id > started_over)
                                 .order_by(Message.id.desc()).limit(limit)).all()
             return list(reversed(rows))
 
-    @_retry_once
-    def askers(self, platform: str, tenant: str, channel: str, thread: str) -> set[str]:
-        """The user ids that asked in a conversation."""
+    @_retried
+    def add_participants(self, conversation_id: int, users: set[str]) -> None:
+        """Remember people seen in a conversation (idempotent)."""
+        users = {u for u in users if u}
+        if not users:
+            return
         with self._guard(), self._session() as session:
-            rows = session.exec(select(Message.user_id).join(Conversation, Conversation.id == Message.conversation_id)
-                                .where(Conversation.platform == platform, Conversation.tenant == tenant,
-                                       Conversation.channel == channel, Conversation.thread == thread,
-                                       Message.role == "user").distinct()).all()
-            return {r for r in rows if r}
+            known = set(session.exec(select(Participant.user_id).where(
+                Participant.conversation_id == conversation_id, Participant.user_id.in_(users))).all())
+            for user in users - known:
+                session.add(Participant(conversation_id=conversation_id, user_id=user))
+            try:
+                session.commit()
+            except IntegrityError:  # another replica recorded the same person at once
+                session.rollback()
 
-    @_retry_once
+    @_retried
+    def participants(self, conversation_id: int) -> set[str]:
+        """Everyone seen in a conversation: recorded participants, askers and the thread's earlier speakers."""
+        with self._guard(), self._session() as session:
+            seen = set(session.exec(select(Participant.user_id).where(
+                Participant.conversation_id == conversation_id)).all())
+            spoke = session.exec(select(Message.user_id).where(Message.conversation_id == conversation_id,
+                                                               Message.role == "user").distinct()).all()
+            return {u for u in seen | set(spoke) if u}
+
+    @_retried
+    def forget_sighting(self, event_id: str) -> None:
+        """Forget one delivery id (its message could not be stored: the platform's retry must be answered)."""
+        with self._guard(), self._session() as session:
+            session.execute(delete(SeenEvent).where(SeenEvent.id == event_id))
+            session.commit()
+
+    @_retried
     def forget_sightings(self, older_than: float) -> int:
         """Delivery ids seen more than `older_than` seconds ago are dropped (platforms redeliver for minutes,
         not days), so the table does not grow for ever."""
@@ -450,23 +579,28 @@ class Store:
             return result.rowcount
 
     def has_conversation(self, platform: str, tenant: str, channel: str, thread: str) -> bool:
-        """Whether docbot already takes part in this thread."""
-        return self.find_conversation(platform, tenant, channel, thread) is not None
+        """Whether docbot already takes part in this thread. A thread this process has seen docbot in is
+        answered from memory: a busy or failing database does not make docbot ignore its own thread."""
+        with self._known_lock:
+            if (platform, tenant, channel, thread) in self._known:
+                return True
+        found = self.find_conversation(platform, tenant, channel, thread)
+        return found is not None and self._remember(found) is not None
 
-    @_retry_once
+    @_retried
     def get_message(self, message_id: int) -> Message | None:
         """One stored message by id."""
         with self._guard(), self._session() as session:
             return session.get(Message, message_id)
 
-    @_retry_once
+    @_retried
     def question_of_run(self, run_id: str) -> Message | None:
         """The user message that started a run."""
         with self._guard(), self._session() as session:
             return session.exec(select(Message).where(Message.run_id == run_id, Message.role == "user")
                                 .order_by(Message.id.desc())).first()
 
-    @_retry_once
+    @_retried
     def last_question(self, conversation_id: int) -> Message | None:
         """The newest user message of a conversation."""
         with self._guard(), self._session() as session:
@@ -474,17 +608,18 @@ class Store:
                                                       Message.role == "user")
                                 .order_by(Message.id.desc())).first()
 
-    @_retry_once
+    @_retried
     def start_over(self, conversation_id: int) -> None:
         """Later turns read no history from before now."""
         with self._guard(), self._session() as session:
-            newest = session.exec(select(Message.id).where(Message.conversation_id == conversation_id)
-                                  .order_by(Message.id.desc())).first()
+            # The newest message anywhere: the conversation's history starts after it, and so does the borrowed
+            # history of a direct-message channel whose messages each open a thread of their own.
+            newest = session.exec(select(Message.id).order_by(Message.id.desc())).first()
             session.execute(update(Conversation).where(Conversation.id == conversation_id)
                             .values(reset_after=newest or 0))
             session.commit()
 
-    @_retry_once
+    @_retried
     def link(self, platform: str, platform_id: str, message_id: int) -> None:
         """Remember that a platform message shows a stored answer (idempotent)."""
         with self._guard(), self._session() as session:
@@ -494,14 +629,14 @@ class Store:
             except IntegrityError:
                 session.rollback()
 
-    @_retry_once
+    @_retried
     def linked(self, platform: str, platform_id: str) -> int | None:
         """The stored answer a platform message shows, if known."""
         with self._guard(), self._session() as session:
             return session.exec(select(PlatformMessage.message_id).where(
                 PlatformMessage.platform == platform, PlatformMessage.platform_id == platform_id)).first()
 
-    @_retry_once
+    @_retried
     def supersede_actions(self, run_id: str) -> int:
         """Pending actions proposed by a run become `superseded` (its question is being asked again)."""
         with self._guard(), self._session() as session:
@@ -527,7 +662,7 @@ class Store:
             session.commit()
             return taken.rowcount == 1
 
-    @_retry_once
+    @_retried
     def renew_lease(self, name: str, holder: str, ttl: float) -> bool:
         """Extend our lease; False if it lapsed and someone else took it."""
         with self._guard(), self._session() as session:
@@ -536,20 +671,20 @@ class Store:
             session.commit()
             return renewed.rowcount == 1
 
-    @_retry_once
+    @_retried
     def release_lease(self, name: str, holder: str) -> None:
         """Give the lease up (only if we hold it)."""
         with self._guard(), self._session() as session:
             session.execute(delete(Lease).where(Lease.name == name, Lease.holder == holder))
             session.commit()
 
-    @_retry_once
+    @_retried
     def lease(self, name: str) -> Lease | None:
         """The lease row, if any."""
         with self._guard(), self._session() as session:
             return session.get(Lease, name)
 
-    @_retry_once
+    @_retried
     def missing_since(self, key: str) -> float:
         """When a source was first found missing (recorded now if this is the first time)."""
         with self._guard(), self._session() as session:
@@ -564,12 +699,48 @@ class Store:
                     row = session.get(MissingSource, key)
             return row.since
 
-    @_retry_once
+    @_retried
     def source_found(self, key: str) -> None:
         """A source is present (again): forget that it was missing."""
         with self._guard(), self._session() as session:
             session.execute(delete(MissingSource).where(MissingSource.key == key))
             session.commit()
+
+    @_retried
+    def source_state(self, key: str) -> SourceState | None:
+        """A source's stored cursor and last outcome, if it ever ran."""
+        with self._guard(), self._session() as session:
+            return session.get(SourceState, key)
+
+    @_retried
+    def source_states(self) -> dict[str, SourceState]:
+        """Every source's stored state, by key."""
+        with self._guard(), self._session() as session:
+            return {row.key: row for row in session.exec(select(SourceState)).all()}
+
+    @_retried
+    def source_synced(self, key: str, kind: str, cursor: str | None, fingerprint: str, requests: int) -> None:
+        """A source's run succeeded: store its new cursor and clear its error (an upsert by key)."""
+        self._put_source(key, kind=kind, cursor=cursor, fingerprint=fingerprint, requests=requests,
+                         last_success=_now(), last_error="", error_at=None)
+
+    @_retried
+    def source_failed(self, key: str, kind: str, error: str) -> None:
+        """A source's run failed: record why; its cursor stays where the last success left it."""
+        self._put_source(key, kind=kind, last_error=error[:1000], error_at=_now())
+
+    def _put_source(self, key: str, **fields: Any) -> None:
+        with self._guard(), self._session() as session:
+            row = session.get(SourceState, key) or SourceState(key=key)
+            for name, value in fields.items():
+                setattr(row, name, value)
+            session.add(row)
+            try:
+                session.commit()
+            except IntegrityError:  # another runner created it first (only the lease holder writes; defensive)
+                session.rollback()
+                session.execute(update(SourceState).where(SourceState.key == key).values(**fields))
+                session.commit()
 
     def abandon_runs(self) -> int:
         """Mark runs left `running` by a crashed runner as abandoned (call while holding the lease)."""
@@ -579,19 +750,19 @@ class Store:
             session.commit()
             return result.rowcount
 
-    @_retry_once
+    @_retried
     def runs(self, limit: int = 10) -> list[IndexRun]:
         """The latest index runs, newest first."""
         with self._guard(), self._session() as session:
             return list(session.exec(select(IndexRun).order_by(IndexRun.id.desc()).limit(limit)).all())
 
-    @_retry_once
+    @_retried
     def get_run(self, run_id: int) -> IndexRun | None:
         """One index run."""
         with self._guard(), self._session() as session:
             return session.get(IndexRun, run_id)
 
-    @_retry_once
+    @_retried
     def update_run(self, run_id: int, **fields: Any) -> None:
         """Change fields of an index run."""
         with self._guard(), self._session() as session:
@@ -616,16 +787,22 @@ class Store:
             return question
 
     def _guard(self):
-        return _Guard()
+        return _Guard(self._writer)
 
 
 class _Guard:
-    """Turns SQLAlchemy failures into StorageError, the one type callers handle."""
+    """One storage call: holds the SQLite writer turn (if any) and turns SQLAlchemy failures into
+    StorageError, the one type callers handle."""
+
+    def __init__(self, writer: threading.RLock | None = None):
+        self._writer = writer if writer is not None else nullcontext()
 
     def __enter__(self):
+        self._writer.__enter__()
         return self
 
     def __exit__(self, exc_type, exc, tb):
+        self._writer.__exit__(exc_type, exc, tb)
         if exc_type and issubclass(exc_type, SQLAlchemyError):
             raise StorageError(f"conversation database error: {exc}") from exc
         return False

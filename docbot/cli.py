@@ -431,15 +431,28 @@ def sources(ctx: typer.Context) -> None:
         return
     with _opened() as runtime:
         indexed = runtime.index.indexed_sources()
+        states = runtime.store.source_states()
     # One line per source, never wrapped: folder keys are long and get copied into `sources remove`.
     configured = {s.key: s for s in runtime.sources}
     for key, source in configured.items():
-        console.print(f"{source.name}  {key}  {indexed.get(key, 0)} files indexed  configured", soft_wrap=True)
+        console.print(f"{source.name}  {getattr(source, 'kind', 'folder')}  {key}  {indexed.get(key, 0)} files indexed  "
+                      f"configured{_sync_state(states.get(key))}", soft_wrap=True, markup=False)
     for key in sorted(set(indexed) - set(configured)):
         console.print(f"-  {key}  {indexed[key]} files indexed  [yellow]not configured[/] "
                       f"(docbot sources remove {key})", soft_wrap=True)
     if not configured and not indexed:
         console.print("no sources configured and nothing indexed")
+
+
+def _sync_state(state) -> str:
+    """A source's cursor, last success and last error, as `docbot sources` shows them."""
+    if state is None:
+        return "  never run"
+    parts = [f"cursor {state.cursor[:12]}" if state.cursor else "",
+             f"last success {state.last_success:%Y-%m-%d %H:%M:%S} ({state.requests} requests)"
+             if state.last_success else "never succeeded",
+             f"error at {state.error_at:%Y-%m-%d %H:%M:%S}: {state.last_error}" if state.last_error else ""]
+    return "".join(f"  {p}" for p in parts if p)
 
 
 @sources_app.command("remove")

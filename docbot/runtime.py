@@ -20,7 +20,8 @@ from rag.index.embedded import SqliteSearchIndex
 from rag.index.indexer import BATCH_CHUNKS, LOCAL_BATCH_CHUNKS, Indexer
 from rag.index.port import RebuildableIndex
 from rag.ingest.chunking import Chunker, OverlapChunker, SemanticChunker
-from rag.ingest.sources import FolderSource, narrowed, overlaps, with_owners
+from rag.ingest.connectors.git import GitSource, mirror_path
+from rag.ingest.sources import FolderSource, Source, narrowed, overlaps, with_owners
 from rag.models.embeddings import E5Embedder, Embedder, OpenAIEmbedder, USEEmbedder, VectorCache
 from rag.models.llm import OpenAIChat
 from rag.pipeline import Pipeline
@@ -33,7 +34,7 @@ from rag.understand.rewrite import LLMRewriter, OfflineRewriter, Rewriter
 from rag.understand.routing import Router
 
 from . import threads
-from .settings import COSINE_GAPS, Settings
+from .settings import COSINE_GAPS, GitSpec, Settings, SourceSpec, secret
 
 log = logging.getLogger(__name__)
 
@@ -127,8 +128,15 @@ class Runtime:
                        max_file_bytes=int(s.max_file_mb * 1_048_576))
 
     @cached_property
-    def sources(self) -> list[FolderSource]:
-        """Configured sources: DOCBOT_SOURCES, else one folder source per DOCBOT_DOCS entry.
+    def sources(self) -> list[Source]:
+        """Configured sources: DOCBOT_SOURCES (folders and connectors), else one folder per DOCBOT_DOCS entry."""
+        s = self.settings
+        connectors: list[Source] = [self._git_source(spec) for spec in s.sources if isinstance(spec, GitSpec)]
+        return [*self.folder_sources, *connectors]
+
+    @cached_property
+    def folder_sources(self) -> list[FolderSource]:
+        """The configured folders.
 
         A source with `channels` is visible only there; a folder inside another configured folder
         belongs to the inner source alone (its visibility wins), and the overlap is logged.
@@ -138,7 +146,7 @@ class Runtime:
             sources = [FolderSource(spec.path, spec.name,
                                     **spec.model_dump(include={"include", "exclude", "include_hidden"}, exclude_none=True),
                                     visibility=frozenset(spec.channels) if spec.channels else None)
-                       for spec in s.sources]
+                       for spec in s.sources if isinstance(spec, SourceSpec)]
         else:
             sources = [FolderSource(path) for path in s.docs]
         for outer, inner in overlaps(sources):
@@ -147,10 +155,17 @@ class Runtime:
                         "everywhere" if inner.visibility is None else f"only in {sorted(inner.visibility)}")
         return with_owners(sources)
 
+    def _git_source(self, spec: GitSpec) -> GitSource:
+        return GitSource(spec.repository, mirror_path(self.settings.data_dir, spec.repository, spec.branch),
+                         spec.branch, spec.name, **spec.model_dump(include={"include", "exclude"}, exclude_none=True),
+                         visibility=frozenset(spec.channels) if spec.channels else None, link=spec.link or "",
+                         token=secret(spec.token_env, spec.token_file, f"the Git source {spec.repository}"),
+                         username=spec.username)
+
     def source_for(self, path: Path) -> FolderSource:
         """The source an ad hoc `docbot index <path>` runs: the configured source it lies in, narrowed
         (same key and visibility), else the folder itself."""
-        return narrowed(path, self.sources)
+        return narrowed(path, self.folder_sources)
 
     @cached_property
     def index_job(self) -> IndexJob:
@@ -246,7 +261,7 @@ class Runtime:
         limiter = RateLimiter(s.rate_limit_per_user, s.rate_limit_per_channel) \
             if (s.rate_limit_per_user or s.rate_limit_per_channel) else None
         return ConversationService(self.store, self.pipeline, s.history_turns, self.actions, self.metrics,
-                                   limiter=limiter)
+                                   limiter=limiter, answer_apps=s.slack_answer_bots)
 
     def warm_up(self) -> None:
         """Load what a first turn needs (Kiwi and its first analysis, the model, the classifier, the index

@@ -4,6 +4,8 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+import threading
+import time
 
 from aiohttp import web
 
@@ -13,6 +15,7 @@ from rag.errors import ConfigurationError
 from .runtime import Runtime
 
 RUNTIME = web.AppKey("runtime", Runtime)
+WARM = web.AppKey("warm", asyncio.Event)  # set once the models a first turn needs are loaded
 METRICS_TOKEN = web.AppKey("metrics_token", str)
 
 log = logging.getLogger(__name__)
@@ -31,6 +34,8 @@ async def readyz(request: web.Request) -> web.Response:
     """
     runtime = request.app[RUNTIME]
     checks: dict[str, str] = {}
+    if not request.app[WARM].is_set():  # a question now would wait for the models to load
+        checks["models"] = "loading"
     for name, probe in (("database", lambda: runtime.store.ping()), ("search", lambda: runtime.index.stats())):
         try:
             await asyncio.wait_for(asyncio.to_thread(probe), 5)
@@ -40,6 +45,31 @@ async def readyz(request: web.Request) -> web.Response:
             checks[name] = "unavailable"
     ready = all(v == "ok" for v in checks.values())
     return web.json_response({"status": "ready" if ready else "not ready", **checks}, status=200 if ready else 503)
+
+
+async def _warm_up(app: web.Application):
+    """Load the models and the index snapshot a first turn needs while the server starts, on a thread of
+    its own: the event loop keeps answering /healthz, and /readyz says ready only once they are loaded, so
+    no user's first question pays for (or stalls everyone behind) the loading. The thread is a daemon: a
+    SIGTERM during the load does not wait for it."""
+    runtime, warm = app[RUNTIME], app[WARM]
+    loop = asyncio.get_running_loop()
+
+    def load() -> None:
+        started = time.monotonic()
+        try:
+            runtime.warm_up()
+            log.info("models loaded in %.1f s; ready", time.monotonic() - started)
+        except Exception:  # a broken part shows in /readyz and in the first turn's apology, not here
+            log.exception("warm-up failed; the first question will load what is missing")
+        finally:
+            try:
+                loop.call_soon_threadsafe(warm.set)
+            except RuntimeError:  # the server stopped while this loaded
+                pass
+
+    threading.Thread(target=load, name="docbot-warm-up", daemon=True).start()
+    yield
 
 
 async def metrics(request: web.Request) -> web.Response:
@@ -69,6 +99,7 @@ async def _scheduler(app: web.Application):
         scheduler.shutdown(wait=False)
 
 
+SPILL_SWEEP_SECONDS = 5.0  # how often turns waiting for the database are offered to it again
 SIGHTINGS_KEPT = 7 * 86400.0  # seconds a delivery id is remembered (Slack and Teams retry within minutes)
 
 
@@ -78,13 +109,17 @@ async def _turns(app: web.Application):
     service = app[RUNTIME].conversations
 
     async def sweep() -> None:
+        swept = 0.0
         while True:
             try:
-                await service.store.call(service.interrupt_stale)
-                await service.store.call(service.store.forget_sightings, SIGHTINGS_KEPT)
+                await service.store_waiting()  # turns kept while the database was down, written when it is back
+                if time.monotonic() - swept >= 60:
+                    await service.store.call(service.interrupt_stale)
+                    await service.store.call(service.store.forget_sightings, SIGHTINGS_KEPT)
+                    swept = time.monotonic()
             except Exception as exc:  # the database may be down; the next sweep tries again
                 log.warning("could not sweep interrupted answers: %s", exc)
-            await asyncio.sleep(60)
+            await asyncio.sleep(SPILL_SWEEP_SECONDS if len(service.spill) else 60)
 
     sweeper = asyncio.create_task(sweep())
     yield
@@ -116,10 +151,10 @@ def _mount_slack(app: web.Application, runtime: Runtime) -> None:
                            s.slack_signing_secret.get_secret_value() if s.slack_signing_secret else "",
                            api_base_url=s.slack_api_base_url, source_url_base=s.source_url_base,
                            update_every=s.slack_update_seconds, streaming=s.slack_streaming,
-                           answer_bots=s.slack_answer_bots,
                            prompts=[p.model_dump() for p in s.slack_suggested_prompts]
                            if s.slack_suggested_prompts is not None else None,
-                           retries=runtime.retry_policy.retries, oauth=oauth, engine=runtime.store.engine)
+                           retries=runtime.retry_policy.retries, oauth=oauth, engine=runtime.store.engine,
+                           timeout=runtime.retry_policy.timeout)
     if s.slack_signing_secret:
         adapter.mount(app)
     if s.slack_app_token:
@@ -146,10 +181,16 @@ def _mount_teams(app: web.Application, runtime: Runtime) -> None:
                  service_url_hosts=tuple(s.teams_service_url_hosts) if s.teams_service_url_hosts else None).mount(app)
 
 
-def make_app(runtime: Runtime, *, schedule: bool = True) -> web.Application:
-    """The aiohttp application: health, the chat adapters that are configured, the index scheduler."""
+def make_app(runtime: Runtime, *, schedule: bool = True, warm_up: bool = True) -> web.Application:
+    """The aiohttp application: health, the chat adapters that are configured, the index scheduler, and
+    the models loaded behind the start (`warm_up=False`: whoever built `runtime` loaded them)."""
     app = web.Application(client_max_size=2 * 1024 * 1024)
     app[RUNTIME] = runtime
+    app[WARM] = asyncio.Event()
+    if warm_up:
+        app.cleanup_ctx.append(_warm_up)
+    else:
+        app[WARM].set()
     token = runtime.settings.metrics_token
     app[METRICS_TOKEN] = token.get_secret_value() if token else ""
     app.router.add_get("/healthz", healthz)

@@ -7,9 +7,19 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    SecretStr,
+    Tag,
+    ValidationError,
+    field_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
 
 from rag.errors import ConfigurationError
@@ -26,12 +36,39 @@ class _Spec(BaseModel):
 class SourceSpec(_Spec):
     """One DOCBOT_SOURCES entry: a folder, its globs, and the channels that may see it."""
 
+    kind: Literal["folder"] = "folder"
     path: Path
     name: str = ""
     include: list[str] | None = None
     exclude: list[str] | None = Field(None, description="globs skipped in addition to hidden and _ names")
     include_hidden: bool = Field(False, description="also index hidden (.name) and draft (_name) files and folders")
     channels: list[str] | None = Field(None, description="channel ids that may see it; unset: every channel")
+
+
+class GitSpec(_Spec):
+    """A DOCBOT_SOURCES entry of kind "git": one branch of a repository, synced from the last indexed commit."""
+
+    kind: Literal["git"]
+    repository: str = Field(min_length=1, description="clone URL (https, ssh) or a local path; no credentials in it")
+    branch: str = Field("HEAD", min_length=1, description="branch to follow; HEAD: the remote's default")
+    name: str = ""
+    include: list[str] | None = None
+    exclude: list[str] | None = None
+    channels: list[str] | None = Field(None, description="channel ids that may see it; unset: every channel")
+    link: str | None = Field(None, description="citation URL template with {commit}, {branch}, {path}")
+    token_env: str | None = Field(None, description="environment variable holding an HTTPS token (read-only)")
+    token_file: Path | None = Field(None, description="file holding an HTTPS token (read-only)")
+    username: str = Field("x-access-token", description="user name sent with the token (GitHub: x-access-token)")
+
+
+def _source_kind(value: Any) -> str:
+    """Which spec a DOCBOT_SOURCES entry is: its `kind`, "folder" when it has none (the old format)."""
+    return (value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)) or "folder"
+
+
+SOURCE_KINDS = ("folder", "git")
+AnySourceSpec = Annotated[Annotated[SourceSpec, Tag("folder")] | Annotated[GitSpec, Tag("git")],
+                          Discriminator(_source_kind)]
 
 
 class LookupSpec(_Spec):
@@ -78,9 +115,10 @@ class Settings(BaseSettings):
     database_url: str | None = Field(None, description="SQLAlchemy URL; default sqlite:///<data_dir>/docbot.sqlite3")
     docs: list[Path] = Field(default_factory=lambda: [Path("samples/handbook")],
                              description="Folders to index when DOCBOT_SOURCES is not set")
-    sources: list[SourceSpec] = Field(default_factory=list,
+    sources: list[AnySourceSpec] = Field(default_factory=list,
                                 description='Sources, JSON: [{"name": "handbook", "path": "docs", "include": ["*.md"], '
-                                            '"exclude": ["drafts/*"], "channels": ["C0123"]}] (channels: only cited there)')
+                                            '"exclude": ["drafts/*"], "channels": ["C0123"]}] (channels: only cited there); '
+                                            'kind "git" for a repository (docs/connectors.md)')
     index_schedule: str | None = Field("*/15 * * * *", description="crontab (UTC) or '<n>s'; empty disables")
     index_full_schedule: str | None = Field(None, description="periodic full re-embed, e.g. '0 3 * * 0'")
     index_on_start: bool = Field(True, description="`docbot serve` runs an incremental index once at start-up")
@@ -352,9 +390,30 @@ def _describe(error: Any) -> str:
     """One validation error as `VARIABLE[index].key: message (got value)`."""
     field, *rest = error["loc"] or ("?",)
     name = variable(str(field))
+    if field == "sources" and len(rest) > 1 and rest[1] in SOURCE_KINDS:  # the kind pydantic chose, not a key
+        rest = [rest[0], *rest[2:]]
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in rest)
     message = str(error["msg"]).removeprefix("Value error, ")
     if field == "database_url":  # a URL may carry a password: the message says what is wrong without it
         return f"{name}{where}: {message}"
     got = repr(error.get("input"))
     return f"{name}{where}: {message} (got {got[:120]})"
+
+
+def secret(env: str | None, file: Path | None, what: str) -> str:
+    """A credential named by a setting: the environment variable `env`, else the contents of `file` (a
+    mounted secret), else "" (none configured). The message names the variable or file, never the value."""
+    if env:
+        value = os.environ.get(env, "").strip()
+        if not value:
+            raise ConfigurationError(f"{what}: environment variable {env} is not set")
+        return value
+    if file:
+        try:
+            value = Path(file).read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise ConfigurationError(f"{what}: cannot read token file {file}: {exc.strerror}") from None
+        if not value:
+            raise ConfigurationError(f"{what}: token file {file} is empty")
+        return value
+    return ""

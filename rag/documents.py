@@ -192,6 +192,17 @@ def caveat(meta: Metadata, today: date, lang: str = "en") -> str:
     return ""
 
 
+def caveats(chunks: list["Chunk"], today: date, lang: str = "en") -> list[str]:
+    """The caveats of the documents these chunks (the ones an answer cites) come from, one per document,
+    in citation order."""
+    seen: dict[str, str] = {}
+    for chunk in chunks:
+        if chunk.path not in seen:
+            meta = chunk.meta if chunk.meta.title else replace(chunk.meta, title=chunk.title)
+            seen[chunk.path] = caveat(meta, today, lang)
+    return [c for c in seen.values() if c]
+
+
 @dataclass(frozen=True)
 class Document:
     """A loaded source file: its path relative to its source root, title, sections and metadata."""

@@ -4,6 +4,7 @@
     ├── ConfigurationError        settings that cannot work together
     ├── DocumentError             a file that cannot be read, parsed or is empty (skipped, reported)
     │   └── SourceMissing           a configured source folder is gone (its documents withdrawn after a grace)
+    ├── SourceUnavailable         a connector's service failed or refused (reported; its documents stay)
     ├── SearchIndexError          the search backend failed (one file's write: reported, run goes on)
     │   ├── SearchIndexUnavailable  unreachable or credentials refused (the run stops, retried later)
     │   ├── VisibilityNotApplied    a file's new audience could not be stamped on every chunk (the run fails)
@@ -41,6 +42,11 @@ class DocumentError(DocbotError):
 
 class SourceMissing(DocumentError):
     """A configured source that does not exist (now); its documents are withdrawn after a grace period."""
+
+
+class SourceUnavailable(DocbotError):
+    """A connector's service cannot be reached, throttled past its retries, or refused our credentials: the
+    run reports it, the source's indexed documents stay, and the next run starts from the stored cursor."""
 
 
 class SearchIndexError(DocbotError):
@@ -94,7 +100,7 @@ class DatasetError(DocbotError):
 
 _COMPONENTS: tuple[tuple[type[Exception], str], ...] = (
     (LLMError, "llm"), (SearchIndexError, "search"), (EmbeddingError, "embedding"), (StorageError, "storage"),
-    (DocumentError, "document"), (ActionError, "action"), (ConfigurationError, "configuration"),
+    (DocumentError, "document"), (SourceUnavailable, "source"), (ActionError, "action"), (ConfigurationError, "configuration"),
     (LeaseLost, "indexing"), (IndexRunStopped, "indexing"))
 
 

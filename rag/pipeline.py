@@ -17,7 +17,7 @@ from rag.retrieve.chain import decompose, merge, refine
 from rag.retrieve.retriever import MAX_QUERY_CHARS, Retriever
 from rag.text.analysis import Analyzer
 from rag.understand.rewrite import HistoryTurn, Rewrite, Rewriter
-from rag.understand.routing import Intent, Route, Router, when_unsure
+from rag.understand.routing import Intent, Route, Router, reconcile, when_unsure
 
 
 @dataclass
@@ -101,6 +101,9 @@ class Pipeline:
         routed = rewrite.route
         if routed is None:
             routed = await asyncio.to_thread(self.router.route, clipped, rewrite.text)
+        elif routed.intent != Intent.KNOWLEDGE_SEARCH:  # the model's word alone never leaves the documents
+            offline = await asyncio.to_thread(self.router.route, clipped, rewrite.text)
+            routed = reconcile(routed, offline, clipped, self.threshold)
         route = when_unsure(routed, self.threshold)
         timings["route_ms"] = _ms(started)
         prepared = Prepared(question, rewrite, route, timings=timings, notice=notice)

@@ -40,11 +40,10 @@ def main() -> None:
     question = "그럼 그건 언제 바뀐 거야? 배포 절차"
     query = SearchQuery(question, embedder.embed_query(question), 5)
     terms = sorted(set(analyzer.terms(question)))
-    print("== embedded (SQLite FTS5 + sqlite-vec), one process, two statements ==")
-    print(f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH '{' OR '.join(chr(34) + t + chr(34) for t in terms)}'"
-          f" ORDER BY bm25(chunks_fts, {TITLE_WEIGHT}, 1.0) LIMIT 40")
-    print("-> every cosine from one NumPy product over the vectors (read from chunks_vec after each commit); "
-          "the 40 nearest per language; one ranker (rag/retrieve/ranking.py)\n")
+    print("== embedded (SQLite tables + memory-mapped snapshot), one process, no SQL search ==")
+    print(f"BM25 (FTS5's formula, column weights {TITLE_WEIGHT}:1) over the postings of {terms}")
+    print("-> every cosine from one NumPy product over the snapshot's vectors (int8 codes above 50k chunks, "
+          "shortlist rescored exactly); the 40 nearest per language; one ranker (rag/retrieve/ranking.py)\n")
 
     from elasticsearch import AsyncElasticsearch
 

@@ -114,6 +114,17 @@ def build(path: Path, n: int) -> dict:
     return {"bulk_load_s": round(loaded, 1), "first_snapshot_s": round(snapshot_seconds, 1)}
 
 
+def prepare(path: Path) -> dict:
+    from rag.index.embedded import SqliteSearchIndex
+    from rag.text.analysis import Analyzer
+
+    started = time.perf_counter()
+    index = SqliteSearchIndex(path, Analyzer())
+    index.flush()
+    index.close()
+    return {"migrate_and_snapshot_s": round(time.perf_counter() - started, 1)}
+
+
 def rss() -> dict:
     fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines() if ":" in line)
     mb = {k: round(int(fields[k].split()[0]) / 1024) for k in ("VmRSS", "RssAnon", "RssFile") if k in fields}
@@ -179,7 +190,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.worker:
         path = args.work / f"index-{args.n}.sqlite3"
-        result = {"floor": run_floor, "docbot": run_docbot, "build": lambda p, n, c: build(p, n)}[args.worker](
+        result = {"floor": run_floor, "docbot": run_docbot, "build": lambda p, n, c: build(p, n),
+                  "prepare": lambda p, n, c: prepare(p)}[args.worker](
             path, args.n, args.queries)
         print(json.dumps(result))
         return
@@ -194,6 +206,9 @@ def main() -> None:
             done.write_text(json.dumps(figure["build"]))
         else:
             figure["build"] = json.loads(done.read_text())
+        # An index built by an older docbot is migrated and its snapshot files written here, once, so the
+        # rounds time what a serving process pays on an index an index run left behind.
+        figure["prepare"] = worker(args, "prepare", n)
         for round_ in range(args.rounds):
             order = ["floor", "docbot"] if round_ % 2 == 0 else ["docbot", "floor"]
             one = {name: worker(args, name, n) for name in order}

@@ -2,6 +2,8 @@
 
     python scripts/load_test.py [--users 10] [--threads 5] [--turns 3]
     python scripts/load_test.py --burst 300     # 300 messages into one thread at once
+    python scripts/load_test.py --users 50 --threads 1 --database-url postgresql+psycopg://postgres@127.0.0.1/test
+    python scripts/load_test.py ... --slow-rate 0.05 --slow-seconds 4   # 5% of Slack calls answered too late
 
 Starts, on 127.0.0.1 only: a Slack Web API stand-in and an OpenAI-compatible stand-in
 (streamed answers, JSON rewrites) in this process, and `docbot serve` as a subprocess with a
@@ -9,7 +11,11 @@ fresh data dir holding the bundled handbook's index. Every thread is a Slack thr
 turns are signed `app_mention` / thread events sent one after another (a follow-up waits
 for the previous answer); all threads run at once. Reports throughput, p50/p95 latency
 (event posted -> chat.stopStream for that answer), errors, and checks in the database that
-no message was lost. Bounded: it stops after the turns or --timeout seconds.
+no message was lost or stored twice. Bounded: it stops after the turns or --timeout seconds a turn.
+The handbook is indexed once into --index-cache and copied from there on later runs. With
+--database-url the conversations go to a fresh PostgreSQL schema (dropped afterwards). With
+--slow-rate the Slack stand-in answers that share of calls after --slow-seconds, and docbot's
+Slack client gives up after DOCBOT_HTTP_TIMEOUT (set below --slow-seconds): injected timeouts.
 """
 from __future__ import annotations
 
@@ -83,21 +89,36 @@ async def wait_ready(url: str, server: subprocess.Popen, timeout: float) -> floa
 
 
 async def run(args) -> dict:
-    slack, llm = await SlackStandIn().start(), await ScriptedLLM().start()
+    slack = await SlackStandIn(slow_rate=args.slow_rate, slow_seconds=args.slow_seconds).start()
+    llm = await ScriptedLLM().start()
     port = free_port()
     tmp = tempfile.mkdtemp(prefix="docbot-load-")
+    db_url, schema = database(args.database_url, tmp)
     env = {**os.environ, "DOCBOT_DATA_DIR": tmp, "DOCBOT_PORT": str(port), "DOCBOT_HOST": "127.0.0.1",
            "SLACK_BOT_TOKEN": "xoxb-load", "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_BASE_URL": slack.base_url,
            "OPENAI_BASE_URL": llm.base_url, "OPENAI_API_KEY": "sk-load", "DOCBOT_SLACK_UPDATE_SECONDS": "0.2",
-           "DOCBOT_INDEX_SCHEDULE": "", "DOCBOT_RATE_LIMIT_PER_USER": "0", "DOCBOT_RATE_LIMIT_PER_CHANNEL": "0"}
+           "DOCBOT_INDEX_SCHEDULE": "", "DOCBOT_INDEX_ON_START": "false", "DOCBOT_RATE_LIMIT_PER_USER": "0",
+           "DOCBOT_RATE_LIMIT_PER_CHANNEL": "0", "DOCBOT_DATABASE_URL": db_url}
+    if args.slow_rate:
+        env["DOCBOT_HTTP_TIMEOUT"] = str(args.http_timeout)
     docbot = str(Path(sys.executable).parent / "docbot")
-    subprocess.run([docbot, "index", str(ROOT / "samples" / "handbook")], env=env, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cache = Path(args.index_cache)
+    if not (cache / "index.sqlite3").exists():  # indexing costs minutes on a busy machine: once
+        cache.mkdir(parents=True, exist_ok=True)
+        subprocess.run([docbot, "index", str(ROOT / "samples" / "handbook")],
+                       env={**env, "DOCBOT_DATA_DIR": str(cache),
+                            "DOCBOT_DATABASE_URL": f"sqlite:///{cache / 'docbot.sqlite3'}"},
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    import sqlite3
+
+    with sqlite3.connect(cache / "index.sqlite3") as source, sqlite3.connect(Path(tmp) / "index.sqlite3") as copy:
+        source.backup(copy)  # a consistent copy of the WAL database
     # The server's log goes to a file: a pipe nobody reads would fill up and stall the server.
     log_path = Path(tmp) / "serve.log"
     log_file = open(log_path, "wb")
     server = subprocess.Popen([docbot, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=log_file)
     latencies, errors = [], []
+    sent: list[tuple[str, str, str]] = []  # (channel, thread, text) of every message posted
     try:
         ready_after = await wait_ready(f"http://127.0.0.1:{port}/readyz", server, args.startup_timeout)
         print(f"docbot serve ready after {ready_after:.1f} s", file=sys.stderr)
@@ -113,6 +134,7 @@ async def run(args) -> dict:
                     done_before = sum(1 for b in slack.named("chat.startStream")
                                       if b.get("thread_ts") == root and b.get("channel") == channel)
                     t0 = time.perf_counter()
+                    sent.append((channel, root, text))
                     try:
                         async with session.post(f"http://127.0.0.1:{port}/slack/events", data=body.encode(),
                                                 headers={"Content-Type": "application/json",
@@ -122,12 +144,11 @@ async def run(args) -> dict:
                                 return
                         await until_answered(slack, channel, root, done_before + 1, args.timeout)
                         latencies.append((time.perf_counter() - t0) * 1000)
-                    except TimeoutError:
-                        errors.append(f"no answer in {channel}/{root} turn {turn + 1}")
-                        return
+                    except TimeoutError:  # the user asks the follow-up anyway (and the database will tell)
+                        errors.append(f"no closed stream in {channel}/{root} turn {turn + 1}")
 
             if args.burst:
-                await burst(session, slack, port, args, latencies, errors)
+                await burst(session, slack, port, args, latencies, errors, sent)
             else:
                 await asyncio.gather(*[thread(u, n) for u in range(args.users) for n in range(args.threads)])
         elapsed = time.perf_counter() - started
@@ -138,8 +159,10 @@ async def run(args) -> dict:
         print(f"server log: {log_path}", file=sys.stderr)
         await slack.close()
         await llm.close()
-    expected = args.burst or args.users * args.threads * args.turns
-    lost = lost_messages(tmp, expected)
+    lost = count_messages(db_url, sent)
+    lost["slack_calls_answered_late"] = len(slack.slowed)
+    if schema:
+        drop_schema(args.database_url, schema)
     if args.burst:
         return {"burst_messages": args.burst, "seconds": round(elapsed, 1), "replies_finished": len(latencies),
                 "latency_ms": _percentiles(latencies), "errors": len(errors), "error_samples": errors[:5], **lost}
@@ -155,12 +178,13 @@ def _percentiles(latencies: list[float]) -> dict:
             "p95": round(float(np.percentile(latencies, 95)), 1) if latencies else None}
 
 
-async def burst(session, slack: SlackStandIn, port: int, args, latencies: list, errors: list) -> None:
+async def burst(session, slack: SlackStandIn, port: int, args, latencies: list, errors: list, sent: list) -> None:
     """`args.burst` messages posted at once into one DM thread: each new one supersedes the answer
     before it, so every message must be stored and every reply stream closed (answered or stopped)."""
     root, channel = "1700009000.000100", "D1"
 
     async def one(n: int) -> None:
+        sent.append((channel, root, f"What is Beacon? ({n})"))
         body = event_body(f"What is Beacon? ({n})", event_id=f"EvBurst{n}", ts=f"17000090{n:02d}.{n:06d}",
                           channel=channel, thread_ts=root, kind="message", channel_type="im", user="UBURST")
         async with session.post(f"http://127.0.0.1:{port}/slack/events", data=body.encode(),
@@ -193,18 +217,53 @@ async def until_answered(slack: SlackStandIn, channel: str, root: str, count: in
         await asyncio.sleep(0.02)
 
 
-def lost_messages(data_dir: str, expected: int) -> dict:
-    """Count user messages and complete answers in the database the server used."""
-    import sqlite3
+def database(url: str | None, data_dir: str) -> tuple[str, str]:
+    """The conversation database's URL: SQLite in the data dir, or a fresh schema of `url` (PostgreSQL)."""
+    if not url:
+        return f"sqlite:///{Path(data_dir) / 'docbot.sqlite3'}", ""
+    import uuid
 
-    db = sqlite3.connect(Path(data_dir) / "docbot.sqlite3")
-    users = db.execute("SELECT count(*) FROM message WHERE role='user'").fetchone()[0]
-    statuses = dict(db.execute("SELECT status, count(*) FROM message WHERE role='assistant' GROUP BY status"))
-    empty = db.execute("SELECT count(*) FROM message WHERE role='assistant' AND status='complete' "
-                       "AND text=''").fetchone()[0]
-    return {"user_messages_stored": users, "answers_by_status": statuses,
-            "answers_complete": statuses.get("complete", 0), "empty_complete_answers": empty,
-            "lost_messages": expected - users, "questions_without_reply": users - sum(statuses.values())}
+    from sqlalchemy import create_engine, text
+
+    schema = f"load_{uuid.uuid4().hex[:10]}"
+    with create_engine(url).begin() as conn:
+        conn.execute(text(f"CREATE SCHEMA {schema}"))
+    joiner = "&" if "?" in url else "?"
+    return f"{url}{joiner}options=-csearch_path%3D{schema}", schema
+
+
+def drop_schema(url: str, schema: str) -> None:
+    from sqlalchemy import create_engine, text
+
+    with create_engine(url).begin() as conn:
+        conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+
+
+def count_messages(db_url: str, sent: list[tuple[str, str, str]]) -> dict:
+    """What the database holds against what was posted: every posted message stored exactly once (lost:
+    posted, not stored; duplicated: stored more than once), and how each question's answer ended."""
+    from collections import Counter
+
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(db_url)
+    with engine.connect() as conn:
+        users = conn.execute(text(
+            "SELECT c.channel, c.thread, m.text, m.run_id FROM message m JOIN conversation c "
+            "ON c.id = m.conversation_id WHERE m.role = 'user'")).all()
+        answers = dict(conn.execute(text("SELECT run_id, status FROM message WHERE role = 'assistant'")).all())
+        empty = conn.execute(text("SELECT count(*) FROM message WHERE role = 'assistant' AND status = 'complete' "
+                                  "AND text = ''")).scalar()
+    engine.dispose()
+    stored = Counter((channel, thread, body) for channel, thread, body, _ in users)
+    posted = Counter(sent)
+    statuses = Counter(answers.get(run_id, "none") for *_, run_id in users)
+    return {"messages_posted": sum(posted.values()), "user_messages_stored": len(users),
+            "lost": sum(max(0, n - stored[k]) for k, n in posted.items()),
+            "duplicated": sum(max(0, n - posted[k]) for k, n in stored.items()),
+            "answers_by_status": dict(statuses),
+            "answered": sum(n for status, n in statuses.items() if status in ("complete", "partial", "cancelled")),
+            "empty_complete_answers": empty}
 
 
 def main() -> None:
@@ -214,6 +273,14 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds one answer may take")
     parser.add_argument("--burst", type=int, default=0, help="post this many messages into one thread at once")
+    parser.add_argument("--database-url", default=None,
+                        help="PostgreSQL URL (a fresh schema is made and dropped); default: SQLite in the data dir")
+    parser.add_argument("--slow-rate", type=float, default=0.0, help="share of Slack calls answered late")
+    parser.add_argument("--slow-seconds", type=float, default=4.0, help="how late")
+    parser.add_argument("--http-timeout", type=float, default=2.0,
+                        help="docbot's outside-call timeout while calls are slowed (below --slow-seconds)")
+    parser.add_argument("--index-cache", default=str(Path(tempfile.gettempdir()) / "docbot-load-index"),
+                        help="where the handbook's index is built once and copied from")
     parser.add_argument("--startup-timeout", type=float, default=900.0,
                         help="give up if docbot serve is not ready (GET /readyz) after this many seconds")
     print(json.dumps(asyncio.run(run(parser.parse_args())), indent=2, ensure_ascii=False))

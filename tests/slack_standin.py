@@ -6,13 +6,15 @@ past their limits (`invalid_blocks`: 50 blocks, 3,000 characters of section or c
 2,000 of a button value, 12,000 of a markdown block), updating or deleting a message it never
 posted (`message_not_found`) or one docbot did not post (`cant_update_message`), and appending
 to or stopping a stream that is not streaming (`message_not_in_streaming_state`). It can be told
-to refuse streaming, to answer 429 once, or 503."""
+to refuse streaming, to answer 429 once, or 503, or to answer a share of calls late (timeouts)."""
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import itertools
 import json
+import random
 import time
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlencode
@@ -38,12 +40,20 @@ class SlackStandIn:
     oauth_codes: dict = field(default_factory=dict)  # code -> the workspace an install of it grants
     client: tuple = ("111.222", "client-secret")  # the app's OAuth client id and secret  # channels the bot is a member of (DMs: always)
     refused: list[tuple[str, str]] = field(default_factory=list)  # (method, error) of every refused call
+    slow_rate: float = 0.0  # share of calls answered late (timeouts on the client's side)
+    slow_seconds: float = 0.0
+    slowed: list[str] = field(default_factory=list)  # methods answered late
+    slow_methods: set[str] = field(default_factory=set)  # methods always answered late
+    seed: int = 30
     _ts: itertools.count = field(default_factory=lambda: itertools.count(1))
     _posted: dict = field(default_factory=dict)  # ts -> "message" | "streaming" | "stopped", docbot's own
 
     @property
     def base_url(self) -> str:
         return str(self.server.make_url("/api/"))
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.seed)  # the same calls are slowed run after run
 
     async def start(self) -> "SlackStandIn":
         app = web.Application()
@@ -65,6 +75,16 @@ class SlackStandIn:
         return f"1700000100.{next(self._ts):06d}"
 
     async def _handle(self, request: web.Request) -> web.Response:
+        """The method's answer; a `slow_rate` share of calls (all but auth.test) is answered only after
+        `slow_seconds`, as Slack does under load: the call took effect, the client may have given up."""
+        response = await self._method(request)
+        method = request.match_info["method"]
+        if method in self.slow_methods or (self.slow_rate and method != "auth.test" and self._rng.random() < self.slow_rate):
+            self.slowed.append(request.match_info["method"])
+            await asyncio.sleep(self.slow_seconds)
+        return response
+
+    async def _method(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
         raw = await request.text()
         if request.content_type == "application/json":

@@ -117,7 +117,7 @@ def test_eval_writes_the_report_format(env, docs, monkeypatch):
 
 
 async def test_server_health(env):
-    client = TestClient(TestServer(make_app(Runtime(Settings()))))
+    client = TestClient(TestServer(make_app(Runtime(Settings()), warm_up=False)))
     await client.start_server()
     try:
         response = await client.get("/healthz")
@@ -150,7 +150,7 @@ def test_sources_lists_and_removes_an_indexed_source(env, docs, monkeypatch):
     invoke("index")
     invoke("index", str(other))
     listed = invoke("sources").output
-    assert f"docs  {docs.resolve()}  4 files indexed  configured" in listed
+    assert f"docs  folder  {docs.resolve()}  4 files indexed  configured" in listed
     assert f"{other.resolve()}  1 files indexed  not configured" in listed
     refused = invoke("sources", "remove", "no-such-source", "--yes")
     assert refused.exit_code == 1 and "nothing indexed" in refused.output

@@ -3,7 +3,7 @@ from datetime import date
 
 import pytest
 
-from rag.documents import Metadata, caveat, normalise_date, normalise_status, row_text
+from rag.documents import Chunk, Metadata, caveat, caveats, normalise_date, normalise_status, row_text
 from rag.ingest.chunking import OverlapChunker
 from rag.ingest.loaders import load
 
@@ -97,6 +97,13 @@ def test_caveat_words_repealed_draft_and_future_documents():
     assert caveat(Metadata(title="X", effective="2026-01-01", status="current"), today) == ""
 
 
+def test_caveats_of_cited_chunks_one_per_document():
+    old = Metadata(status="repealed")
+    chunks = [Chunk("old.md", 0, "Old policy", "", "a", old), Chunk("old.md", 1, "Old policy", "", "b", old),
+              Chunk("new.md", 0, "New policy", "", "c", Metadata(title="New policy", status="current"))]
+    assert caveats(chunks, date(2026, 12, 3)) == ["⚠️ “Old policy” is marked as repealed."]
+
+
 def test_row_text_reads_a_row_as_a_sentence():
     assert row_text(["Data", "Retention", "Owner"], ["App logs", "90 days", ""]) == "App logs — Retention: 90 days."
     assert row_text([], ["Gold", "900 EUR"]) == "Gold — 900 EUR."
@@ -117,3 +124,17 @@ def test_metadata_survives_into_the_index_and_the_citation(tmp_path, analyzer, e
     hits = Ranker().rank(indexer.index.candidates(SearchQuery(query, embedder.embed_query(query), 3), 10), 3, ())
     assert hits[0].chunk.meta.status == "repealed" and hits[0].chunk.title == "Remote work (old)"
     assert hits[0].citation()["status"] == "repealed"
+
+
+def test_labelled_lines_and_dot_leaders_are_not_taken_for_wrapped_text():
+    raw = ("Printers\n\nSeoul HQ: SEL-09F-MFP (9th floor), SEL-11F-MFP (11th floor), SEL-12F-MFP\n"
+           "Busan office: PUS-2F-MFP (office building, 2nd floor)\n\n"
+           "Seollal (Lunar New Year) ........ 2026-02-16 to 2026-02-18\nChildren's Day ................... 2026-05-05\n")
+    lines = load("printers.txt", raw.encode()).text.splitlines()
+    assert "Busan office: PUS-2F-MFP (office building, 2nd floor)" in lines
+    assert "Children's Day ................... 2026-05-05" in lines
+
+
+def test_markdown_emphasis_and_link_targets_are_not_quoted():
+    doc = load("e.md", "# E\n\n**Repealed** — see [the current policy](https://wiki.example.com/p/1) and `POL-7`.\n".encode())
+    assert doc.sections[0].text == "Repealed — see the current policy and POL-7."

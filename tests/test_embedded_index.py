@@ -16,6 +16,7 @@ def _older_index_searched(path, analyzer, embedder, column: str, schema: str, te
     put(index, embedder, "en.md", ["Every business trip needs approval two weeks ahead."], "Travel")
     index.close()
     db = sqlean.connect(str(path))
+    _fts5_table(db, analyzer)  # every schema before 6 wrote one
     db.execute(f"ALTER TABLE chunks DROP COLUMN {column}")
     db.execute("UPDATE meta SET value=? WHERE key='schema'", (schema,))
     db.commit()
@@ -47,11 +48,25 @@ def test_a_serving_process_sees_what_the_indexer_wrote(tmp_path, analyzer, embed
     indexing.close()
 
 
+def _fts5_table(db, analyzer, rows=None):
+    """The FTS5 table the write path kept until schema 6: each chunk's analysed title+heading and body."""
+    rows = rows if rows is not None else db.execute("SELECT id, title, heading, text FROM chunks").fetchall()
+    db.execute("CREATE VIRTUAL TABLE chunks_fts USING fts5(title, body, tokenize='unicode61')")
+    heads = analyzer.terms_many(f"{r[1]} {r[2]}" for r in rows)
+    bodies = analyzer.terms_many(r[3] for r in rows)
+    db.executemany("INSERT INTO chunks_fts (rowid, title, body) VALUES (?,?,?)",
+                   [(r[0], " ".join(h), " ".join(b)) for r, h, b in zip(rows, heads, bodies)])
+    db.commit()
+
+
 def _fts5_scores(index, terms):
+    """FTS5's own bm25() over the same analysed terms, in a scratch database beside the index."""
     from rag.index.embedded import TITLE_WEIGHT
 
+    reference = sqlean.connect(":memory:")
+    _fts5_table(reference, index.analyzer, index._db.execute("SELECT id, title, heading, text FROM chunks").fetchall())
     match = " OR ".join(f'"{t}"' for t in terms)
-    return dict(index._db.execute(
+    return dict(reference.execute(
         f"SELECT rowid, -bm25(chunks_fts, {TITLE_WEIGHT}, 1.0) FROM chunks_fts WHERE chunks_fts MATCH ?",
         (match,)).fetchall())
 
@@ -115,4 +130,32 @@ def test_a_large_index_serves_the_old_snapshot_while_it_refreshes_but_never_a_re
 def test_a_schema_3_index_gains_term_counts_from_its_fts_rows(tmp_path, analyzer, embedder):
     reopened, found = _older_index_searched(tmp_path / "i.sqlite3", analyzer, embedder, "terms", "3", "리퀘스트 승인")
     assert [found.chunks[i].chunk.path for i, _ in found.keyword] == ["ko.md"]
+    tables = {r[0] for r in reopened._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert "chunks_fts" not in tables  # read for the term counts, then dropped
+    reopened.close()
+
+
+def test_a_schema_5_index_drops_its_fts5_table_and_keeps_every_chunk(tmp_path, analyzer, embedder):
+    path = tmp_path / "i.sqlite3"
+    index = SqliteSearchIndex(path, analyzer)
+    index.bind_model(embedder.name, embedder.dim)
+    put(index, embedder, "en.md", ["Every business trip needs approval two weeks ahead.", "Receipts go to finance."])
+    before = index._db.execute("SELECT id, text, terms FROM chunks ORDER BY id").fetchall()
+    index.close()
+    db = sqlean.connect(str(path))
+    _fts5_table(db, analyzer)
+    db.execute("UPDATE meta SET value='5' WHERE key='schema'")
+    db.commit()
+    db.close()
+
+    reopened = SqliteSearchIndex(path, analyzer)
+    tables = {r[0] for r in reopened._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert "chunks_fts" not in tables
+    assert reopened._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()[0] == SCHEMA_VERSION
+    assert reopened._db.execute("SELECT id, text, terms FROM chunks ORDER BY id").fetchall() == before
+    text = "business trip approval"
+    found = reopened.candidates(SearchQuery(text, embedder.embed_query(text), 5), 10)
+    assert [found.chunks[i].chunk.ordinal for i, _ in found.keyword][:1] == [0]
+    put(reopened, embedder, "en.md", ["Trips abroad need a second approval."])  # writes after the drop
+    assert reopened.stats()["chunks"] == 1
     reopened.close()

@@ -193,3 +193,42 @@ async def test_a_model_that_obeys_an_injected_document_still_changes_nothing(llm
     assert runtime.store.count_actions({"pending", "running", "done", "failed"}) == 0
     assert all(run.trigger != "action" for run in runtime.store.runs(10))
     runtime.close()
+
+
+@pytest.mark.parametrize("message,model_intent,expected", [
+    # issue 30 item 11: the rewrite call said "action" for a plain follow-up question
+    ("what's its default rate limit?", "action", "knowledge_search"),
+    ("그럼 기본 요청 한도는 얼마야?", "chitchat", "knowledge_search"),
+    ("Orion Gateway 재시작해줘", "action", "action"),  # both agree: an action is proposed
+    ("ok thanks, that helps", "action", "chitchat"),  # the model alone cannot make an action
+])
+async def test_the_models_intent_does_not_override_a_confident_offline_route(llm, analyzer, embedder, tmp_path,
+                                                                            message, model_intent, expected):
+    import shutil
+
+    from bot.conversation import SessionKey
+    from docbot.runtime import Runtime
+    from docbot.settings import Settings
+
+    from conftest import HANDBOOK, make_indexer
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    shutil.copy(HANDBOOK / "api-gateway-runbook.md", docs)
+    indexer = make_indexer(tmp_path / "i.sqlite3", analyzer, embedder)
+    indexer.run(docs)
+    runtime = Runtime(Settings(_env_file=None, data_dir=tmp_path / "data", OPENAI_BASE_URL=llm.base_url,
+                               OPENAI_API_KEY="sk-test"))
+    runtime.__dict__.update(index=indexer.index, analyzer=analyzer, embedder=embedder)
+    key = SessionKey("console", "local", "me", "t")
+    llm.script = [Reply(pieces=["Restart it with the runbook [1]"])]
+    await (await runtime.conversations.ask(key, "How do I restart the Orion Gateway?", "u1")).collect()
+    llm.script = [Reply('{"standalone": "' + message + '", "intent": "' + model_intent + '", "confidence": 0.9, '
+                        '"entities": []}'), Reply(pieces=["It is 1000 requests a minute [1]"])]
+    turn = await runtime.conversations.ask(key, message, "u1")
+    await turn.collect()
+    assert turn.prepared.rewrite.route is not None and turn.prepared.rewrite.route.intent == model_intent
+    assert turn.prepared.route.intent == expected, turn.prepared.route
+    if expected != "action":
+        assert turn.action is None and "No action" not in turn.text
+    runtime.close()

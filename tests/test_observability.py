@@ -12,7 +12,7 @@ from docbot.settings import Settings
 
 
 async def _client(settings) -> TestClient:
-    client = TestClient(TestServer(make_app(Runtime(settings), schedule=False), host="127.0.0.1"))
+    client = TestClient(TestServer(make_app(Runtime(settings), schedule=False, warm_up=False), host="127.0.0.1"))
     await client.start_server()
     return client
 
@@ -73,3 +73,38 @@ def test_json_logs_carry_session_and_run_ids():
     line = json.loads(stream.getvalue())
     assert line["message"] == "stage retrieve failed" and line["session_id"] == "slack:C1:1.2"
     assert line["run_id"] == "abc123" and line["level"] == "WARNING"
+
+
+async def test_models_load_behind_the_start_off_the_loop_and_readyz_waits_for_them(tmp_path):
+    """Issue 30 item 9: the first question used to load the models and /healthz stalled for 36 s. Now the
+    server loads them as it starts, on a worker thread: liveness answers meanwhile, readiness waits."""
+    import asyncio
+    import threading
+
+    runtime = Runtime(Settings(_env_file=None, data_dir=tmp_path))
+    loading, release, threads = threading.Event(), threading.Event(), []
+
+    def slow_warm_up() -> None:  # a model load that takes as long as the test says
+        threads.append(threading.get_ident())
+        loading.set()
+        release.wait(60)
+
+    runtime.warm_up = slow_warm_up  # type: ignore[method-assign]
+    client = TestClient(TestServer(make_app(runtime, schedule=False), host="127.0.0.1"))
+    await client.start_server()
+    try:
+        assert await asyncio.to_thread(loading.wait, 60)  # the load started with the server, not with a question
+        assert (await client.get("/healthz")).status == 200  # the loop is free while it loads
+        waiting = await client.get("/readyz")
+        assert waiting.status == 503 and (await waiting.json())["models"] == "loading"
+        assert threads and threads[0] != threading.get_ident()
+        release.set()
+        for _ in range(600):  # until the load's task has finished (each probe is one short request)
+            ready = await client.get("/readyz")
+            if ready.status == 200:
+                break
+            await asyncio.sleep(0.05)
+        assert ready.status == 200 and "models" not in await ready.json()
+    finally:
+        release.set()
+        await client.close()

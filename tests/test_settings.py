@@ -55,3 +55,14 @@ def test_a_dataset_turn_with_a_bad_field_is_named_with_its_line(tmp_path):
     data.write_text('{"id": "a", "turns": [{"question": "hi"}]}\n', encoding="utf-8")
     with pytest.raises(DatasetError, match=r"d.jsonl:1: turns\[0\].user: Field required"):
         load_dataset(data)
+
+
+def test_a_git_source_is_its_own_kind_and_folders_stay_the_default(monkeypatch):
+    monkeypatch.setenv("DOCBOT_SOURCES", json.dumps([{"path": "docs"},
+                                                     {"kind": "git", "repository": "https://github.com/a/b.git"}]))
+    folder, repo = load_settings().sources
+    assert folder.kind == "folder" and repo.kind == "git" and repo.branch == "HEAD"
+    monkeypatch.setenv("DOCBOT_SOURCES", json.dumps([{"kind": "git", "repo": "x"}]))
+    with pytest.raises(ConfigurationError) as caught:
+        load_settings()
+    assert "DOCBOT_SOURCES[0].repository: Field required" in str(caught.value)

@@ -63,8 +63,22 @@ class StoreContract:
         with store.engine.connect() as conn:
             diff = compare_metadata(MigrationContext.configure(conn), SQLModel.metadata)
             version = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
-        assert diff == [] and version == "0002"
+        assert diff == [] and version == _migration_head()
         Store(db_url)  # opening again is a no-op
+
+
+def _migration_head() -> str:
+    """The one head of the migration history (two heads mean two branches added migrations unmerged)."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from bot.storage import MIGRATIONS
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    heads = ScriptDirectory.from_config(config).get_heads()
+    assert len(heads) == 1, f"several migration heads: {heads}"
+    return heads[0]
 
 
 class TestSqliteStore(StoreContract):

@@ -1,10 +1,11 @@
-"""The embedded default search index: SQLite FTS5 (BM25) and sqlite-vec vectors in one file.
+"""The embedded default search index: chunks with their term counts (BM25) and sqlite-vec vectors in one file.
 
 The standard library's sqlite3 on many Pythons cannot load extensions, so this uses
-`sqlean.py`, a drop-in sqlite3 build that can; FTS5 and the vec0 table then share one
-file and one transaction, and a file's old chunks never outlive its new ones.
+`sqlean.py`, a drop-in sqlite3 build that can; the chunks and the vec0 table then share one
+file and one transaction, and a file's old chunks never outlive its new ones. (An FTS5 table
+was written too until schema 6; no query read it, so the migration drops it.)
 
-Queries touch neither the vec0 table nor FTS5's bm25(): a snapshot of every chunk's vector,
+Queries touch neither the vec0 table nor SQL full-text search: a snapshot of every chunk's vector,
 languages, visibility and term counts (`rag.index.snapshot`, memory-mapped from files beside the
 index named by the tables' generation, with int8 codes for the one pass over every vector) gives
 every cosine in one product (each language's nearest chunks, the cosine of BM25-only hits, the
@@ -35,8 +36,8 @@ from rag.text.analysis import Analyzer
 from rag.text.language import languages
 
 # 2: chunks carry their languages; 3: and who may see them; 4: and their term counts;
-# 5: meta's generation names the snapshot files (renewed by every write)
-SCHEMA_VERSION = "5"
+# 5: meta's generation names the snapshot files (renewed by every write); 6: no FTS5 table
+SCHEMA_VERSION = "6"
 TITLE_WEIGHT = 3.0  # bm25 column weight of title+heading terms against body terms
 # Up to this many chunks a stale snapshot is re-read before the query (~0.3 s at 20,000); above it,
 # on a background thread while the old snapshot keeps serving.
@@ -82,7 +83,6 @@ class SqliteSearchIndex:
                 id INTEGER PRIMARY KEY, source TEXT NOT NULL, path TEXT NOT NULL, ordinal INTEGER NOT NULL,
                 title TEXT NOT NULL, heading TEXT NOT NULL, text TEXT NOT NULL, langs TEXT NOT NULL DEFAULT '',
                 channels TEXT NOT NULL DEFAULT '', terms BLOB NOT NULL DEFAULT x'', UNIQUE (source, path, ordinal));
-            CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(title, body, tokenize='unicode61');
             """
         )
         self._migrate()
@@ -96,6 +96,8 @@ class SqliteSearchIndex:
         2 -> 3: add who may see each chunk and file; migrated rows get '' (nobody) until the next index
         run resolves them from the configured sources, so an upgrade never shows a restricted chunk.
         3 -> 4: add each chunk's term counts, from the terms its FTS5 row already holds.
+        4 -> 5: a generation, so the first reader writes snapshot files the next ones map.
+        5 -> 6: drop the FTS5 table: queries read the postings, and writing it cost every index run.
 
         Only an old file takes the write lock: opening a current index (every `docbot status`, every
         serving process) must not wait behind an indexer's transaction.
@@ -103,10 +105,10 @@ class SqliteSearchIndex:
         schema = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         columns = {r[1] for r in self._db.execute("PRAGMA table_info(chunks)")}
         file_columns = {r[1] for r in self._db.execute("PRAGMA table_info(files)")}
+        tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if {"langs", "channels", "terms"} <= columns and {"channels", "meta"} <= file_columns and \
-                (schema is None or schema[0] == SCHEMA_VERSION):
+                "chunks_fts" not in tables and (schema is None or schema[0] == SCHEMA_VERSION):
             return
-        # 4 -> 5 (below): a generation, so the first reader writes snapshot files the next ones map.
         with self._transaction():
             if "langs" not in columns:
                 self._db.execute("ALTER TABLE chunks ADD COLUMN langs TEXT NOT NULL DEFAULT ''")
@@ -121,6 +123,7 @@ class SqliteSearchIndex:
                 rows = self._db.execute("SELECT rowid, title, body FROM chunks_fts").fetchall()
                 self._db.executemany("UPDATE chunks SET terms=? WHERE id=?",
                                      [(postings.encode(r[1].split(), r[2].split()), r[0]) for r in rows])
+            self._db.execute("DROP TABLE IF EXISTS chunks_fts")  # after the term counts were taken from it
             rows = self._db.execute("SELECT id, path, ordinal, title, heading, text FROM chunks WHERE langs=''").fetchall()
             self._db.executemany("UPDATE chunks SET langs=? WHERE id=?",
                                  [(" ".join(languages(Chunk(*r[1:]).embedding_text())), r[0]) for r in rows])
@@ -206,8 +209,6 @@ class SqliteSearchIndex:
                      " ".join(languages(chunk.embedding_text())), channels, postings.encode(head, body)),
                 )
                 rowid = cur.lastrowid
-                self._db.execute("INSERT INTO chunks_fts (rowid, title, body) VALUES (?,?,?)",
-                                 (rowid, " ".join(head), " ".join(body)))
                 self._db.execute("INSERT INTO chunks_vec (rowid, embedding) VALUES (?, ?)",
                                  (rowid, np.asarray(vector, np.float32).tobytes()))
             self._db.execute(
@@ -253,7 +254,6 @@ class SqliteSearchIndex:
         if not ids:
             return
         marks = ",".join("?" * len(ids))
-        self._db.execute(f"DELETE FROM chunks_fts WHERE rowid IN ({marks})", ids)
         if self._dim is not None:
             self._db.execute(f"DELETE FROM chunks_vec WHERE rowid IN ({marks})", ids)
         self._db.execute(f"DELETE FROM chunks WHERE id IN ({marks})", ids)
@@ -363,7 +363,7 @@ class SqliteSearchIndex:
     def clear(self) -> None:
         """Drop everything, including the model binding."""
         with self._lock, self._transaction():
-            for table in ("files", "chunks", "chunks_fts", "meta"):
+            for table in ("files", "chunks", "meta"):
                 self._db.execute(f"DELETE FROM {table}")
             self._db.execute("DROP TABLE IF EXISTS chunks_vec")
             self._dim = None
@@ -398,7 +398,7 @@ class SqliteSearchIndex:
         _remove_database(staging.path)
 
     def _swap_in(self, dim: int) -> None:
-        for table in ("files", "chunks", "chunks_fts", "meta"):
+        for table in ("files", "chunks", "meta"):
             self._db.execute(f"DELETE FROM main.{table}")
         self._db.execute("DROP TABLE IF EXISTS main.chunks_vec")
         self._db.execute(f"CREATE VIRTUAL TABLE main.chunks_vec USING vec0(embedding float[{dim}] "
@@ -409,8 +409,6 @@ class SqliteSearchIndex:
         self._db.execute("INSERT INTO main.chunks (id, source, path, ordinal, title, heading, text, langs, channels, "
                          "terms) SELECT id, source, path, ordinal, title, heading, text, langs, channels, terms "
                          "FROM staging.chunks")
-        self._db.execute("INSERT INTO main.chunks_fts (rowid, title, body) "
-                         "SELECT rowid, title, body FROM staging.chunks_fts")
         self._db.execute("INSERT INTO main.chunks_vec (rowid, embedding) "
                          "SELECT rowid, embedding FROM staging.chunks_vec")
 

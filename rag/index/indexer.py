@@ -17,10 +17,12 @@ from rag.errors import (
     LeaseLost,
     SearchIndexError,
     SearchIndexUnavailable,
+    SourceUnavailable,
     VisibilityNotApplied,
 )
 from rag.index.port import BatchWriter, FileRecord, RebuildableIndex, Visibility
 from rag.ingest.chunking import Chunker
+from rag.ingest.connectors.base import IncrementalSource
 from rag.ingest.loaders import load
 from rag.ingest.sources import FolderSource, Source, SourceFile, narrowed
 from rag.models.embeddings import Embedder
@@ -38,12 +40,16 @@ class IndexReport:
     chunks: int = 0
     errors: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
+    cursor: str | None = None  # a connector's cursor once these changes are in the index
+    requests: int = 0  # calls a connector made to its service
+    retry: bool = False  # a file failed for a reason that may pass: keep the old cursor so it is tried again
 
     def merge(self, other: "IndexReport") -> None:
         """Add another run's counts to this one (several roots in one command)."""
-        for name in ("added", "updated", "unchanged", "deleted", "chunks", "seconds"):
+        for name in ("added", "updated", "unchanged", "deleted", "chunks", "seconds", "requests"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.errors.extend(other.errors)
+        self.retry = self.retry or other.retry
 
 
 def content_hash(raw: bytes, chunker_signature: str) -> str:
@@ -59,9 +65,9 @@ def folder_source(root: Path) -> FolderSource:
 # Chunks handed to the embedder per call, gathered across files (most files are a few chunks): one
 # OpenAI request per 64 chunks instead of one per file, full matrix products for USE. A run checks
 # for a stop (Ctrl-C, SIGTERM, a lost lease) between calls, so a local model gets fewer per call
-# (LOCAL_BATCH_CHUNKS: about two seconds of e5, which encodes one text at a time inside anyway).
+# (LOCAL_BATCH_CHUNKS: about a second of e5 on an idle machine; it encodes one text at a time inside anyway).
 BATCH_CHUNKS = 64
-LOCAL_BATCH_CHUNKS = 8
+LOCAL_BATCH_CHUNKS = 4
 
 
 @dataclass(eq=False)  # identity: a file is one pending item however its chunks are sliced
@@ -95,8 +101,11 @@ class Indexer:
     def sync(self, source: Source, on_file: Callable[[str], None] | None = None, *, full: bool = False,
              on_source: Callable[[str, int], None] | None = None,
              check: Callable[[], None] | None = None,
-             on_chunks: Callable[[int], None] | None = None) -> IndexReport:
+             on_chunks: Callable[[int], None] | None = None, cursor: str | None = None) -> IndexReport:
         """Bring the index in step with a source: new and changed files embedded, gone files removed.
+
+        A connector (IncrementalSource) gives only what changed since `cursor`, and the report carries the
+        cursor to store once the run succeeds; `full` ignores the cursor and lists everything.
 
         Changed files are read and chunked first, then their chunks are embedded in slices of
         `batch_chunks` taken across files, small files before large ones, and each file is replaced
@@ -111,7 +120,12 @@ class Indexer:
         self.index.bind_model(self.embedder.name, self.embedder.dim)
         known = self.index.files(source.key)
         report = IndexReport()
-        files = source.files()
+        if isinstance(source, IncrementalSource):
+            changes = source.changes(None if full else cursor)
+            files, gone, complete = changes.changed, set(changes.deleted), changes.complete
+            report.cursor, report.requests = changes.cursor, changes.requests
+        else:
+            files, gone, complete = source.files(), set(), source.complete
         visibility = getattr(source, "visibility", None)
         done = on_file or (lambda path: None)
         try:
@@ -128,11 +142,13 @@ class Indexer:
             if on_source:
                 on_source(source.name, sum(len(p.chunks) for p in pending))
             self._embed_and_write(source.key, pending, report, check, done, on_chunks or (lambda n: None))
-            if source.complete:
-                for gone in sorted(set(known) - {f.path for f in files}):
-                    check()
-                    self.index.delete_file(source.key, gone)
-                    report.deleted += 1
+            present = {f.path for f in files}
+            if complete:
+                gone |= set(known) - present
+            for path in sorted((gone - present) & set(known)):  # a path renamed away and re-created stays
+                check()
+                self.index.delete_file(source.key, path)
+                report.deleted += 1
         finally:
             self._flush(report)  # whatever was written becomes searchable, even when the run stops early
         report.seconds = time.perf_counter() - started
@@ -151,15 +167,19 @@ class Indexer:
         rel = item.path
         try:
             self._check_size(rel, item.size)
-            raw = item.read()
+            # A connector names the bytes' version: an indexed version is neither downloaded nor embedded again.
+            raw = b"" if item.version else item.read()
             self._check_size(rel, len(raw))
-            digest = content_hash(raw, self.signature)
+            digest = content_hash(item.version.encode() if item.version else raw, self.signature)
             if compare and compare.content_hash == digest:
                 if compare.visibility != visibility:  # the source's channels changed: restamp, no re-embedding
                     check()
                     self.index.set_visibility(key, rel, visibility)
                 report.unchanged += 1
                 return None
+            if item.version:  # a new version: only now is it downloaded
+                raw = item.read()
+                self._check_size(rel, len(raw))
             doc = load(rel, raw, item.meta)
             chunks = self.chunker.chunk(doc)
             if not chunks:
@@ -255,8 +275,12 @@ class Indexer:
         """Report one file's failure against it; re-raise what means the run cannot go on."""
         if isinstance(exc, (SearchIndexUnavailable, VisibilityNotApplied, LeaseLost, IndexRunStopped)):  # stop the run
             raise exc
+        if not isinstance(exc, DocumentError):  # the service, the network or the index: may pass next run
+            report.retry = True
         if isinstance(exc, DocumentError):
             report.errors.append((rel, exc.reason))
+        elif isinstance(exc, SourceUnavailable):  # the connector could not fetch this file now
+            report.errors.append((rel, str(exc)))
         elif isinstance(exc, SearchIndexError):  # this file's write failed; the others go on, retried next run
             report.errors.append((rel, str(exc)))
         elif isinstance(exc, OSError):

@@ -18,11 +18,6 @@ Visibility = frozenset[str] | None
 a chunk migrated from an index that predates visibility, until the next index run resolves it)."""
 
 
-def visible_to(visibility: Visibility, channel: str | None) -> bool:
-    """Whether a chunk with this visibility may be shown in this channel (None: no channel, public only)."""
-    return visibility is None or (channel is not None and channel in visibility)
-
-
 @dataclass(frozen=True)
 class SearchQuery:
     """A hybrid query: text for BM25, a vector for kNN, how many hits the caller wants, and the channel

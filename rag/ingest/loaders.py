@@ -61,26 +61,40 @@ def load_markdown(path: str, raw: bytes) -> Document:
             if tok.type == "tr_open":
                 table.append([])
             elif tok.type == "inline" and table:
-                table[-1].append(tok.content)
+                table[-1].append(_inline_text(tok))
         elif tok.type == "heading_open":
             level = int(tok.tag[1:])
         elif tok.type == "inline" and level:
-            outline.heading(level, tok.content)
-            h1 = h1 or (one_line(tok.content) if level == 1 else "")
+            outline.heading(level, _inline_text(tok))
+            h1 = h1 or (one_line(_inline_text(tok)) if level == 1 else "")
             level = 0
         elif tok.type == "list_item_open":
             marker = f"{tok.info}{tok.markup} " if tok.info else "- "
         elif tok.type == "inline" and marker:
-            outline.add("item", marker + tok.content)  # a list item's wrapped lines are always one item
+            outline.add("item", marker + _inline_text(tok))  # a list item's wrapped lines are always one item
             marker = ""
         elif tok.type == "inline":
-            for line in unwrap(tok.content.splitlines()):
+            for line in unwrap(_inline_text(tok).splitlines()):
                 outline.add("paragraph", line)
         elif tok.type in ("fence", "code_block"):
             outline.add("code", tok.content)
     sections = outline.done()
     title = meta.title or h1 or outline.first_heading or _fallback_title(path)
     return Document(path, title, sections, meta)
+
+
+def _inline_text(tok) -> str:
+    """An inline token's text as read: emphasis markers and link targets dropped, code spans and image
+    alt text kept, soft and hard breaks as line breaks."""
+    parts: list[str] = []
+    for child in tok.children or []:
+        if child.type in ("text", "code_inline", "html_inline"):
+            parts.append(child.content if child.type != "html_inline" else "")
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append("\n")
+        elif child.type == "image":
+            parts.append(child.content)
+    return "".join(parts) if tok.children is not None else tok.content
 
 
 def _markdown_table(rows: list[list[str]]) -> Table | None:

@@ -75,19 +75,27 @@ def table_from_grid(grid: list[list[str]], header: bool = True) -> Table | None:
 
 
 WRAP_MIN = 30  # a paragraph whose longest line is shorter was not hard-wrapped: its breaks are meant
+# A line that starts with a label ("Busan office: …", "담당자: …") or carries dot leaders ("Chuseok ...... 9/24")
+# is a line of its own, whatever its length.
+_LABEL = re.compile(r"^[^\s:：]{1,20}(?: [^\s:：]{1,20}){0,3}[:：]\s")
+_LEADERS = re.compile(r"\.{4,}|…{2,}|·{4,}")
 
 
 def unwrap(lines: list[str]) -> list[str]:
-    """Hard-wrapped lines joined back into the lines the author meant: a line continues onto the next when
-    it is about as long as the paragraph's longest (it ran into the wrap column); a short line ("Owner: X")
-    ended where its author pressed return."""
+    """Hard-wrapped lines joined back into the lines the author meant. A line continues onto the next
+    when the next line's first word would not have fitted after it within the paragraph's width (the
+    greedy wrap an editor does at 72–80 columns); a line the next word would have fitted on ended where
+    its author pressed return ("Owner: Finance"), as does one ending in ":" or followed by a labelled line."""
     lines = [line.strip() for line in lines if line.strip()]
     if not lines:
         return []
-    longest = max(len(line) for line in lines)
+    width = max(len(line) for line in lines)
     out = [lines[0]]
     for prev, line in zip(lines, lines[1:]):
-        if longest >= WRAP_MIN and len(prev) >= 0.6 * longest:
+        first = line.split()[0]
+        wrapped = width >= WRAP_MIN and len(prev) + 1 + len(first) > width * 0.97 and not prev.endswith((":", "：")) \
+            and not _LABEL.match(line) and not _LEADERS.search(line) and not _LEADERS.search(prev)
+        if wrapped:
             out[-1] += " " + line
         else:
             out.append(line)

@@ -27,12 +27,17 @@ def private(rel: str) -> bool:
 @dataclass(frozen=True)
 class SourceFile:
     """One file of a source: its path relative to the source, how to read its bytes and, when the
-    source knows it without reading, its size (so an oversized file is refused before it is read)."""
+    source knows it without reading, its size (so an oversized file is refused before it is read).
+
+    Connectors also give `version`, the service's id for these exact bytes (a Git blob id, an eTag): a file
+    whose version is already indexed is not even read.
+    """
 
     path: str
     read: Callable[[], bytes]
     meta: Metadata | None = None  # what the source knows about the file (URL, title, author, modified)
     size: int | None = None  # bytes, when known without reading (an oversized file is refused unread)
+    version: str = ""
 
 
 class Source(Protocol):

@@ -128,6 +128,44 @@ _INFO_REQUEST = _rx(
 )
 
 
+# A message that reads as a question: a question mark, an English question word or auxiliary first,
+# or a Korean question ending. Possessive quantifiers and bounded spans only: linear on any input.
+_QUESTION = _rx(
+    r"\?\s*+$",
+    r"^\s*+(what|which|who|whom|whose|where|when|why|how|is|are|was|were|does|do|did|should|must|may)\b",
+    r"(뭐|무엇|어디|언제|누가|누구|어떻게|몇|얼마|왜|나요|니|냐|까|어때|인가요|인가)\s*+$",
+)
+
+
+def reads_as_question(text: str) -> bool:
+    """Whether a message is put as a question (not as a request to do something)."""
+    return bool(_QUESTION.search(text[:2000]))
+
+
+def reconcile(model: Route, offline: Route, original: str, threshold: float) -> Route:
+    """One route from the model's classification (the rewrite call's) and the offline router's.
+
+    The model sees the history but can be wrong with confidence, and a wrong "action" sends a
+    question to "No action I can run matches". So: a message that reads as a question keeps
+    the offline router's confident knowledge route, and an action needs both to agree (when they
+    do not, the offline router's confident route stands, else docbot asks rather than acts).
+    """
+    if model.intent == offline.intent:
+        return model
+    confident = offline.confidence >= threshold
+    if offline.intent == Intent.KNOWLEDGE_SEARCH and confident and reads_as_question(original):
+        return Route(offline.intent, offline.confidence, offline.entities or model.entities,
+                     f"{offline.reason}; a question, not {model.intent} (llm)", offline.scores)
+    if model.intent != Intent.ACTION:
+        return model
+    if confident:
+        return Route(offline.intent, offline.confidence, offline.entities or model.entities,
+                     f"{offline.reason}; llm said action alone", offline.scores)
+    scores = {**offline.scores, Intent.ACTION.value: max(model.confidence, RISKY_SHARE)}
+    return Route(AMBIGUOUS, min(model.confidence, offline.confidence), model.entities,
+                 f"llm said action, {offline.reason} said {offline.intent}: asked", scores)
+
+
 def rule_route(original: str) -> Route | None:
     """The route when a pattern is unmistakable, else None (the classifier decides)."""
     text = original.strip()
