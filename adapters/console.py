@@ -22,6 +22,7 @@ from rich.markup import escape
 
 from bot.controls import Control, buttons
 from bot.conversation import ConversationService, SessionKey, Turn
+from bot.inbound import Incoming
 from rag.messages import Text, say
 
 HELP = ("Commands: /new (new thread), /regen (regenerate last answer), /confirm N and /cancel N (a pending "
@@ -97,10 +98,6 @@ class ConsoleChat:
         command = line.strip().lower()
         if command in ("/quit", "/exit"):
             return False
-        if command == "/new":
-            self.key, self._last_run = self._new_key(), ""
-            self.out.print("[dim]— new thread —[/]")
-            return True
         if command == "/help":
             self.out.print(HELP)
             return True
@@ -118,9 +115,12 @@ class ConsoleChat:
                 self.out.print("[dim](offline answers are quoted from the documents, so the same question gives "
                                "the same answer; rephrase it to search differently)[/]")
         else:
-            asked = await self.service.ask(self.key, line, self.user)
-            assert asked is not None  # no delivery id: never a duplicate
-            turn = asked
+            received = await self.service.receive(Incoming(self.key, line, self.user, direct=True))
+            if received.turn is None:  # started over ("/new", "새 대화"...): the core forgot the history
+                self._last_run = ""
+                self.out.print(f"[dim]— new thread — {_escape(received.note)}[/]")
+                return True
+            turn = received.turn
         await self.render(turn)
         return True
 

@@ -7,6 +7,7 @@ small above the answer, sources under it, and buttons. Everything else lives in 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import re
@@ -29,6 +30,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.controls import Button, Control, buttons
 from bot.conversation import ConversationService, Earlier, Pressed, SessionKey, Turn
+from bot.inbound import Incoming
 from rag.messages import Text, say, verb
 
 from .markup import slack_escape, slack_markdown, slack_plain, split_text, url_path
@@ -46,7 +48,6 @@ SHARE = PREFIX + "share"  # posts a private /docbot answer where it was asked
 _ACTION_ID = re.compile(r"^docbot_[a-z_]{1,20}$")
 _STYLES = {"primary": "primary", "danger": "danger"}
 SECTION_LIMIT = 3000  # characters of mrkdwn in one section block
-BLOCK_LIMIT = 50  # blocks in one message
 TITLE_LIMIT = 60  # characters of an assistant thread's title
 DEFAULT_PROMPTS = [
     {"title": "휴가 규정", "message": "연차는 1년에 며칠이야?"},
@@ -55,7 +56,6 @@ DEFAULT_PROMPTS = [
     {"title": "Travel policy", "message": "What is the hotel limit for business trips?"},
 ]
 THREAD_CONTEXT = 20  # earlier messages of a thread read on first contact
-DM_SESSION_SECONDS = 1800.0  # top-level direct messages this close together are one conversation
 MARKDOWN_LIMIT = 11_000  # characters of markdown blocks in one payload (Slack: 12,000 in all)
 APPEND_LIMIT = 2000  # characters per appendStream call
 _MENTION = re.compile(r"<@[A-Z0-9]+>")
@@ -257,7 +257,7 @@ class SlackAdapter:
 
     def __init__(self, service: ConversationService, bot_token: str | None, signing_secret: str, *,
                  api_base_url: str | None = None, source_url_base: str | None = None,
-                 update_every: float = 1.0, streaming: bool = True, retries: int = 3, answer_bots: bool = False,
+                 update_every: float = 1.0, streaming: bool = True, retries: int = 3,
                  prompts: list[dict] | None = None, oauth: OAuthConfig | None = None, engine: Any = None,
                  timeout: float = 30.0):
         """One workspace with `bot_token`; any number with `oauth` (installs stored through `engine`, the
@@ -269,7 +269,7 @@ class SlackAdapter:
                                       AsyncServerErrorRetryHandler(max_retry_count=retries)])
         self.service, self.renderer = service, SlackRenderer(source_url_base)
         self.verifier = SignatureVerifier(signing_secret) if signing_secret else None
-        self.update_every, self.streaming, self.answer_bots = update_every, streaming, answer_bots
+        self.update_every, self.streaming = update_every, streaming
         self._bot_users: dict[str | None, str] = {}
         self.prompts = DEFAULT_PROMPTS if prompts is None else prompts  # assistant pane suggestions
         if oauth is not None:
@@ -343,111 +343,71 @@ class SlackAdapter:
     async def _on_context_changed(self, event: dict) -> None:
         """The user moved to another channel with the assistant pane open: nothing to do (acknowledged)."""
 
-    async def _on_mention(self, event: dict, body: dict, client: AsyncWebClient) -> None:
+    async def _on_mention(self, event: dict, body: dict, context, client: AsyncWebClient) -> None:
         _CLIENT.set(client)  # this workspace's token (one per team with OAuth installs)
-        if event.get("bot_id") and not self.answer_bots:
-            return  # another app mentioning docbot: off unless DOCBOT_SLACK_ANSWER_BOTS
-        await self._answer(event, body)
+        await self._receive(self._incoming(event, body, context.bot_user_id or "", mentioned=True))
 
     async def _on_message(self, event: dict, body: dict, context, client: AsyncWebClient) -> None:
-        """Direct messages, thread replies docbot may answer, and edits of questions it did not answer.
+        """Messages and edits, translated; the core decides which are docbot's to answer.
 
         A question with a screenshot (`file_share`) or also sent to the channel (`thread_broadcast`) is
         a message like any other; other subtypes (joins, deletions, bot messages) are not questions.
         """
         _CLIENT.set(client)  # this workspace's token (one per team with OAuth installs)
-        subtype = event.get("subtype")
+        subtype, bot = event.get("subtype"), context.bot_user_id or ""
         if subtype == "message_changed":
-            await self._on_edit(event, body, context)
-            return
-        if subtype not in (None, "file_share", "thread_broadcast"):
-            return
-        if event.get("bot_id") and not self.answer_bots:
-            return
-        bot = context.bot_user_id or ""
-        if event.get("channel_type") != "im" and bot and f"<@{bot}>" in event.get("text", ""):
-            return  # the app_mention event answers this one
-        if await self._addressed(event, body, bot):
-            await self._answer(event, body)
+            edited = dict(event.get("message") or {})
+            if not edited.get("ts") or edited.get("subtype"):
+                return
+            edited.update(channel=event.get("channel"), channel_type=event.get("channel_type"))
+            delivery = f"edit:{edited['ts']}:{(edited.get('edited') or {}).get('ts')}"
+            await self._receive(self._incoming(edited, body, bot, edit_of=edited["ts"], delivery=delivery))
+        elif subtype in (None, "file_share", "thread_broadcast"):
+            await self._receive(self._incoming(event, body, bot))
 
-    async def _addressed(self, event: dict, body: dict, bot: str) -> bool:
-        """Whether a message without a mention is for docbot: always in a DM; in a channel, a reply in a
-        thread docbot takes part in, between one person and docbot, that is not addressed to someone else."""
-        if event.get("channel_type") == "im":
-            return True
-        if not event.get("thread_ts"):
-            return False
-        others = {m for m in _MENTION.findall(event.get("text", "")) if m != f"<@{bot}>"}
-        if others:
-            return False  # "@someone thanks, I'll ping you after lunch"
-        key = self._key(body, event)
-        if not await self.service.takes_part(key):
-            return False
-        return await self.service.askers(key) <= {event.get("user", "")}
+    def _incoming(self, event: dict, body: dict, bot: str, *, mentioned: bool = False, edit_of: str = "",
+                  delivery: str = "") -> Incoming:
+        """A Slack message as the core's facts. Its delivery id is the message (channel and ts), so a retry
+        and the `message` event that accompanies an `app_mention` are the same delivery."""
+        key, raw, ts = self._key(body, event), event.get("text") or "", event["ts"]
+        thread = event.get("thread_ts")
+        mentions = set(_MENTION.findall(raw))
+        text = slack_plain(_MENTION.sub("", raw)).strip()  # as the person wrote it
+        direct, reply = event.get("channel_type") == "im", bool(thread) and thread != ts
+        return Incoming(
+            key, text, event.get("user", ""), delivery_id=delivery or f"{event['channel']}:{ts}", message_id=ts,
+            mentioned=mentioned or (bool(bot) and f"<@{bot}>" in mentions), direct=direct,
+            mentions_others=bool(mentions - {f"<@{bot}>"}), reply=reply, opens_thread=not thread, edit_of=edit_of,
+            from_app=bool(event.get("bot_id")), participants=frozenset({event.get("parent_user_id") or ""} - {"", bot}),
+            read_thread=functools.partial(self._thread_before, key, ts) if reply else None,
+            accepted=functools.partial(self._working, key, text, direct and bool(thread)))
 
-    async def _on_edit(self, event: dict, body: dict, context) -> None:
-        """An edited question: answered if the original was not (a typo fixed before docbot saw it, or a
-        mention added); an answered one is left as it is (the answer stays next to what it answered)."""
-        edited = dict(event.get("message") or {})
-        if not edited.get("ts") or edited.get("bot_id") or edited.get("subtype"):
-            return
-        edited.update(channel=event.get("channel"), channel_type=event.get("channel_type"))
-        bot = context.bot_user_id or ""
-        mentioned = bool(bot) and f"<@{bot}>" in edited.get("text", "")
-        if not (mentioned or await self._addressed(edited, body, bot)):
-            return
-        if not await self.service.first_delivery(_answered(edited)):
-            return
-        await self._answer(edited, {**body, "event_id": f"edit:{edited['ts']}:{edited.get('edited', {}).get('ts')}"},
-                           seen=True)
+    async def _receive(self, incoming: Incoming) -> None:
+        received = await self.service.receive(incoming)
+        if received.turn is not None:
+            await self.render(received.turn, incoming.key, incoming.user)
+        elif received.note:
+            await self.client.chat_postMessage(channel=incoming.key.channel, thread_ts=incoming.key.thread,
+                                               text=slack_escape(received.note))
 
     def _key(self, body: dict, event: dict) -> SessionKey:
         team = body.get("team_id") or event.get("team") or ""
         return SessionKey("slack", team, event["channel"], event.get("thread_ts") or event["ts"])
 
-    async def _answer(self, event: dict, body: dict, seen: bool = False) -> None:
-        """One event, one answer: a redelivery of the same event id (any replica) is dropped before anything
-        is shown, so no status line is left waiting for an answer that will not come."""
-        delivery = f"slack:{body.get('event_id') or event.get('ts')}"
-        if not await self.service.first_delivery(delivery):
-            return
-        try:
-            if not seen:  # recorded so an edit of this message later is known to have been answered
-                await self.service.first_delivery(_answered(event))
-            key = self._key(body, event)
-            text = slack_plain(_MENTION.sub("", event.get("text", ""))).strip()  # as the person wrote it
-            await self._status(key, text)
-            known = await self.service.takes_part(key)  # asked once: the title and the thread context both need it
-            if event.get("channel_type") == "im" and event.get("thread_ts") and not known:
-                await self._title(key, text)  # an assistant thread's first question names it in the history list
-            context = [] if known else await self._thread_before(event, key)
-            turn = await self.service.ask(key, text, event.get("user", ""), context=context)
-        except BaseException:  # not stored: Slack's retry of this event must be answered, not dropped
-            await self.service.forget_delivery(delivery)
-            raise
-        if turn is None:
-            return
-        await self.render(turn, key, event.get("user", ""))
+    async def _working(self, key: SessionKey, question: str, assistant_thread: bool, first: bool) -> None:
+        """The core will answer: the status line at once, and an assistant thread's first question names it."""
+        await self._status(key, question)
+        if assistant_thread and first:
+            await self._title(key, question)
 
-    async def _thread_before(self, event: dict, key: SessionKey) -> list[Earlier]:
+    async def _thread_before(self, key: SessionKey, ts: str) -> list[Earlier]:
         """docbot's first message in a thread: what was said there before, read with conversations.replies
         (bounded), so "summarise what we decided above" has something to go on."""
-        thread = event.get("thread_ts")
-        if not thread and event.get("channel_type") == "im":
-            # A top-level direct message starts a thread of its own, but the pane is one conversation:
-            # the last half hour there is its history ("who owns it?" keeps its topic).
-            return await self.service.recent(key, DM_SESSION_SECONDS)
-        if not thread or thread == event.get("ts"):
-            return []
-        try:
-            replies = await self.client.conversations_replies(channel=key.channel, ts=thread, limit=THREAD_CONTEXT)
-        except Exception as exc:  # no history scope, a channel docbot cannot read, Slack down: answer without it
-            log.info("could not read thread %s for context: %s", thread, exc)
-            return []
+        replies = await self.client.conversations_replies(channel=key.channel, ts=key.thread, limit=THREAD_CONTEXT)
         bot = await self._bot_user_id()
         earlier = []
         for message in replies.get("messages") or []:
-            if message.get("ts") == event.get("ts") or not message.get("text"):
+            if message.get("ts") == ts or not message.get("text"):
                 continue
             mine = bool(message.get("bot_id")) and message.get("user") in (bot, None)
             earlier.append(Earlier("assistant" if mine else "user", slack_plain(_MENTION.sub("", message["text"])),
@@ -605,22 +565,17 @@ class SlackAdapter:
                 raise
             # A private conversation of this command: the answer goes to the asker only, whole.
             key = SessionKey("slack", command.get("team_id", ""), channel, f"command:{command.get('trigger_id', '')}")
-            turn = await self.service.ask(key, text, user)
+            turn = (await self.service.receive(Incoming(key, text, user, mentioned=True, private=True))).turn
             if turn is not None:
                 answer = await turn.collect()
-                # Buttons act in a conversation; a private answer has none to act in, so it offers one thing:
-                # posting it where it was asked.
                 blocks = [b for b in (self.renderer.query_line(turn),) if b]
                 blocks += [{"type": "markdown", "text": piece} for piece in split_text(
                     slack_markdown(answer) or " ", MARKDOWN_LIMIT)][:1]
-                blocks += [b for b in (self.renderer.sources(turn),) if b]
-                blocks.append({"type": "actions", "elements": [{
-                    "type": "button", "action_id": SHARE, "value": f"{key.tenant}:{turn.answer_id}",
-                    "text": {"type": "plain_text", "text": say(Text.BUTTON_SHARE, text)}}]})
+                blocks += [b for b in (self.renderer.sources(turn),) if b] + self.renderer.controls(turn, key, False)
                 await respond(text=slack_markdown(answer[:3000]) or " ", blocks=blocks, response_type="ephemeral")
             return
         key = SessionKey("slack", command.get("team_id", ""), channel, root["ts"])
-        turn = await self.service.ask(key, text, user)
+        turn = (await self.service.receive(Incoming(key, text, user, mentioned=True))).turn
         if turn is not None:
             await self.render(turn, key, user)
 
@@ -650,11 +605,6 @@ def _well_formed(body: bytes, content_type: str) -> bool:
     except (ValueError, RecursionError):  # not the JSON or form it claims to be, or nested beyond parsing
         return False
     return isinstance(parsed, dict) and isinstance(parsed.get("event", {}), dict)
-
-
-def _answered(event: dict) -> str:
-    """The delivery id that marks a Slack message (channel and ts) as answered."""
-    return f"slack:answered:{event.get('channel')}:{event.get('ts')}"
 
 
 async def start_socket_mode(adapter: SlackAdapter, app_token: str) -> Any:

@@ -16,6 +16,7 @@ answer continues in further messages.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import time
@@ -32,6 +33,7 @@ from microsoft_agents.hosting.core.authorization.anonymous_token_provider import
 
 from bot.controls import Button, Control, buttons
 from bot.conversation import ConversationService, SessionKey, Turn
+from bot.inbound import Incoming
 from bot.observability import RUN_ID
 from rag.messages import Text, say
 from rag.resilience import RetryPolicy, transient_http
@@ -51,7 +53,6 @@ CITATION_ABSTRACT = 160  # characters of a citation's abstract (the strictest fi
 # also admits hosts anyone can rent (*.blob.core.windows.net, *.sharepoint.com).
 SERVICE_URL_HOSTS = ("smba.trafficmanager.net", "smba.infra.gcc.teams.microsoft.com",
                      "smba.infra.gov.teams.microsoft.us", "smba.infra.dod.teams.microsoft.us", "botframework.com")
-START_OVER = {"/new", "new conversation", "start over", "새 대화", "새 대화 시작", "처음부터"}
 
 # Connector calls: 429, 5xx and connection errors retried with backoff and jitter (see rag.resilience).
 POLICY = RetryPolicy(attempts=4)
@@ -218,27 +219,46 @@ class DocbotAgent(ActivityHandler):
         self.running.add(task)
         task.add_done_callback(self._finished)
 
+    async def on_message_update_activity(self, turn_context: TurnContext) -> None:  # type: ignore[override]
+        """An edited message (`messageUpdate`, channelData.eventType `editMessage`; it carries the whole revised
+        message under the original's id): the core answers it if the original was not answered."""
+        channel_data = turn_context.activity.channel_data
+        if isinstance(channel_data, dict) and channel_data.get("eventType") == "editMessage":
+            await self.on_message_activity(turn_context)
+
     def _finished(self, task: asyncio.Task) -> None:
         self.running.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.error("a Teams answer failed outside its turn", exc_info=task.exception())
 
     async def answer(self, ctx: TurnContext) -> None:
-        """One message: a card press, "start over" in a 1:1 chat, or a question (each activity id once)."""
+        """One message: a card press, or a message the core decides about (each activity id once)."""
         activity = ctx.activity
         if isinstance(activity.value, dict) and "docbot" in activity.value:
             await self._on_card(ctx, activity.value)
             return
+        received = await self.service.receive(self.incoming(ctx))
+        if received.turn is not None:
+            await self.render(ctx, received.turn)
+        elif received.note:
+            await self._send(ctx, html_escape(received.note))
+
+    def incoming(self, ctx: TurnContext) -> Incoming:
+        """An activity as the core's facts. Teams names who is mentioned in `mention` entities; a group chat or
+        channel is one running conversation, so every message there is said in it."""
+        activity = ctx.activity
+        recipient = activity.recipient.id if activity.recipient else ""
+        mentioned = {m.mentioned.id for m in activity.get_mentions() if m.mentioned is not None}
+        sender, edit = activity.from_property, activity.type == "messageUpdate"
         text = (ctx.remove_recipient_mention(activity) or activity.text or "").strip()
-        key = self.key(activity)
-        if self.personal(activity) and text.lower() in START_OVER:
-            await self.service.start_over(key)
-            await self._send(ctx, say(Text.STARTED_OVER, text))
-            return
-        turn = await self.service.ask(key, text, self.user(activity),
-                                      delivery_id=f"teams:{activity.id}" if activity.id else None)
-        if turn is not None:  # None: a redelivered activity, already answered
-            await self.render(ctx, turn)
+        # An edit keeps the original's id; each revision is its own delivery.
+        delivery = f"edit:{activity.id}:{hashlib.sha256(text.encode()).hexdigest()[:16]}" if edit else activity.id
+        return Incoming(
+            self.key(activity), text, self.user(activity), delivery_id=delivery or "", message_id=activity.id or "",
+            edit_of=(activity.id or "") if edit else "",
+            mentioned=recipient in mentioned, direct=self.personal(activity),
+            mentions_others=bool(mentioned - {recipient, ""}), reply=not self.personal(activity),
+            from_app=bool(sender and (sender.role == "bot" or (sender.id or "").startswith("28:"))))  # 28: bot ids
 
     async def on_invoke_activity(self, turn_context: TurnContext) -> InvokeResponse | None:  # type: ignore[override]
         """Teams' own feedback form (`message/submitAction`) is stored like the card's buttons; other

@@ -1,7 +1,7 @@
 """What a turn shows besides its text, decided once for every platform.
 
 The buttons that fit a turn's state (running: Stop; a pending action: Confirm / Cancel; done:
-Regenerate and feedback) and the sources its answer cites. Adapters only translate these into
+Regenerate and feedback; a private answer: Share) and the sources its answer cites. Adapters only translate these into
 Block Kit, an Adaptive Card or console text; a click comes back as a `Control` and a target id
 and goes to the conversation service, which checks that it belongs to the conversation and
 that the clicker may press it.
@@ -27,6 +27,7 @@ class Control(StrEnum):
     REGENERATE = "regenerate"
     HELPFUL = "helpful"
     NOT_HELPFUL = "not_helpful"
+    SHARE = "share"  # post a private answer where it was asked
 
 
 @dataclass(frozen=True)
@@ -59,8 +60,11 @@ class SourceLink:
 
 
 def buttons(turn: "Turn", running: bool) -> list[Button]:
-    """Stop while the answer streams; Confirm / Cancel for a pending action; Regenerate and feedback after."""
+    """Stop while the answer streams; Confirm / Cancel for a pending action; Regenerate and feedback after.
+    A private answer (its asker alone sees it) has no thread to act in: it offers Share only."""
     lang = turn.prepared.question
+    if getattr(turn, "private", False):
+        return [] if running else [Button(Control.SHARE, say(Text.BUTTON_SHARE, lang), str(turn.answer_id))]
     if running:
         return [Button(Control.STOP, say(Text.BUTTON_STOP, lang), turn.run_id, "danger")]
     if turn.action is not None and turn.action.status == "pending":

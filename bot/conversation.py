@@ -22,6 +22,7 @@ from rag.understand.routing import Intent, Route
 
 from .actions import ActionService
 from .controls import Control, SourceLink
+from .inbound import DM_SESSION_SECONDS, Incoming, Received, is_start_over
 from .observability import RUN_ID, SESSION_ID, Metrics
 from .ratelimit import RateLimiter
 from .spill import Spill, SpilledTurn
@@ -59,8 +60,10 @@ class Turn:
     """
 
     def __init__(self, service: "ConversationService", key: SessionKey, run_id: str,
-                 prepared: Prepared, history: list[HistoryTurn], answer_id: int, started: float, user_id: str = ""):
+                 prepared: Prepared, history: list[HistoryTurn], answer_id: int, started: float, user_id: str = "",
+                 private: bool = False):
         self.service, self.key, self.run_id, self.user_id = service, key, run_id, user_id
+        self.private = private  # seen by its asker alone: its buttons are not the thread's
         self.prepared, self.history, self.answer_id = prepared, history, answer_id
         self._started = started
         self.text = ""
@@ -179,7 +182,7 @@ class Pressed:
 
 
 class ConversationService:
-    """The one entry for every adapter: ask, press a button, and whether docbot takes part in a thread.
+    """The one entry for every adapter: receive a message, press a button.
 
     Reads history before storing the question, stores everything, tracks each thread's running
     answer. A press is checked here, the same way for every platform: the run, answer or
@@ -190,17 +193,111 @@ class ConversationService:
     def __init__(self, store: Store, pipeline: Pipeline, history_turns: int = 10,
                  actions: ActionService | None = None, metrics: Metrics | None = None,
                  supersede_wait: float = 10.0, limiter: RateLimiter | None = None,
-                 admins: set[str] | None = None):
+                 admins: set[str] | None = None, answer_apps: bool = False):
         self.store, self.pipeline, self.history_turns = store, pipeline, history_turns
         self.actions, self.metrics, self.supersede_wait = actions, metrics or Metrics(), supersede_wait
-        self.limiter = limiter
+        self.limiter, self.answer_apps = limiter, answer_apps  # answer_apps: other apps' messages are answered
         self.admins = set(admins) if admins is not None else set(actions.admins if actions else ())
         self._active: dict[SessionKey, Turn] = {}
         self.spill = Spill(self.metrics)  # turns the database could not take, written when it recovers
         self._locks: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
+    async def receive(self, message: Incoming) -> Received:
+        """One incoming message, from any platform: the core decides whether it is docbot's to answer
+        (see bot/inbound.py) and, if so, starts its turn."""
+        key = message.key
+        if message.from_app and not self.answer_apps:
+            return Received("ignored", "from_app")
+        delivery = f"{key.platform}:{message.delivery_id}" if message.delivery_id else ""
+        if delivery and not await self.first_delivery(delivery):
+            return Received("ignored", "duplicate")
+        try:
+            return await self._receive(message)
+        except BaseException:  # not stored: the platform's retry of this message must be answered, not dropped
+            if delivery:
+                await self.forget_delivery(delivery)
+            raise
+
+    async def _receive(self, message: Incoming) -> Received:
+        key = message.key
+        if message.direct and not message.edit_of and is_start_over(message.text):
+            await self.start_over(key)
+            return Received("answered", "started_over", note=say(Text.STARTED_OVER, message.text))
+        known = await self.takes_part(key)
+        if not await self._for_docbot(message, known):
+            if known and not message.from_app:  # a person who spoke here counts from now on
+                await self._seen(key, {message.user} | message.participants)
+            return Received("ignored", "not_for_docbot")
+        answered = f"answered:{key.platform}:{key.channel}:{message.edit_of or message.message_id}"
+        if message.edit_of or message.message_id:
+            # An edit is answered when its original was not (a typo fixed before docbot saw it, a mention
+            # added); an answered question's edit is left alone (the answer stays next to what it answered).
+            if not await self.first_delivery(answered) and message.edit_of:
+                return Received("ignored", "edit_of_answered")
+        first = not known
+        if message.accepted is not None:
+            await message.accepted(first)
+        context = await self._context(message, first)
+        turn = await self.ask(key, message.text, message.user, context=context,
+                              participants=set(message.participants), private=message.private)
+        assert turn is not None  # no delivery id given to ask: never a duplicate
+        if turn.prepared.route.intent == Intent.RATE_LIMITED:
+            return Received("refused", "rate_limited", turn=turn, first_contact=first)
+        return Received("answered", "asked", turn=turn, first_contact=first)
+
+    async def _for_docbot(self, message: Incoming, known: bool) -> bool:
+        """A direct message or a mention, always; otherwise a reply in a thread docbot takes part in,
+        addressed to nobody else, where only this person and docbot have spoken."""
+        if message.direct or message.mentioned:
+            return True
+        if not message.reply or message.mentions_others or not known:
+            return False
+        others = (await self._participants(message.key) | message.participants) - {message.user}
+        return not others
+
+    async def _context(self, message: Incoming, first: bool) -> list[Earlier]:
+        """What the turn's history starts from on docbot's first message in a thread: a direct message
+        that opens a thread of its own continues the last half hour of that conversation; a thread docbot
+        is called into is read from the platform (a failed read answers without it)."""
+        if not first:
+            return []
+        if message.direct and message.opens_thread:
+            return await self.recent(message.key, DM_SESSION_SECONDS)
+        if message.read_thread is None:
+            return []
+        try:
+            return await message.read_thread()
+        except Exception as exc:  # no history scope, a channel docbot cannot read, the platform down
+            log.info("could not read thread %s for context: %s", message.key.thread, exc)
+            return []
+
+    async def _participants(self, key: SessionKey) -> set[str]:
+        """Everyone seen in the thread; when the database cannot say, nobody else (docbot keeps answering in
+        its own thread rather than fall silent because the database is busy)."""
+        def seen() -> set[str]:
+            found = self.store.find_conversation(key.platform, key.tenant, key.channel, key.thread)
+            return self.store.participants(found.id) if found is not None and found.id is not None else set()
+
+        try:
+            return await self.store.call(seen)
+        except DocbotError as exc:
+            log.error("cannot tell who takes part in thread %s: %s", key.thread, exc)
+            return set()
+
+    async def _seen(self, key: SessionKey, users: set[str]) -> None:
+        def record() -> None:
+            found = self.store.find_conversation(key.platform, key.tenant, key.channel, key.thread)
+            if found is not None and found.id is not None:
+                self.store.add_participants(found.id, users)
+
+        try:
+            await self.store.call(record)
+        except DocbotError as exc:
+            log.warning("could not record who spoke in thread %s: %s", key.thread, exc)
+
     async def ask(self, key: SessionKey, text: str, user_id: str = "", delivery_id: str | None = None,
-                  context: list[Earlier] | None = None) -> Turn | None:
+                  context: list[Earlier] | None = None, participants: set[str] | None = None,
+                  private: bool = False) -> Turn | None:
         """Start a turn; None when `delivery_id` was seen before (a platform's redelivery, on any replica).
 
         Turns of one thread run in order: a new question stops the running answer and waits
@@ -212,7 +309,9 @@ class ConversationService:
             return None
         async with self._lock(key):
             await self._supersede(key)
-            return await self._start(key, clean_text(text), user_id, context or [])
+            turn = await self._start(key, clean_text(text), user_id, context or [], participants or set())
+            turn.private = private
+            return turn
 
     async def press(self, key: SessionKey, control: Control, target: str, user_id: str,
                     delivery_id: str | None = None, comment: str = "") -> Pressed:
@@ -342,14 +441,6 @@ class ConversationService:
 
         return await self.store.call(find)
 
-    async def askers(self, key: SessionKey) -> set[str]:
-        """Who has asked docbot something in this thread (empty when the database cannot say)."""
-        try:
-            return await self.store.call(self.store.askers, key.platform, key.tenant, key.channel, key.thread)
-        except DocbotError as exc:
-            log.error("cannot tell who takes part in thread %s: %s", key.thread, exc)
-            return set()
-
     async def start_over(self, key: SessionKey) -> None:
         """Forget the thread's history for later turns (a 1:1 chat has one conversation for ever);
         nothing is deleted."""
@@ -459,9 +550,10 @@ class ConversationService:
             log.warning("run %s did not stop within %.0fs; answering the new question anyway", previous.run_id,
                         self.supersede_wait)
 
-    async def _start(self, key: SessionKey, text: str, user_id: str, context: list[Earlier] | None = None) -> Turn:
+    async def _start(self, key: SessionKey, text: str, user_id: str, context: list[Earlier] | None = None,
+                     participants: set[str] | None = None) -> Turn:
         try:
-            return await self._start_stored(key, text, user_id, context or [])
+            return await self._start_stored(key, text, user_id, context or [], participants or set())
         except StorageError as exc:  # the database is down: still answer, with an apology, and say so in the log
             log.error("conversation database unavailable; answering without storing: %s", exc)
             self.metrics.errors.labels("storage").inc()
@@ -472,13 +564,16 @@ class ConversationService:
             self.metrics.active_turns.inc()
             return turn
 
-    def _open(self, key: SessionKey, text: str, user_id: str, run_id: str,
-              context: list[Earlier]) -> tuple[int, list[Message], int, int]:
+    def _open(self, key: SessionKey, text: str, user_id: str, run_id: str, context: list[Earlier],
+              participants: set[str]) -> tuple[int, list[Message], int, int]:
         """The conversation, its recent history (the thread's earlier messages on first contact), how many
-        of those came from the thread, and the stored question (one trip to a worker thread)."""
+        of those came from the thread, and the stored question (one trip to a worker thread). Everyone the
+        thread showed (its earlier speakers included) is remembered as a participant."""
         if self.spill:  # the database is back (or still down: then this turn fails below as well)
             self.spill.drain(self.store)
         conv = self.store.conversation(key.platform, key.tenant, key.channel, key.thread)
+        assert conv.id is not None
+        self.store.add_participants(conv.id, participants | {e.user_id for e in context if e.role == "user"})
         history = self.store.history(conv.id, self.history_turns, after=conv.reset_after)
         borrowed = 0
         if not history and context:
@@ -502,14 +597,15 @@ class ConversationService:
                                         status="streaming", run_id=run_id))
         return action, answer.id or 0  # set: the row is stored
 
-    async def _start_stored(self, key: SessionKey, text: str, user_id: str, context: list[Earlier]) -> Turn:
+    async def _start_stored(self, key: SessionKey, text: str, user_id: str, context: list[Earlier],
+                            participants: set[str]) -> Turn:
         started = time.perf_counter()
         run_id = uuid.uuid4().hex[:12]
         SESSION_ID.set(f"{key.platform}:{key.channel}:{key.thread}")
         RUN_ID.set(run_id)
         # Storage is blocking I/O: it runs on a worker thread so one slow database never stalls other turns.
         conversation_id, messages, borrowed, question_id = await self.store.call(self._open, key, text, user_id,
-                                                                                 run_id, context)
+                                                                                 run_id, context, participants)
         history = to_history(messages)
         try:
             if self.limiter and not self.limiter.allow(user_id or key.channel, f"{key.platform}:{key.channel}"):

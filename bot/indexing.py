@@ -15,7 +15,14 @@ import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 
-from rag.errors import DocbotError, IndexRunStopped, LeaseLost, SourceMissing
+from rag.errors import (
+    DocbotError,
+    IndexRunStopped,
+    LeaseLost,
+    SearchIndexUnavailable,
+    SourceMissing,
+    VisibilityNotApplied,
+)
 from rag.index.indexer import Indexer, IndexReport
 from rag.ingest.sources import Source
 
@@ -134,8 +141,8 @@ class IndexJob:
                     # these changes (what was written is skipped by its version) and tries that file again.
                     self.store.source_synced(source.key, kind, cursor if report.retry else report.cursor,
                                              fingerprint, report.requests)
-                except (LeaseLost, IndexRunStopped):
-                    raise
+                except (LeaseLost, IndexRunStopped, SearchIndexUnavailable, VisibilityNotApplied):
+                    raise  # the index itself cannot take writes (or a restamp failed): the run fails, not a source
                 except SourceMissing as exc:
                     total.errors.append((source.name, self._missing(source, exc, total)))
                     self.store.source_failed(source.key, kind, str(exc))

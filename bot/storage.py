@@ -150,6 +150,14 @@ class PlatformMessage(SQLModel, table=True):
     message_id: int = Field(index=True)
 
 
+class Participant(SQLModel, table=True):
+    """A person seen in a thread docbot takes part in (asked, spoke without addressing docbot, or was
+    there before docbot was called in): "one person and docbot" is judged against all of them."""
+
+    conversation_id: int = Field(foreign_key="conversation.id", primary_key=True)
+    user_id: str = Field(primary_key=True)
+
+
 class Lease(SQLModel, table=True):
     """A named lock with an expiry: the runner that holds it may index; a crashed holder's lease lapses."""
 
@@ -514,24 +522,45 @@ class Store:
     @_retried
     def recent_in_channel(self, platform: str, tenant: str, channel: str, other_than: str, since: datetime,
                           limit: int) -> list[Message]:
-        """The newest messages of a channel's other threads written after `since`, oldest first."""
+        """The newest messages of a channel's other threads written after `since` (and after the channel was
+        last started over), oldest first."""
         with self._guard(), self._session() as session:
+            started_over = session.exec(select(Conversation.reset_after).where(
+                Conversation.platform == platform, Conversation.tenant == tenant, Conversation.channel == channel)
+                .order_by(Conversation.reset_after.desc())).first() or 0
             rows = session.exec(select(Message).join(Conversation, Conversation.id == Message.conversation_id)
                                 .where(Conversation.platform == platform, Conversation.tenant == tenant,
                                        Conversation.channel == channel, Conversation.thread != other_than,
-                                       Message.created_at >= since, Message.text != "")
+                                       Message.created_at >= since, Message.text != "",
+                                       Message.id > started_over)
                                 .order_by(Message.id.desc()).limit(limit)).all()
             return list(reversed(rows))
 
     @_retried
-    def askers(self, platform: str, tenant: str, channel: str, thread: str) -> set[str]:
-        """The user ids that asked in a conversation."""
+    def add_participants(self, conversation_id: int, users: set[str]) -> None:
+        """Remember people seen in a conversation (idempotent)."""
+        users = {u for u in users if u}
+        if not users:
+            return
         with self._guard(), self._session() as session:
-            rows = session.exec(select(Message.user_id).join(Conversation, Conversation.id == Message.conversation_id)
-                                .where(Conversation.platform == platform, Conversation.tenant == tenant,
-                                       Conversation.channel == channel, Conversation.thread == thread,
-                                       Message.role == "user").distinct()).all()
-            return {r for r in rows if r}
+            known = set(session.exec(select(Participant.user_id).where(
+                Participant.conversation_id == conversation_id, Participant.user_id.in_(users))).all())
+            for user in users - known:
+                session.add(Participant(conversation_id=conversation_id, user_id=user))
+            try:
+                session.commit()
+            except IntegrityError:  # another replica recorded the same person at once
+                session.rollback()
+
+    @_retried
+    def participants(self, conversation_id: int) -> set[str]:
+        """Everyone seen in a conversation: recorded participants, askers and the thread's earlier speakers."""
+        with self._guard(), self._session() as session:
+            seen = set(session.exec(select(Participant.user_id).where(
+                Participant.conversation_id == conversation_id)).all())
+            spoke = session.exec(select(Message.user_id).where(Message.conversation_id == conversation_id,
+                                                               Message.role == "user").distinct()).all()
+            return {u for u in seen | set(spoke) if u}
 
     @_retried
     def forget_sighting(self, event_id: str) -> None:
@@ -583,8 +612,9 @@ class Store:
     def start_over(self, conversation_id: int) -> None:
         """Later turns read no history from before now."""
         with self._guard(), self._session() as session:
-            newest = session.exec(select(Message.id).where(Message.conversation_id == conversation_id)
-                                  .order_by(Message.id.desc())).first()
+            # The newest message anywhere: the conversation's history starts after it, and so does the borrowed
+            # history of a direct-message channel whose messages each open a thread of their own.
+            newest = session.exec(select(Message.id).order_by(Message.id.desc())).first()
             session.execute(update(Conversation).where(Conversation.id == conversation_id)
                             .values(reset_after=newest or 0))
             session.commit()

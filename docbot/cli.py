@@ -391,12 +391,18 @@ def status(runs: int = typer.Option(10, "--runs", help="How many recent index ru
 
     runtime = _runtime()
     try:
-        stats = runtime.index.stats()
+        try:
+            stats = runtime.index.stats()
+        except DocbotError as exc:  # the index may be down while the runs (in the database) still tell a story
+            stats = {"index": f"unavailable ({exc})"}
         recent = runtime.store.runs(runs)
         lease = runtime.store.lease(runtime.lease_name)
+    except DocbotError as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1)
     finally:
         runtime.close()
-    console.print("  ".join(f"{name}: {value}" for name, value in stats.items()))
+    console.print("  ".join(f"{name}: {value}" for name, value in stats.items()), soft_wrap=True)
     if lease and lease.expires_at > time.time():
         console.print(f"indexing now: {lease.holder} (lease until "
                       f"{time.strftime('%H:%M:%S UTC', time.gmtime(lease.expires_at))})")

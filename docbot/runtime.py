@@ -261,7 +261,7 @@ class Runtime:
         limiter = RateLimiter(s.rate_limit_per_user, s.rate_limit_per_channel) \
             if (s.rate_limit_per_user or s.rate_limit_per_channel) else None
         return ConversationService(self.store, self.pipeline, s.history_turns, self.actions, self.metrics,
-                                   limiter=limiter)
+                                   limiter=limiter, answer_apps=s.slack_answer_bots)
 
     def warm_up(self) -> None:
         """Load what a first turn needs (Kiwi and its first analysis, the model, the classifier, the index

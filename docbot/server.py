@@ -151,7 +151,6 @@ def _mount_slack(app: web.Application, runtime: Runtime) -> None:
                            s.slack_signing_secret.get_secret_value() if s.slack_signing_secret else "",
                            api_base_url=s.slack_api_base_url, source_url_base=s.source_url_base,
                            update_every=s.slack_update_seconds, streaming=s.slack_streaming,
-                           answer_bots=s.slack_answer_bots,
                            prompts=[p.model_dump() for p in s.slack_suggested_prompts]
                            if s.slack_suggested_prompts is not None else None,
                            retries=runtime.retry_policy.retries, oauth=oauth, engine=runtime.store.engine,

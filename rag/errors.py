@@ -7,6 +7,7 @@
     ├── SourceUnavailable         a connector's service failed or refused (reported; its documents stay)
     ├── SearchIndexError          the search backend failed (one file's write: reported, run goes on)
     │   ├── SearchIndexUnavailable  unreachable or credentials refused (the run stops, retried later)
+    │   ├── VisibilityNotApplied    a file's new audience could not be stamped on every chunk (the run fails)
     │   └── EmbeddingModelMismatch  the index was built by another embedding model
     ├── EmbeddingError            the embedder failed
     ├── LLMError                  the chat model failed or answered unusably
@@ -54,6 +55,11 @@ class SearchIndexError(DocbotError):
 
 class SearchIndexUnavailable(SearchIndexError):
     """The search backend cannot be reached or refuses our credentials."""
+
+
+class VisibilityNotApplied(SearchIndexError):
+    """A file's chunks could not all be restamped with a new audience: the run fails (a chunk might still be
+    visible where it no longer may be), and the file's record keeps the old audience so the next run retries."""
 
 
 class EmbeddingModelMismatch(SearchIndexError):

@@ -182,9 +182,14 @@ async def deliver(client, activity: dict, patience: float = PATIENCE) -> list[in
 
 def message(text: str, service_url: str, *, conversation: str = "a:personal-1", kind: str = "personal",
             user: str = "u1", aad: str = "aad-1", value: dict | None = None, reply_to: str | None = None,
-            activity_id: str = "m1", channel: str | None = None, mention: bool = False) -> dict:
+            activity_id: str = "m1", channel: str | None = None, mention: bool | None = None) -> dict:
     """An incoming message activity shaped as Teams sends one (channelData with the tenant, and for channel
-    messages the team and channel; conversation.id of a channel thread ends in `;messageid=`)."""
+    messages the team and channel; conversation.id of a channel thread ends in `;messageid=`). In group chats
+    and channels Teams delivers a bot only the messages that @mention it (learn.microsoft.com/microsoftteams/
+    platform/concepts/bots/bot-conversations/bots-conv-channel; all messages only with RSC permissions), so
+    a typed message there mentions docbot unless `mention=False` says otherwise."""
+    if mention is None:
+        mention = kind != "personal" and value is None
     activity = {"type": "message", "id": activity_id, "text": text, "channelId": "msteams", "serviceUrl": service_url,
                 "from": {"id": user, "name": "Kim", "aadObjectId": aad},
                 "recipient": {"id": "28:docbot", "name": "docbot"},

@@ -13,6 +13,18 @@ exact cosine kNN with pre-filters, `script_score` with `cosineSimilarity`, `_mse
 paging with `from`/`size` and scroll, mget, count, delete/update by query on the searchable
 snapshot with version conflicts, the licence and info APIs, and security refusals for the
 monitoring APIs a least-privilege key may not call. Knobs script the failures tests need.
+
+Also as strict as a cluster in (each with a test in tests/test_es_fake_rules.py):
+- privileges per API, from the specification's `@cluster_privileges` / `@index_privileges` (a `role`
+  set on the cluster: anything it does not grant is a 403 `security_exception`);
+- a 9.x client's `compatible-with=9` headers refused by an 8.x server (400 `media_type_header_exception`);
+- delete/update by query answering with the highest failure status (408 when timed out), as
+  BulkIndexByScrollResponseContentListener does; a version conflict without `conflicts=proceed` is a 409;
+- `function_score` combining with the query's score (`boost_mode` multiply by default; a filter-only
+  `bool` scores 0, so `random_score` alone scores 0 and ties come back in index order);
+- `index_options` integers (`m`, `ef_construction`) parsed as integers (`"sixteen"` is a 400);
+- `_msearch` bodies parsed before anything runs: one malformed body is a 400 for the whole request;
+- `exclude_vectors` in `_source` from 9.1 (refused before).
 """
 from __future__ import annotations
 
@@ -94,6 +106,9 @@ class Cluster:
     licence: str = "basic"
     plugins: list = field(default_factory=list)
     least_privilege: bool = False  # an API key without `monitor`: cat and nodes APIs are 403
+    role: dict | None = None  # {"cluster": [...], "indices": [{"names": [...], "privileges": [...]}]}; None: superuser
+    by_query_conflicts: int = 0  # the next delete/update by query runs into this many version conflicts
+    by_query_timeout_once: bool = False  # the next delete/update by query times out (408)
     throttle: list = field(default_factory=list)  # paths (prefix) answered 429 once each
     bulk_item_429_once: set = field(default_factory=set)  # doc ids whose first bulk attempt gets 429
     bulk_reject: set = field(default_factory=set)  # doc ids always rejected (mapper error)
@@ -120,6 +135,57 @@ class Refused(Exception):
                                           "status": status}
 
 
+# Privileges per API, from the specification (specification/**/…Request.ts, `@cluster_privileges` and
+# `@index_privileges`; any one listed privilege suffices) and, where the specification has no annotation,
+# the security reference (reference/elasticsearch/security-privileges): aliases need `manage` on the index
+# and the alias; delete by query needs `read` and `delete`; bulk items need `index`/`delete` (or `write`).
+CLUSTER_PRIVILEGES = {"info": {"monitor"}, "cat": {"monitor"}, "nodes": {"monitor"}}
+INDEX_PRIVILEGES = {
+    "indices.create": [{"create_index", "manage"}], "indices.delete": [{"delete_index", "manage"}],
+    "indices.get": [{"view_index_metadata", "manage"}], "indices.get_alias": [{"view_index_metadata", "manage"}],
+    "indices.get_mapping": [{"view_index_metadata", "manage"}], "indices.get_settings": [{"view_index_metadata", "manage"}],
+    "indices.put_settings": [{"manage"}], "indices.refresh": [{"maintenance", "manage"}],
+    "indices.update_aliases": [{"manage"}], "search": [{"read"}], "msearch": [{"read"}], "count": [{"read"}],
+    "mget": [{"read"}], "get": [{"read"}], "delete_by_query": [{"read"}, {"delete"}],
+    "update_by_query": [{"read"}, {"index"}], "bulk.index": [{"index", "create"}], "bulk.delete": [{"delete"}],
+}
+# What a privilege includes (reference/elasticsearch/security-privileges#privileges-list-indices).
+IMPLIED = {"all": {"read", "write", "manage", "index", "create", "delete", "create_index", "delete_index",
+                   "view_index_metadata", "maintenance", "monitor", "create_doc"},
+           "write": {"index", "create", "delete", "create_doc"}, "index": {"create", "create_doc"},
+           "manage": {"create_index", "delete_index", "view_index_metadata", "maintenance", "monitor"}}
+
+
+def _granted(privileges) -> set:
+    out = set(privileges)
+    for p in privileges:
+        out |= IMPLIED.get(p, set())
+    return out
+
+
+def _authorize(api: str, names: list[str]) -> None:
+    """403 unless CLUSTER.role grants `api` on every name (the names as the request wrote them)."""
+    role = CLUSTER.role
+    if role is None:
+        return
+    from fnmatch import fnmatchcase
+
+    if api in CLUSTER_PRIVILEGES:
+        if not CLUSTER_PRIVILEGES[api] & _granted(role.get("cluster", [])):
+            raise Refused(403, "security_exception", f"action [cluster:monitor/{api}] is unauthorized for API key")
+        return
+    for name in names:
+        held = set()
+        for grant in role.get("indices", []):
+            if any(fnmatchcase(name, pattern) for pattern in grant["names"]):
+                held |= _granted(grant["privileges"])
+        for alternatives in INDEX_PRIVILEGES[api]:
+            if not alternatives & held:
+                raise Refused(403, "security_exception",
+                              f"action [{api}] is unauthorized for API key on indices [{name}], this action is "
+                              f"granted by the index privileges [{','.join(sorted(alternatives))}]")
+
+
 def _resolve(name: str) -> list[str]:
     if name in CLUSTER.aliases:
         return [CLUSTER.aliases[name]]
@@ -135,9 +201,21 @@ def _index(name: str) -> tuple[str, Index]:
 
 # --- analysis -----------------------------------------------------------------------------
 
+def _field_spec(index: Index, field_name: str) -> dict:
+    """A field's mapping; `parent.sub` is a multi-field (mapping-reference/multi-fields)."""
+    props = index.mappings.get("properties", {})
+    parent, _, sub = field_name.partition(".")
+    spec = props.get(parent, {})
+    return spec.get("fields", {}).get(sub, {}) if sub else spec
+
+
+def _field_value(doc: dict, field_name: str):
+    """A multi-field indexes its parent's value from `_source`."""
+    return doc.get(field_name.partition(".")[0])
+
+
 def _analyzer_of(index: Index, field_name: str) -> str:
-    spec = index.mappings.get("properties", {}).get(field_name, {})
-    return spec.get("analyzer", "standard")
+    return _field_spec(index, field_name).get("analyzer", "standard")
 
 
 def analyse(index: Index, analyzer: str, text) -> list[str]:
@@ -177,8 +255,13 @@ def _matches(doc: dict, query: dict | None) -> bool:
         if unknown:
             raise Refused(400, "parsing_exception", f"[bool] query does not support [{sorted(unknown)[0]}]")
         clauses = lambda key: spec.get(key, []) if isinstance(spec.get(key, []), list) else [spec[key]]  # noqa: E731
+        # query-dsl-bool-query: with should clauses and no must/filter at least one should must match,
+        # otherwise none need to, unless minimum_should_match says so.
+        needed = int(spec.get("minimum_should_match", 0 if clauses("filter") + clauses("must") else 1))
+        should = clauses("should")
         return all(_matches(doc, q) for q in clauses("filter") + clauses("must")) and \
-            not any(_matches(doc, q) for q in clauses("must_not"))
+            not any(_matches(doc, q) for q in clauses("must_not")) and \
+            (not should or sum(_matches(doc, q) for q in should) >= needed)
     if kind == "match":
         return True  # scored by _bm25; a match clause inside must/filter is not something docbot sends
     raise Refused(400, "parsing_exception", f"unknown query [{kind}]")
@@ -193,7 +276,10 @@ def _bm25(index: Index, pool: dict, query: dict) -> dict[str, float]:
         text, boost = (spec["query"], spec.get("boost", 1.0)) if isinstance(spec, dict) else (spec, 1.0)
         analyzer = _analyzer_of(index, name)
         terms = set(analyse(index, analyzer, text))
-        words = {i: analyse(index, analyzer, d[name]) for i, d in pool.items() if name in d}
+        if not _field_spec(index, name):  # an unmapped field matches nothing
+            continue
+        words = {i: analyse(index, analyzer, _field_value(d, name)) for i, d in pool.items()
+                 if _field_value(d, name) is not None}
         if not terms or not words:
             continue
         avg = sum(len(w) for w in words.values()) / len(words)
@@ -256,10 +342,7 @@ def _ranked(index: Index, body: dict) -> list[tuple[str, float]]:
         return sorted(scored, key=lambda p: -p[1])[: knn["k"]]
     query = body.get("query")
     if query and "function_score" in query:
-        # random_score with a seed: a stable pseudo-random order of the matching documents.
-        seed = str(query["function_score"].get("random_score", {}).get("seed", 0))
-        matching = [i for i, d in pool.items() if _matches(d, query)]
-        return [(i, 1.0) for i in sorted(matching, key=lambda i: hashlib.sha1((seed + i).encode()).hexdigest())]
+        return _function_scored(pool, query)
     if query and "script_score" in query:
         return _script_scored(pool, query["script_score"])
     if query and "bool" in query and "should" in query["bool"]:
@@ -267,6 +350,43 @@ def _ranked(index: Index, body: dict) -> list[tuple[str, float]]:
         scored = [(i, scores[i]) for i, d in pool.items() if _matches(d, query)]
         return sorted([p for p in scored if p[1] > 0], key=lambda p: -p[1])
     return [(i, 1.0) for i, d in pool.items() if _matches(d, query)]
+
+
+BOOST_MODES = {"multiply", "replace", "sum", "avg", "max", "min"}
+
+
+def _query_score(query: dict | None) -> float:
+    """The score a query gives a matching document, for the shapes docbot nests in function_score: none or
+    match_all 1.0; a `bool` of filters only 0.0 (filters do not score: query-dsl/query-filter-context)."""
+    if not query or "match_all" in query:
+        return 1.0
+    if "bool" in query and not any(query["bool"].get(k) for k in ("must", "should")):
+        return 0.0
+    return 1.0
+
+
+def _function_scored(pool: dict, query: dict) -> list[tuple[str, float]]:
+    """reference/query-languages/query-dsl/query-dsl-function-score-query: the function's value combined
+    with the query's score by `boost_mode` (multiply by default); `random_score` with a seed and field is
+    uniform in [0, 1). Ties keep index order, as Lucene's doc ids do."""
+    spec = query["function_score"]
+    mode = spec.get("boost_mode", "multiply")
+    if mode not in BOOST_MODES:
+        raise Refused(400, "parsing_exception", f"function_score illegal boost_mode [{mode}]")
+    base = _query_score(spec.get("query"))
+    random = spec.get("random_score")
+    scored = []
+    for i, d in pool.items():
+        if not _matches(d, spec.get("query")):
+            continue
+        value = 1.0
+        if random is not None:
+            salt = f"{random.get('seed', 0)}\0{d.get(random.get('field', '_id'), i) if random.get('field') != '_seq_no' else i}"
+            value = int(hashlib.sha1(salt.encode()).hexdigest()[:8], 16) / 2**32
+        combined = {"multiply": base * value, "replace": value, "sum": base + value, "avg": (base + value) / 2,
+                    "max": max(base, value), "min": min(base, value)}[mode]
+        scored.append((i, combined))
+    return sorted(scored, key=lambda p: -p[1])  # stable: equal scores stay in index order
 
 
 _COSINE_SCRIPT = re.compile(r"cosineSimilarity\(params\.(\w+), '(\w+)'\) \+ 1\.0")
@@ -294,7 +414,7 @@ def _source_of(name: str, index: Index, doc: dict, spec) -> dict:
     drop_vectors = _version() >= (9, 2) and \
         str(index.settings["index"].get("mapping.exclude_source_vectors", "true")) != "false"
     if isinstance(spec, dict) and "exclude_vectors" in spec:
-        if _version() < (9, 2):  # the option arrived in 9.2; earlier servers refuse the unknown key
+        if _version() < (9, 1):  # in the 9.1 specification's SourceFilter; earlier servers refuse the key
             raise Refused(400, "parsing_exception", "Unknown key [exclude_vectors] in [_source]")
         drop_vectors = bool(spec["exclude_vectors"])
     excludes = set(spec.get("excludes", [])) if isinstance(spec, dict) else set()
@@ -319,10 +439,50 @@ def _hits(name: str, index: Index, pairs: list[tuple[str, float]], body: dict) -
             "hits": {"total": {"value": len(pairs), "relation": "eq"}, "hits": hits}}
 
 
-def _search(index_name: str, body: dict) -> dict:
+QUERY_KINDS = {"match_all", "term", "terms", "ids", "function_score", "script_score", "bool", "match"}
+
+
+def _parse_query(query) -> None:
+    """What SearchSourceBuilder.fromXContent refuses while parsing: unknown query types and bool keys."""
+    if not isinstance(query, dict) or len(query) != 1:
+        raise Refused(400, "parsing_exception", "[_na] query malformed, must start with start_object")
+    (kind, spec), = query.items()
+    if kind not in QUERY_KINDS:
+        raise Refused(400, "parsing_exception", f"unknown query [{kind}]")
+    if kind == "bool":
+        unknown = set(spec) - {"filter", "must", "must_not", "should", "minimum_should_match", "boost"}
+        if unknown:
+            raise Refused(400, "parsing_exception", f"[bool] query does not support [{sorted(unknown)[0]}]")
+        for key in ("filter", "must", "must_not", "should"):
+            clauses = spec.get(key, [])
+            for clause in clauses if isinstance(clauses, list) else [clauses]:
+                _parse_query(clause)
+    if kind in ("function_score", "script_score") and spec.get("query"):
+        _parse_query(spec["query"])
+
+
+def _parse_search(body) -> None:
+    """The parse-time checks of a search body (request-level 400s, also inside `_msearch`)."""
+    if not isinstance(body, dict):
+        raise Refused(400, "parsing_exception", "Expected [START_OBJECT] but found [VALUE_STRING]")
     unknown = set(body) - SEARCH_KEYS
     if unknown:
         raise Refused(400, "parsing_exception", f"Unknown key for a START_OBJECT in [{sorted(unknown)[0]}].")
+    if isinstance(body.get("_source"), dict) and "exclude_vectors" in body["_source"] and _version() < (9, 1):
+        raise Refused(400, "parsing_exception", "Unknown key [exclude_vectors] in [_source]")
+    if body.get("query") is not None:
+        _parse_query(body["query"])
+    knn = body.get("knn")
+    if knn:  # KnnSearchBuilder validates k and num_candidates as it is built
+        k, candidates = knn.get("k", 10), knn.get("num_candidates", 10)
+        if not 1 <= k <= candidates:
+            raise Refused(400, "illegal_argument_exception", "[num_candidates] cannot be less than [k]")
+        if candidates > 10_000:
+            raise Refused(400, "illegal_argument_exception", "[num_candidates] cannot exceed [10000]")
+
+
+def _search(index_name: str, body: dict) -> dict:
+    _parse_search(body)
     name, index = _index(index_name)
     index.tick()
     if "retriever" in body:
@@ -370,11 +530,33 @@ def _validate_mapping(body: dict) -> None:
             extra = set(options) - {"type"} - INDEX_OPTION_PARAMS[kind]
             if extra:
                 raise Refused(400, "mapper_parsing_exception", f"Unknown index_options parameter {sorted(extra)}")
+            for key in ("m", "ef_construction"):  # XContentMapValues.nodeIntegerValue: a number, or digits
+                value = options.get(key)
+                if value is not None and not (isinstance(value, int) and not isinstance(value, bool)
+                                              or isinstance(value, str) and value.strip().lstrip("-").isdigit()):
+                    raise Refused(400, "mapper_parsing_exception",
+                                  f"Failed to parse mapping: For input string: \"{value}\"")
     analyzers = body.get("settings", {}).get("analysis", {}).get("analyzer", {})
     for name, spec in analyzers.items():
         if spec.get("tokenizer") == "nori_tokenizer" and "analysis-nori" not in CLUSTER.plugins:
             # reference/elasticsearch-plugins/analysis-nori: the tokenizer exists only with the plugin
             raise Refused(400, "illegal_argument_exception", f"Unknown tokenizer type [nori_tokenizer] for [{name}]")
+
+
+def _item_refusal(op: str, written_name: str, doc_id: str, source: dict | None,
+                  index: Index) -> tuple[int, str, str] | None:
+    """Why one bulk item is refused, if it is: privileges, scripted 429s and rejections, bad vectors."""
+    try:
+        _authorize("bulk.delete" if op == "delete" else "bulk.index", [written_name])
+    except Refused as refused:
+        return 403, "security_exception", refused.body["error"]["reason"]
+    if doc_id in CLUSTER.bulk_item_429_once:
+        CLUSTER.bulk_item_429_once.discard(doc_id)
+        return 429, "es_rejected_execution_exception", "queue full"
+    if doc_id in CLUSTER.bulk_reject:
+        return 400, "document_parsing_exception", "failed to parse field [vector]"
+    problem = _vector_problem(index, source["vector"]) if source is not None and "vector" in source else None
+    return (400, "document_parsing_exception", problem) if problem else None
 
 
 def _bulk(lines: list[dict], touched: set) -> dict:
@@ -387,14 +569,7 @@ def _bulk(lines: list[dict], touched: set) -> dict:
         name, index = _index(meta["_index"])
         touched.add(name)
         doc_id = meta["_id"]
-        failure = None
-        if doc_id in CLUSTER.bulk_item_429_once:
-            CLUSTER.bulk_item_429_once.discard(doc_id)
-            failure = (429, "es_rejected_execution_exception", "queue full")
-        elif doc_id in CLUSTER.bulk_reject:
-            failure = (400, "document_parsing_exception", "failed to parse field [vector]")
-        elif source is not None and "vector" in source and _vector_problem(index, source["vector"]):
-            failure = (400, "document_parsing_exception", _vector_problem(index, source["vector"]))
+        failure = _item_refusal(op, meta["_index"], doc_id, source, index)
         if failure:
             items.append({op: {"_index": name, "_id": doc_id, "status": failure[0],
                                "error": {"type": failure[1], "reason": failure[2]}}})
@@ -432,9 +607,13 @@ def _by_query(index: Index, body: dict, params: dict, update: bool) -> dict:
     for doc_id, (version, doc) in list(index.searchable.items()):
         if not _matches({**doc, "_id": doc_id}, body.get("query")):
             continue
+        if CLUSTER.by_query_conflicts > 0:  # another writer got there since the snapshot
+            CLUSTER.by_query_conflicts -= 1
+            index.versions[doc_id] = index.versions.get(doc_id, 0) + 1
         if index.versions.get(doc_id) != version:
             conflicts += 1
-            if params.get("conflicts", ["abort"])[0] != "proceed":
+            # `conflicts` may come as a query parameter or in the body (the 9.x client sends it there)
+            if body.get("conflicts", params.get("conflicts", ["abort"])[0]) != "proceed":
                 failures.append({"id": doc_id, "status": 409, "cause": {"type": "version_conflict_engine_exception"}})
             continue
         if update:
@@ -447,8 +626,16 @@ def _by_query(index: Index, body: dict, params: dict, update: bool) -> dict:
     if CLUSTER.by_query_failure_once:
         CLUSTER.by_query_failure_once = False
         failures.append({"id": "x", "status": 500, "cause": {"type": "shard_failure", "reason": "node left"}})
-    return {"took": 1, "timed_out": False, "total": done + conflicts, ("updated" if update else "deleted"): done,
+    timed_out = CLUSTER.by_query_timeout_once
+    CLUSTER.by_query_timeout_once = False
+    return {"took": 1, "timed_out": timed_out, "total": done + conflicts, ("updated" if update else "deleted"): done,
             "version_conflicts": conflicts, "failures": failures}
+
+
+def _by_query_status(result: dict) -> int:
+    """BulkIndexByScrollResponseContentListener: the highest failure status, 408 when timed out, else 200."""
+    status = 408 if result["timed_out"] else 200
+    return max([status, *(f.get("status", 500) for f in result["failures"])])
 
 
 async def _apply_refresh(index: Index, params: dict) -> None:
@@ -471,8 +658,16 @@ def _version() -> tuple[int, int]:
     return int(major), int(minor)
 
 
-async def handle(method: str, target: str, body: bytes | None):
+async def handle(method: str, target: str, body: bytes | None, headers=None):
     """(status, json) for one request."""
+    accept = str((headers or {}).get("accept", ""))
+    if CLUSTER.product == "Elasticsearch" and _version() < (9, 0) and "compatible-with=9" in accept:
+        # An 8.x server refuses the 9.x client's compatibility headers on every request (RestCompatibleVersionHelper).
+        reason = "Invalid media-type value on headers [Accept, Content-Type]"
+        return 400, {"error": {"type": "media_type_header_exception", "reason": reason,
+                               "root_cause": [{"type": "media_type_header_exception", "reason": reason}],
+                               "caused_by": {"type": "status_exception", "reason": "Accept version must be either "
+                                             f"version 8 or 7, but found 9. Accept={accept}"}}, "status": 400}
     url = urlsplit(target)
     path, params = url.path, parse_qs(url.query, keep_blank_values=True)
     text = body.decode() if body else ""
@@ -495,6 +690,7 @@ async def handle(method: str, target: str, body: bytes | None):
 async def _route(method: str, path: str, params: dict, parsed):
     parts = [p for p in path.split("/") if p]
     if path == "/":
+        _authorize("info", [])
         return 200, {"name": "node-1", "cluster_name": "fake", "version": {"number": CLUSTER.version,
                                                                            "build_flavor": "default"},
                      "tagline": "You Know, for Search"}
@@ -503,13 +699,18 @@ async def _route(method: str, path: str, params: dict, parsed):
     if parts[:1] in (["_cat"], ["_nodes"]):
         if CLUSTER.least_privilege:  # reference/elasticsearch/security-privileges: cat and nodes need `monitor`
             raise Refused(403, "security_exception", "action [cluster:monitor/nodes/info] is unauthorized")
+        _authorize(parts[0].lstrip("_"), [])
         return 200, [{"name": "node-1", "component": c, "version": CLUSTER.version} for c in CLUSTER.plugins]
     if parts[:1] == ["_alias"]:
         alias = parts[1]
+        _authorize("indices.get_alias", [alias])
         if alias not in CLUSTER.aliases:
             return 404, {"error": "alias [%s] missing" % alias, "status": 404}
         return 200, {CLUSTER.aliases[alias]: {"aliases": {alias: {}}}}
     if path == "/_aliases":
+        for action in parsed["actions"]:
+            (verb, spec), = action.items()
+            _authorize("indices.update_aliases", [spec["index"], spec["alias"]])
         for action in parsed["actions"]:
             (verb, spec), = action.items()
             if verb == "add":
@@ -524,9 +725,15 @@ async def _route(method: str, path: str, params: dict, parsed):
             await _apply_refresh(CLUSTER.indices[name], params)
         return 200, result
     if path == "/_msearch":
+        # RestMultiSearchAction parses every body before running any: a malformed one fails the request.
+        if len(parsed) % 2:
+            raise Refused(400, "action_request_validation_exception", "Validation Failed: 1: no requests added;")
+        for search in parsed[1::2]:
+            _parse_search(search)
         responses = []
         for header, search in zip(parsed[::2], parsed[1::2]):
             try:
+                _authorize("msearch", [header["index"]])
                 result = _search(header["index"], search)
                 responses.append({**result, "status": 200})
             except Refused as refused:
@@ -536,6 +743,17 @@ async def _route(method: str, path: str, params: dict, parsed):
         return _scroll_page(method, params, parsed)
     name = parts[0]
     if len(parts) == 1:
+        api = {"PUT": "indices.create", "DELETE": "indices.delete"}.get(method, "indices.get")
+        _authorize(api, [name])
+        if method == "GET":  # get index (wildcards allowed): settings, mappings and aliases of each match
+            from fnmatch import fnmatchcase
+
+            found = {n: i for n, i in CLUSTER.indices.items() if fnmatchcase(n, name)}
+            if not found and "*" not in name:
+                raise Refused(404, "index_not_found_exception", f"no such index [{name}]")
+            return 200, {n: {"aliases": {a: {} for a, t in CLUSTER.aliases.items() if t == n},
+                             "mappings": i.mappings, "settings": {"index": i.settings["index"]}}
+                         for n, i in found.items()}
         if method == "PUT":
             _validate_mapping(parsed or {})
             settings = dict((parsed or {}).get("settings") or {})
@@ -549,8 +767,14 @@ async def _route(method: str, path: str, params: dict, parsed):
             return 200, {"acknowledged": True}
         if method == "HEAD":
             return (200 if _resolve(name) else 404), {}
-    real, index = _index(name)
     action = parts[1]
+    api = {"_mapping": "indices.get_mapping", "_refresh": "indices.refresh", "_doc": "get", "_search": "search",
+           "_mget": "mget", "_count": "count"}.get(action)
+    if action == "_settings":
+        api = "indices.put_settings" if method == "PUT" else "indices.get_settings"
+    if api:
+        _authorize(api, [name])
+    real, index = _index(name)
     if action == "_mapping":
         return 200, {real: {"mappings": index.mappings}}
     if action == "_settings":
@@ -596,9 +820,10 @@ async def _route(method: str, path: str, params: dict, parsed):
         return 200, {"count": sum(1 for i, (_, d) in index.searchable.items() if _matches({**d, "_id": i}, query)),
                      "_shards": {"total": 1, "successful": 1, "failed": 0}}
     if action in ("_delete_by_query", "_update_by_query"):
+        _authorize(action.lstrip("_"), [name])
         result = _by_query(index, parsed or {}, params, update=action == "_update_by_query")
         await _apply_refresh(index, params)
-        return 200, result
+        return _by_query_status(result), result
     return 400, {"error": f"fake node does not know {method} {path}"}
 
 
@@ -636,7 +861,7 @@ class FakeNode(BaseAsyncNode):
 
     async def perform_request(self, method, target, body=None, headers=None, request_timeout=None):
         started = time.perf_counter()
-        status, payload = await handle(method, target, body)
+        status, payload = await handle(method, target, body, headers)
         raw = b"" if method == "HEAD" else json.dumps(payload).encode()
         product = {"x-elastic-product": CLUSTER.product} if CLUSTER.product == "Elasticsearch" else {}
         meta = ApiResponseMeta(status=status, http_version="1.1",

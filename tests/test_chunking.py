@@ -51,3 +51,12 @@ def test_list_items_and_table_rows_stay_whole_and_one_per_line():
     assert units(text) == ["- SEV3: 경미한 장애. 다음 영업일에 처리합니다.", "2. Restart the service. Then wait.",
                            "애플리케이션 로그 — 보존 기간: 90일.", "Plain prose.", "Two sentences."]
     assert pack(units(text), 900, 150)[0].splitlines()[0] == "- SEV3: 경미한 장애. 다음 영업일에 처리합니다."
+
+
+def test_an_over_long_sentence_is_cut_into_pieces_that_each_fit_the_chunk():
+    """The hard split itself: without it the 2,500-character sentence would be one 2,500-character chunk
+    (past the embedder's window), and the total-length test above would still pass."""
+    text = "".join(f"{n:04d}" for n in range(625))  # 2,500 characters, no sentence end, no space
+    chunks = OverlapChunker(1000, 100).chunk(Document("a.txt", "T", [Section.of("", text)]))
+    assert [len(c.text) for c in chunks] == [1000, 1000, 500]
+    assert "".join(c.text for c in chunks) == text  # cut, in order, nothing lost or repeated

@@ -114,9 +114,9 @@ async def test_the_models_load_behind_the_prompt_and_the_first_question_waits_fo
         def __getattr__(self, name):
             return getattr(service, name)
 
-        async def ask(self, *args, **kwargs):
+        async def receive(self, *args, **kwargs):
             order.append("asked")
-            return await service.ask(*args, **kwargs)
+            return await service.receive(*args, **kwargs)
 
     out = io.StringIO()
     chat = ConsoleChat(Asking(), out=Console(file=out, width=120), warm_up=warm_up)  # type: ignore[arg-type]

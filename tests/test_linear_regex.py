@@ -12,8 +12,12 @@ MODULES = ("rag.text.masking", "rag.understand.routing", "rag.retrieve.chain", "
            "rag.text.analysis", "rag.answer.answerers", "rag.ingest.chunking", "rag.text.language", "bot.conversation", "adapters.slack",
            "adapters.markup")
 SIZE = 100_000
-BUDGET = 1.0  # seconds per pattern on a 100k input; a linear pattern takes milliseconds, a quadratic one minutes
-
+STEP = 8  # each size is STEP times the one before
+# The cost of a pattern on STEP times the input, over its cost on the input: about STEP for a linear pattern,
+# STEP**2 for a quadratic one. 3 * STEP leaves room for noise; it is a ratio of CPU time spent by this thread
+# (time.thread_time), not seconds on a clock, so a loaded machine slows both sides alike.
+RATIO = 3 * STEP
+MEASURED = 0.005  # CPU seconds each measurement accumulates (short runs are repeated until they reach it)
 
 def patterns() -> list[tuple[str, re.Pattern]]:
     """Every compiled pattern at module level, including those inside lists of rules."""
@@ -41,17 +45,28 @@ def crawl(seed: str) -> str:
 
 
 def check(text: str) -> None:
-    check_size(text[:SIZE // 10], BUDGET / 10)  # a quadratic pattern fails here in a second, not after minutes
-    check_size(text, BUDGET)
-
-
-def check_size(text: str, budget: float) -> None:
+    """Every pattern's cost grows linearly with the input: from SIZE/64 to SIZE/8 first (a quadratic pattern
+    fails there quickly), then from SIZE/8 to SIZE."""
     for name, pattern in PATTERNS:
-        started = time.perf_counter()
-        pattern.sub("", text)  # every match over the whole text: the costliest way these are used
-        pattern.search(text)
-        elapsed = time.perf_counter() - started
-        assert elapsed < budget, f"{name} took {elapsed:.2f}s on {text[:40]!r}... ({len(text)} chars)"
+        for small in (SIZE // STEP // STEP, SIZE // STEP):
+            growth = cost(pattern, text[:small * STEP]) / cost(pattern, text[:small])
+            assert growth < RATIO, f"{name}: {growth:.0f}x the work for {STEP}x the input on {text[:40]!r}..."
+
+
+def cost(pattern: re.Pattern, text: str) -> float:
+    """CPU seconds of one full use of the pattern over `text` (the least of two measurements)."""
+    best = float("inf")
+    for _ in range(2):
+        runs, started = 0, time.thread_time()
+        while True:
+            pattern.sub("", text)  # every match over the whole text: the costliest way these are used
+            pattern.search(text)
+            runs += 1
+            spent = time.thread_time() - started
+            if spent >= MEASURED:
+                break
+        best = min(best, spent / runs)
+    return best
 
 
 def test_patterns_were_found():

@@ -49,3 +49,12 @@ def test_a_language_without_statistics_falls_back_to_the_whole_index():
     background = {"ko": Background(0.8, 0.02, 3), ALL_LANGUAGES: Background(0.75, 0.05, 200)}
     found = candidates([("ko", "ko", 0.85)], background=background)
     assert Ranker().rank(found, 1)[0].relevance == (0.85 - 0.75) / 0.05
+
+
+def test_the_z_gap_alone_drops_a_hit_far_below_the_best_across_languages():
+    """A Korean hit that is the best of its language (the cosine gap cannot touch it) but whose z is far under
+    the best hit's: only the z-gap half of the floor drops it; a wide z-gap keeps it (the control)."""
+    background = {"en": Background(0.70, 0.02, 100), "ko": Background(0.80, 0.10, 100)}
+    found = candidates([("best", "en", 0.80), ("ko-only", "ko", 0.85)], background=background)  # z 5.0 and 0.5
+    assert [h.chunk.path for h in Ranker(z_gap=2.5, cosine_gap=1.0).rank(found, 5)] == ["best.md"]
+    assert {h.chunk.path for h in Ranker(z_gap=10.0, cosine_gap=1.0).rank(found, 5)} == {"best.md", "ko-only.md"}

@@ -308,8 +308,17 @@ def test_the_default_models_example_vectors_ship_with_the_package(embedder):
     with resources.files("rag.understand.data").joinpath(classifier.vectors_file()).open("rb") as f:
         shipped = np.load(f)
     examples = load_examples()
+    labels = [intent for _, intent in examples]
     for n in range(0, len(examples), 17):
-        assert np.allclose(shipped[n], embedder.embed_query(examples[n][0]), atol=1e-4), examples[n]
+        live = embedder.embed_query(examples[n][0])
+        # The same model on another x86-64 CPU is not bit-identical: e5 (4-bit weights, 8-bit activations) on
+        # an AVX-512 machine differed from the shipped vectors by up to 0.0024 per component (cosine >= 0.9999),
+        # so `make test` failed at atol=1e-4 on every fresh clone there. The tolerance is twice that measured
+        # difference: a wrong or stale file (another model, an edited example) is off by far more.
+        assert float(shipped[n] @ live) >= 0.999, examples[n]
+        assert np.allclose(shipped[n], live, atol=0.005), examples[n]
+        # What matters is the route: the live vector's nearest shipped example carries the example's intent.
+        assert labels[int(np.argmax(shipped @ live))] == labels[n], examples[n]
 
 
 def test_another_model_embeds_the_examples_once_in_one_batch(embedder, tmp_path):

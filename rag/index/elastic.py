@@ -9,8 +9,10 @@ helpers with deterministic ids (source + path + chunk number) and no per-request
 file's stale chunks (any other content hash, from any earlier version or failed attempt) are
 removed by query, and `flush()` refreshes once per run. A full rebuild fills a new versioned
 index with refreshes off and no replicas, restores both, refreshes, and swaps the alias
-atomically, so searches never see a half-built index. Only Elasticsearch 9.x is supported
-(checked on first use).
+atomically, so searches never see a half-built index; a half-built index a crashed rebuild left
+behind is deleted by the next run. Only Elasticsearch 9.x is supported: an older server refuses the
+9.x client's compatibility headers, which is reported as such. Nothing here needs a cluster privilege
+(`GET /`, `_cat` and `_nodes` need `monitor`): see docs/elasticsearch.md for the minimal role.
 The port is synchronous (callers run it off the event loop), so the async client lives on a
 private event-loop thread.
 """
@@ -27,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from rag.documents import Chunk, Metadata
-from rag.errors import EmbeddingModelMismatch, SearchIndexError, SearchIndexUnavailable
+from rag.errors import EmbeddingModelMismatch, SearchIndexError, SearchIndexUnavailable, VisibilityNotApplied
 from rag.index.port import ALL_LANGUAGES, Background, Candidate, Candidates, FileRecord, SearchQuery, Visibility
 from rag.text.analysis import Analyzer
 from rag.text.language import LANGUAGES, languages
@@ -38,6 +40,7 @@ SCHEMA_VERSION = 3  # 2: chunks carry a `lang` keyword; 3: and a `channels` keyw
 EVERYONE = "*"  # the `channels` value of a chunk every channel may see
 SAMPLE_SIZE = 1000  # chunk vectors per language behind the background statistics
 SAMPLE_TTL = 300.0  # seconds before another process's writes are sampled again
+RESTAMP_ATTEMPTS = 4  # update-by-query passes (each after a refresh) before a visibility change is given up
 
 
 class _LoopThread:
@@ -73,7 +76,10 @@ def mapping(model: str, dim: int, *, nori: bool, index_options: str = "int8_hnsw
                      **({"number_of_replicas": replicas} if replicas is not None else {}),
                      **({"refresh_interval": "-1", "number_of_replicas": 0} if loading else {})},
         "mappings": {
-            "_meta": {"model": model, "dim": dim, "schema": SCHEMA_VERSION, "korean": "nori" if nori else "kiwi"},
+            # body_ko: where Korean BM25 looks. With nori it is a multi-field of body_en (the text is stored
+            # once); Kiwi's terms are a field of their own. `text` is no longer written (body_en holds it).
+            "_meta": {"model": model, "dim": dim, "schema": SCHEMA_VERSION, "korean": "nori" if nori else "kiwi",
+                      "body_ko": "body_en.ko" if nori else "body_ko"},
             "properties": {
                 "kind": {"type": "keyword"}, "source": {"type": "keyword"}, "path": {"type": "keyword"},
                 "lang": {"type": "keyword"}, "channels": {"type": "keyword"},
@@ -82,7 +88,8 @@ def mapping(model: str, dim: int, *, nori: bool, index_options: str = "int8_hnsw
                 "title": {"type": "text", "analyzer": "english"},
                 "title_ko": {"type": "text", "analyzer": "docbot_ko"},
                 "heading": {"type": "text", "analyzer": "english"},
-                "body_en": {"type": "text", "analyzer": "english"},
+                "body_en": {"type": "text", "analyzer": "english",
+                            **({"fields": {"ko": {"type": "text", "analyzer": "docbot_ko"}}} if nori else {})},
                 "body_ko": {"type": "text", "analyzer": "docbot_ko"},
                 "text": {"type": "text", "index": False},
                 "meta": {"type": "text", "index": False},  # rag.documents.Metadata as JSON, stored for citations
@@ -104,10 +111,12 @@ class ElasticsearchIndex:
         self.analyzer, self.alias = analyzer, alias
         self.korean, self.index_options = korean, index_options
         self.shards, self.replicas = shards, replicas
-        self._version: tuple[int, int] | None = None  # the server's, checked on first use
+        self._exclude_vectors: bool | None = None  # does the server know `_source.exclude_vectors`? (learned)
         self._meta: dict | None = None
         self._write_index: str | None = None  # set while a rebuild fills a new index
         self._samples: tuple[float, dict[str, _Sample]] | None = None  # (taken at, per language)
+        self._sampling: asyncio.Task | None = None  # the background refresh of the samples, when one runs
+        self._swept = False  # orphaned rebuild indices looked for (once per process)
 
     @staticmethod
     async def _make(factory):
@@ -116,13 +125,7 @@ class ElasticsearchIndex:
     # --- plumbing --------------------------------------------------------------------------
 
     def _run(self, coroutine: Coroutine) -> Any:
-        """Run a coroutine on the client's loop, after the one-time server check; errors become ours."""
-        if self._version is None:
-            try:
-                self._version = self._call(self._check_server())
-            except BaseException:
-                coroutine.close()
-                raise
+        """Run a coroutine on the client's loop; errors become ours."""
         return self._call(coroutine)
 
     def _call(self, coroutine: Coroutine) -> Any:
@@ -138,25 +141,22 @@ class ElasticsearchIndex:
             return self._loop.run(coroutine)
         except UnsupportedProductError as exc:
             raise SearchIndexError("the server is not Elasticsearch (OpenSearch and other forks are not "
-                                   "supported); docbot needs Elasticsearch 9.x") from exc
+                                   "supported); docbot needs Elasticsearch 9") from exc
         except ConnectionError as exc:
             raise SearchIndexUnavailable(f"Elasticsearch is unreachable: {exc.message}") from exc
         except (AuthenticationException, AuthorizationException) as exc:
+            if exc.meta.status == 403:
+                raise SearchIndexUnavailable(
+                    f"Elasticsearch refused an action to docbot's credentials (403: {exc.message}); the role "
+                    "docbot needs is in docs/elasticsearch.md") from exc
             raise SearchIndexUnavailable(
                 f"Elasticsearch refused the credentials ({exc.meta.status}): check ELASTICSEARCH_API_KEY or "
                 "ELASTICSEARCH_USERNAME/PASSWORD") from exc
         except ApiError as exc:
+            if exc.error == "media_type_header_exception":  # an 8.x (or older) server refuses compatible-with=9
+                raise SearchIndexError("docbot needs Elasticsearch 9: the server refused the 9.x client's "
+                                       "compatibility headers, so it runs an older version") from exc
             raise SearchIndexError(f"Elasticsearch error {exc.meta.status}: {exc.message}") from exc
-
-    async def _check_server(self) -> tuple[int, int]:
-        """The server's version; anything but 9.x is refused with a clear message (8.x answers docbot's
-        requests with bare 400s)."""
-        info = await self.client.info()
-        number = info.body["version"]["number"]
-        major, minor = (int(p) for p in number.split(".")[:2])
-        if major != 9:
-            raise SearchIndexError(f"docbot needs Elasticsearch 9.x; the server runs {number}")
-        return major, minor
 
     @property
     def _target(self) -> str:
@@ -195,6 +195,7 @@ class ElasticsearchIndex:
         self._meta = self._run(self._bind(model, dim))
 
     async def _bind(self, model: str, dim: int) -> dict:
+        await self._sweep_orphans()
         current = self._write_index or await self._alias_index()
         if current is None:
             name = await self._create(model, dim)
@@ -245,11 +246,34 @@ class ElasticsearchIndex:
 
     def replace_file(self, source: str, record: FileRecord, chunks: list[Chunk], vectors: np.ndarray) -> None:
         """New chunks overwrite old ids, leftovers are deleted, and the file record is written last."""
-        if len(chunks) != len(vectors):
-            raise SearchIndexError(f"{record.path}: {len(chunks)} chunks but {len(vectors)} vectors")
+        failed = self.replace_files(source, [(record, chunks, vectors)])
+        if failed:
+            raise SearchIndexError(failed[record.path])
+
+    def replace_files(self, source: str, files: list[tuple[FileRecord, list[Chunk], np.ndarray]]) -> dict[str, str]:
+        """`replace_file` for many files in three requests in all (chunks, stale chunks, records), not three
+        per file; returns the files that failed, with why (a failed file leaves none of its new chunks)."""
+        failed: dict[str, str] = {}
+        actions: list[dict] = []
+        owner: dict[str, str] = {}  # doc id -> path
+        records = []
+        for record, chunks, vectors in files:
+            if len(chunks) != len(vectors):
+                failed[record.path] = f"{record.path}: {len(chunks)} chunks but {len(vectors)} vectors"
+                continue
+            records.append(record)
+            for action in self._chunk_actions(source, record, chunks, vectors):
+                actions.append(action)
+                owner[action["_id"]] = record.path
+        if records:
+            failed.update(self._run(self._replace(source, records, actions, owner)))
+        return failed
+
+    def _chunk_actions(self, source: str, record: FileRecord, chunks: list[Chunk], vectors: np.ndarray) -> list[dict]:
         heads = self.analyzer.terms_many(f"{c.title} {c.heading}" for c in chunks)
         bodies = self.analyzer.terms_many(c.text for c in chunks)
         nori = (self._meta or {}).get("korean") == "nori"
+        once = (self._meta or {}).get("body_ko") == "body_en.ko"  # nori analyses body_en's text itself
         now = int(time.time())
         channels = _channels(record.visibility)
         actions = []
@@ -259,38 +283,64 @@ class ElasticsearchIndex:
                                         "hash": record.content_hash, "updated_at": now, "title": chunk.title,
                                         "lang": list(languages(chunk.embedding_text())), "channels": channels,
                                         "title_ko": chunk.title if nori else " ".join(head), "heading": chunk.heading,
-                                        "body_en": chunk.text, "body_ko": chunk.text if nori else " ".join(body),
-                                        "text": chunk.text, "meta": chunk.meta.to_json(),
+                                        "body_en": chunk.text, **({} if once else {"body_ko": chunk.text if nori
+                                                                                   else " ".join(body)}),
+                                        "meta": chunk.meta.to_json(),
                                         "vector": np.asarray(vector, np.float32).tolist()}})
-        self._run(self._replace(source, record, actions))
+        return actions
 
-    async def _replace(self, source: str, record: FileRecord, actions: list[dict]) -> None:
-        """New chunks first (they overwrite their own ids), then every chunk of the file with another hash
-        is deleted by query (stale ones from earlier versions *and* from attempts that failed midway),
-        then the file record. A chunk just overwritten is a version conflict for the delete, so it stays."""
-        self._samples = None
-        await self._bulk(actions, record.path, undo_on_failure=True)
-        await self._delete_by_query(record.path, {"bool": {
-            "filter": [{"term": {"kind": "chunk"}}, {"term": {"source": source}}, {"term": {"path": record.path}}],
-            "must_not": [{"term": {"hash": record.content_hash}}]}})
-        await self._bulk([{"_op_type": "index", "_index": self._target, "_id": _doc_id(source, record.path, "file"),
-                           "_source": {"kind": "file", "source": source, "path": record.path,
-                                       "hash": record.content_hash, "title": record.title, "chunks": record.chunks,
-                                       "channels": _channels(record.visibility), "updated_at": int(time.time())}}],
-                         record.path)
+    async def _replace(self, source: str, records: list[FileRecord], actions: list[dict],
+                       owner: dict[str, str]) -> dict[str, str]:
+        """New chunks first (they overwrite their own ids), then every chunk of these files with another
+        hash is deleted by one query (stale ones from earlier versions *and* from attempts that failed
+        midway), then the file records. A chunk just overwritten is a version conflict for the delete, so
+        it stays. A file any of whose items failed is reported and gets no record: the next run retries it."""
+        self._stale()
+        failed = await self._bulk(actions, owner)
+        written = [r for r in records if r.path not in failed]
+        if not written:
+            return failed
+        stale = [{"bool": {"filter": [{"term": {"path": r.path}}], "must_not": [{"term": {"hash": r.content_hash}}]}}
+                 for r in written]
+        try:
+            await self._delete_by_query(written[0].path if len(written) == 1 else f"{len(written)} files", {"bool": {
+                "filter": [{"term": {"kind": "chunk"}}, {"term": {"source": source}},
+                           {"terms": {"path": [r.path for r in written]}}],
+                "should": stale, "minimum_should_match": 1}})
+        except SearchIndexError as exc:
+            return {**failed, **{r.path: str(exc) for r in written}}
+        now = int(time.time())
+        records_actions: list[dict[str, Any]] = [{"_op_type": "index", "_index": self._target, "_id": _doc_id(source, r.path, "file"),
+                            "_source": {"kind": "file", "source": source, "path": r.path, "hash": r.content_hash,
+                                        "title": r.title, "chunks": r.chunks, "channels": _channels(r.visibility),
+                                        "updated_at": now}} for r in written]
+        failed.update(await self._bulk(records_actions, {a["_id"]: a["_source"]["path"] for a in records_actions},
+                                       undo=False))
+        return failed
 
     async def _delete_by_query(self, what: str, query: dict) -> None:
-        """Delete by query on the searchable snapshot; a failure (not a version conflict) is an error."""
-        response = await self.client.delete_by_query(index=self._target, conflicts="proceed", refresh=False,
-                                                      query=query)
-        if response.body.get("failures"):
-            raise SearchIndexError(f"{what}: deleting old chunks failed ({response.body['failures'][0]})")
+        """Delete by query on the searchable snapshot; a failure (not a version conflict) is an error. A
+        cluster answers failures with their status (>200), so they arrive as an ApiError too."""
+        from elasticsearch import ApiError
 
-    async def _bulk(self, actions: list[dict], path: str, *, undo_on_failure: bool = False) -> None:
-        """Bulk write; 429 items are retried with backoff, other failed items name the file.
+        try:
+            response = await self.client.delete_by_query(index=self._target, conflicts="proceed", refresh=False,
+                                                          query=query)
+            body = response.body
+        except ApiError as exc:
+            if not isinstance(exc.body, dict) or "failures" not in exc.body and "timed_out" not in exc.body:
+                raise
+            body = exc.body
+        if body.get("failures") or body.get("timed_out"):
+            reason = (body.get("failures") or ["timed out"])[0]
+            raise SearchIndexError(f"{what}: deleting old chunks failed ({reason})")
 
-        `undo_on_failure`: when some items fail, the ones this request did write are deleted again (by id,
-        which needs no refresh), so a half-written file leaves nothing a later rewrite could miss.
+    async def _bulk(self, actions: list[dict], owner: dict[str, str], *, undo: bool = True) -> dict[str, str]:
+        """Bulk write; 429 items are retried with backoff; returns the files (by `owner`: id -> path) with
+        failed items, and why.
+
+        `undo`: a failed file's items this request did write are deleted again (by id, which needs no
+        refresh), so a half-written file leaves nothing a later rewrite could miss.
         """
         from elasticsearch.helpers import async_bulk
 
@@ -299,25 +349,28 @@ class ElasticsearchIndex:
         _, errors = await async_bulk(self.client, actions, raise_on_error=False, raise_on_exception=True,
                                      max_retries=3, initial_backoff=0.5, max_backoff=8)
         errors = errors if isinstance(errors, list) else []  # a list with raise_on_error=False
-        failed = [e for e in errors if not (next(iter(e.values())).get("status") == 404
-                                            and next(iter(e)) == "delete")]
-        if not failed:
-            return
-        if undo_on_failure:
-            refused = {next(iter(e.values())).get("_id") for e in failed}
-            undo = [{"_op_type": "delete", "_index": a["_index"], "_id": a["_id"]} for a in actions
-                    if a["_op_type"] == "index" and a["_id"] not in refused]
-            await async_bulk(self.client, undo, raise_on_error=False, raise_on_exception=False, max_retries=3)
-        first = next(iter(failed[0].values()))
-        reason = (first.get("error") or {}).get("reason") or first.get("error") or first.get("status")
-        raise SearchIndexError(f"{path}: {len(failed)} of {len(actions)} bulk items failed ({reason})")
+        failed_items = [next(iter(e.values())) for e in errors
+                        if not (next(iter(e.values())).get("status") == 404 and next(iter(e)) == "delete")]
+        failed: dict[str, str] = {}
+        for item in failed_items:
+            path = owner.get(item.get("_id"), "?")
+            count = sum(1 for i in failed_items if owner.get(i.get("_id")) == path)
+            total = sum(1 for p in owner.values() if p == path)
+            reason = (item.get("error") or {}).get("reason") or item.get("error") or item.get("status")
+            failed.setdefault(path, f"{path}: {count} of {total} bulk items failed ({reason})")
+        if failed and undo:
+            refused = {i.get("_id") for i in failed_items}
+            rollback = [{"_op_type": "delete", "_index": a["_index"], "_id": a["_id"]} for a in actions
+                        if a["_op_type"] == "index" and owner.get(a["_id"]) in failed and a["_id"] not in refused]
+            await async_bulk(self.client, rollback, raise_on_error=False, raise_on_exception=False, max_retries=3)
+        return failed
 
     def delete_file(self, source: str, path: str) -> None:
         """Remove the file's chunks and its record."""
         self._run(self._delete(source, path))
 
     async def _delete(self, source: str, path: str) -> None:
-        self._samples = None
+        self._stale()
         await self._delete_by_query(path, {"bool": {"filter": [{"term": {"source": source}},
                                                                {"term": {"path": path}}]}})
 
@@ -326,12 +379,44 @@ class ElasticsearchIndex:
         self._run(self.client.indices.refresh(index=self._target))
 
     def set_visibility(self, source: str, path: str, visibility: Visibility) -> None:
-        """Restamp a file's chunks and record in place (`_update_by_query`, no re-embedding)."""
-        self._run(self.client.update_by_query(
-            index=self._target, refresh=False, conflicts="proceed",
-            query={"bool": {"filter": [{"term": {"source": source}}, {"term": {"path": path}}]}},
-            script={"source": "ctx._source.channels = params.channels", "lang": "painless",
-                    "params": {"channels": _channels(visibility)}}))
+        """Restamp a file's chunks, then its record, in place (`_update_by_query`, no re-embedding).
+
+        Update by query works on the last refreshed snapshot and skips (`conflicts=proceed`) what changed
+        since, reporting it in `version_conflicts`: a skipped chunk would keep its old audience, and as
+        the record already said the new one, no later run would look again. So each pass is checked, a
+        pass with conflicts is repeated after a refresh, and only a consistent file gets its record
+        restamped; if it cannot be made consistent the run fails (VisibilityNotApplied), leaving the
+        record unchanged so the next run tries again."""
+        channels = _channels(visibility)
+        where = [{"term": {"source": source}}, {"term": {"path": path}}]
+        self._run(self._restamp(path, [{"term": {"kind": "chunk"}}, *where], channels))
+        self._run(self._restamp(path, [{"term": {"kind": "file"}}, *where], channels))
+
+    async def _restamp(self, path: str, filters: list[dict], channels: list[str]) -> None:
+        from elasticsearch import ApiError
+
+        skipped = 0
+        for attempt in range(RESTAMP_ATTEMPTS):
+            if attempt:  # what changed since the snapshot becomes visible to the next pass
+                await self.client.indices.refresh(index=self._target)
+            try:
+                response = await self.client.update_by_query(
+                    index=self._target, refresh=False, conflicts="proceed", query={"bool": {"filter": filters}},
+                    script={"source": "ctx._source.channels = params.channels", "lang": "painless",
+                            "params": {"channels": channels}})
+                body = response.body
+            except ApiError as exc:  # failures arrive with their status (>200), the response in the body
+                if not isinstance(exc.body, dict) or "failures" not in exc.body and "timed_out" not in exc.body:
+                    raise
+                body = exc.body
+            if body.get("failures") or body.get("timed_out"):
+                reason = (body.get("failures") or [{"cause": "timed out"}])[0]
+                raise VisibilityNotApplied(f"{path}: restamping its visibility failed ({reason})")
+            skipped = int(body.get("version_conflicts") or 0)
+            if not skipped:
+                return
+        raise VisibilityNotApplied(f"{path}: {skipped} chunk(s) kept changing under {RESTAMP_ATTEMPTS} attempts to "
+                                   "restamp their visibility; the run stops so none stays visible by mistake")
 
     def candidates(self, query: SearchQuery, limit: int) -> Candidates:
         """BM25 matches and each language's nearest chunks visible in the query's channel, from one
@@ -355,7 +440,7 @@ class ElasticsearchIndex:
                     {"match": {"title": {"query": query.text, "boost": 3}}},
                     {"match": {"title_ko": {"query": ko, "boost": 3}}},
                     {"match": {"heading": {"query": query.text, "boost": 2}}},
-                    {"match": {"body_en": query.text}}, {"match": {"body_ko": ko}}],
+                    {"match": {"body_en": query.text}}, {"match": {(self._meta or {}).get("body_ko", "body_ko"): ko}}],
                     "minimum_should_match": 1}}}
         vector = np.asarray(query.vector, np.float32).tolist()
         # The filters sit inside kNN: a pre-filter keeps k results per language (and per channel), a
@@ -402,32 +487,72 @@ class ElasticsearchIndex:
         return {h["_id"]: float(h["_score"]) - 1.0 for h in response.body["hits"]["hits"]}
 
     async def _language_samples(self) -> dict[str, "_Sample"]:
-        """Per-language (and overall) vector statistics from a random sample, cached for SAMPLE_TTL."""
-        if self._samples and time.monotonic() - self._samples[0] < SAMPLE_TTL:
-            return self._samples[1]
-        samples: dict[str, _Sample] = {}
-        for lang in (*LANGUAGES, ALL_LANGUAGES):
-            filters: list[dict] = [{"term": {"kind": "chunk"}}]
-            if lang != ALL_LANGUAGES:
-                filters.append({"term": {"lang": lang}})
+        """Per-language (and overall) vector statistics from a random sample. Taken in the background: a
+        query uses the samples at hand (stale ones too, while fresh ones are taken after SAMPLE_TTL or a
+        write); only a process's very first query waits for them, having nothing to rank with otherwise."""
+        fresh = self._samples is not None and time.monotonic() - self._samples[0] < SAMPLE_TTL
+        if not fresh and (self._sampling is None or self._sampling.done()):
+            self._sampling = asyncio.ensure_future(self._take_samples())
+        if self._samples is None:
+            await asyncio.shield(self._sampling)  # type: ignore[arg-type]
+        return self._samples[1] if self._samples else {}
+
+    def statistics_settled(self) -> None:
+        """Block until a background sampling (if one runs) has finished (tests and the benchmark)."""
+        task = self._sampling
+        if task is not None and not task.done():
+            self._loop.run(asyncio.wait([task]))
+
+    def _stale(self) -> None:
+        """This process wrote: sample again, in the background, at the next query."""
+        if self._samples is not None:
+            self._samples = (float("-inf"), self._samples[1])
+
+    async def _take_samples(self) -> None:
+        try:
+            samples: dict[str, _Sample] = {}
+            for lang in (*LANGUAGES, ALL_LANGUAGES):
+                sample = await self._sample(lang)
+                if sample is not None:
+                    samples[lang] = sample
+            self._samples = (time.monotonic(), samples)
+        except Exception:  # the stale samples (or none) stay; the next query tries again
+            log.warning("could not sample the index's vectors for background statistics", exc_info=True)
+
+    async def _sample(self, lang: str) -> "_Sample | None":
+        """A uniform random sample of one language's chunk vectors. `boost_mode: replace`: a filter-only
+        query scores 0 and function_score multiplies by default, so random_score alone would score every
+        chunk 0 and return the first SAMPLE_SIZE in index order."""
+        from elasticsearch import BadRequestError
+
+        filters: list[dict] = [{"term": {"kind": "chunk"}}]
+        if lang != ALL_LANGUAGES:
+            filters.append({"term": {"lang": lang}})
+        query = {"function_score": {"query": {"bool": {"filter": filters}}, "boost_mode": "replace",
+                                    "random_score": {"seed": 7, "field": "_seq_no"}}}
+        try:
             response = await self.client.search(index=self.alias, size=SAMPLE_SIZE, source=self._vector_source,
-                                                track_total_hits=True, query={"function_score": {
-                                                    "query": {"bool": {"filter": filters}},
-                                                    "random_score": {"seed": 7, "field": "_seq_no"}}})
-            _check_shards(response.body)
-            hits = response.body["hits"]
-            vectors = [h["_source"]["vector"] for h in hits["hits"] if "vector" in h.get("_source", {})]
-            if vectors:
-                samples[lang] = _Sample.of(np.asarray(vectors, np.float64), hits["total"]["value"])
-        self._samples = (time.monotonic(), samples)
-        return samples
+                                                track_total_hits=True, query=query)
+        except BadRequestError as exc:
+            if self._exclude_vectors is not None or "exclude_vectors" not in str(exc.message) + str(exc.body):
+                raise
+            self._exclude_vectors = False  # a 9.x before the option: vectors are in _source anyway
+            return await self._sample(lang)
+        if self._exclude_vectors is None:
+            self._exclude_vectors = True
+        _check_shards(response.body)
+        hits = response.body["hits"]
+        vectors = [h["_source"]["vector"] for h in hits["hits"] if "vector" in h.get("_source", {})]
+        return _Sample.of(np.asarray(vectors, np.float64), hits["total"]["value"]) if vectors else None
 
     @property
     def _vector_source(self) -> dict | list:
-        """Source filtering that returns the vector: from 9.2 vectors leave `_source` unless asked for."""
-        if self._version and self._version >= (9, 2):
-            return {"includes": ["vector"], "exclude_vectors": False}
-        return ["vector"]
+        """Source filtering that returns the vector: from 9.2 vectors leave `_source` unless asked for; a
+        server that does not know `exclude_vectors` keeps them there (learned, no version check: `GET /`
+        needs the `monitor` privilege)."""
+        if self._exclude_vectors is False:
+            return ["vector"]
+        return {"includes": ["vector"], "exclude_vectors": False}
 
     def stats(self) -> dict:
         """Counts and the bound model."""
@@ -448,11 +573,27 @@ class ElasticsearchIndex:
 
     def begin_rebuild(self, model: str, dim: int) -> None:
         """Start filling a new versioned index; searches keep using the alias until `finish_rebuild`."""
+        self._run(self._sweep_orphans())
         self._write_index = self._run(self._create(model, dim, loading=True))
-        self._meta = {"model": model, "dim": dim, "korean": self._run(self._mapping_meta(self._write_index))}
+        self._meta = self._run(self._mapping_meta(self._write_index))
 
-    async def _mapping_meta(self, index: str) -> str:
-        return (await self.client.indices.get_mapping(index=index)).body[index]["mappings"]["_meta"]["korean"]
+    async def _mapping_meta(self, index: str) -> dict:
+        return (await self.client.indices.get_mapping(index=index)).body[index]["mappings"]["_meta"]
+
+    async def _sweep_orphans(self) -> None:
+        """Delete versioned indices the alias does not point at: what a crashed rebuild left half-built
+        (refreshes off, no replicas), or an old index whose deletion after a swap failed. Index runs hold
+        the lease, so no other runner is filling one; once per process is enough."""
+        if self._swept:
+            return
+        found = (await self.client.indices.get(index=f"{self.alias}-v*", expand_wildcards="all")).body
+        live = await self._alias_index()
+        for name in sorted(found):
+            if name not in (live, self._write_index):
+                log.warning("deleting %s: a versioned index the alias %s does not point at (left by a crashed "
+                            "rebuild)", name, self.alias)
+                await self.client.indices.delete(index=name, ignore_unavailable=True)
+        self._swept = True
 
     def finish_rebuild(self) -> None:
         """Restore refreshes and replicas, refresh, point the alias at the new index in one atomic call,
@@ -528,7 +669,8 @@ def _visibility(channels: list[str] | None) -> Visibility:
 
 
 def _candidate(doc: dict, cosine: float) -> Candidate:
-    chunk = Chunk(doc["path"], doc["ordinal"], doc.get("title", ""), doc.get("heading", ""), doc.get("text", ""),
+    text = doc.get("body_en", doc.get("text", ""))  # indices built before text was stored once also have `text`
+    chunk = Chunk(doc["path"], doc["ordinal"], doc.get("title", ""), doc.get("heading", ""), text,
                   Metadata.from_json(doc.get("meta")))
     return Candidate(chunk, doc["source"], tuple(doc.get("lang") or LANGUAGES), cosine)
 

@@ -18,8 +18,9 @@ from rag.errors import (
     SearchIndexError,
     SearchIndexUnavailable,
     SourceUnavailable,
+    VisibilityNotApplied,
 )
-from rag.index.port import FileRecord, RebuildableIndex, Visibility
+from rag.index.port import BatchWriter, FileRecord, RebuildableIndex, Visibility
 from rag.ingest.chunking import Chunker
 from rag.ingest.connectors.base import IncrementalSource
 from rag.ingest.loaders import load
@@ -203,11 +204,13 @@ class Indexer:
             self._embed(piece, report, done)
             advance(len(piece))
             check()  # a stop is honoured here, between slices, not after the whole run
-            owners = list(dict.fromkeys(p for p, _ in piece))
-            for p in owners:
-                if p.ready:
-                    self._write(key, p, report, check)
-                    done(p.item.path)
+            ready = [p for p in dict.fromkeys(p for p, _ in piece) if p.ready]
+            if isinstance(self.index, BatchWriter) and len(ready) > 1:
+                self._write_together(key, ready, report, check, done)
+                continue
+            for p in ready:
+                self._write(key, p, report, check)
+                done(p.item.path)
 
     def _embed(self, piece: list, report: IndexReport, done: Callable[[str], None]) -> None:
         """One embedding call for a slice; if it fails, each file's part is embedded alone, so only the
@@ -242,10 +245,35 @@ class Indexer:
             else:
                 report.added += 1
 
+    def _write_together(self, key: str, batch: list[_Pending], report: IndexReport, check: Callable[[], None],
+                        done: Callable[[str], None]) -> None:
+        """The files a slice completed, in a few requests for all of them (not a few per file); failures stay
+        per file."""
+        assert isinstance(self.index, BatchWriter)
+        check()
+        try:
+            failed = self.index.replace_files(key, [(p.record, p.chunks, np.vstack(p.vectors)) for p in batch])
+        except Exception as exc:
+            for pending in batch:
+                self._failed(pending.item.path, exc, report)
+                done(pending.item.path)
+            return
+        for pending in batch:
+            rel = pending.item.path
+            if rel in failed:
+                report.errors.append((rel, failed[rel]))
+            else:
+                report.chunks += len(pending.chunks)
+                if pending.known:
+                    report.updated += 1
+                else:
+                    report.added += 1
+            done(rel)
+
     @staticmethod
     def _failed(rel: str, exc: Exception, report: IndexReport) -> None:
         """Report one file's failure against it; re-raise what means the run cannot go on."""
-        if isinstance(exc, (SearchIndexUnavailable, LeaseLost, IndexRunStopped)):  # nothing more can be written
+        if isinstance(exc, (SearchIndexUnavailable, VisibilityNotApplied, LeaseLost, IndexRunStopped)):  # stop the run
             raise exc
         if not isinstance(exc, DocumentError):  # the service, the network or the index: may pass next run
             report.retry = True

@@ -7,7 +7,7 @@ the relevance floor behave the same on every backend.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -16,11 +16,6 @@ from rag.documents import Chunk
 Visibility = frozenset[str] | None
 """Who may see a chunk: None every channel; a set only those channel ids (the empty set: nobody, e.g.
 a chunk migrated from an index that predates visibility, until the next index run resolves it)."""
-
-
-def visible_to(visibility: Visibility, channel: str | None) -> bool:
-    """Whether a chunk with this visibility may be shown in this channel (None: no channel, public only)."""
-    return visibility is None or (channel is not None and channel in visibility)
 
 
 @dataclass(frozen=True)
@@ -150,6 +145,15 @@ class Rebuildable(Protocol):
 
     def abort_rebuild(self) -> None:
         """Throw a failed rebuild away."""
+        ...
+
+
+@runtime_checkable
+class BatchWriter(Protocol):
+    """Writing many files in a few requests (Elasticsearch: bulk across files); a capability of its own."""
+
+    def replace_files(self, source: str, files: list[tuple[FileRecord, list[Chunk], np.ndarray]]) -> dict[str, str]:
+        """`replace_file` for each; returns the paths that failed, with why (run-stopping errors raise)."""
         ...
 
 
