@@ -105,6 +105,9 @@ class Driver:
             turn = received[0].turn
             if turn is not None:
                 await _until(lambda: turn.done.is_set() and (turn.delivered is None or turn.delivered.is_set()))
+            note = received[0].note
+            if note:  # the adapter says it after the core returns: wait until the platform was sent it
+                await _until(lambda: any(note in said for said in self.replies()[before:]))
             await self.settle()
         finally:
             self.service.receive = original

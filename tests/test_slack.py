@@ -746,6 +746,13 @@ async def test_once_a_colleague_has_spoken_the_askers_replies_to_them_are_not_an
     await until(lambda: len(slack.named("chat.stopStream")) == 1)
     await bot.post_signed(_event("저는 올해 이월분도 있어요", event_id="EvJ2", ts="1700000700.000200", thread_ts=root,
                                  user="U2", parent_user_id="U1"))
+    store = bot.service.store
+
+    def colleague_seen() -> bool:  # total: False until the thread and its participant row exist
+        conversation = store.find_conversation("slack", "T1", "C1", root)
+        return conversation is not None and "U2" in store.participants(conversation.id)
+
+    await until(colleague_seen)  # Bolt handles events after acknowledging them: the next one must come after
     await bot.post_signed(_event("아 그래요? 어떻게 하셨어요?", event_id="EvJ3", ts="1700000700.000300", thread_ts=root,
                                  parent_user_id="U1"))
     assert await _answered_count(slack) == 1
