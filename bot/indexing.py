@@ -52,10 +52,17 @@ class IndexJob:
         self.lease_ttl, self.holder, self.lease = lease_ttl, holder or runner_id(), lease
         self.configured, self.missing_grace, self.stall_seconds = configured, missing_grace, stall_seconds
         self._stopping = threading.Event()
+        self._idle = threading.Event()  # clear while a run holds the lease and writes
+        self._idle.set()
 
     def stop(self) -> None:
         """Ask a running run to stop before its next write (the server is shutting down); it resumes next run."""
         self._stopping.set()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Block until no run is writing (a stopped run has recorded itself), so the caller may close the
+        store and the index under it; False if a run is still going after `timeout` seconds."""
+        return self._idle.wait(timeout)
 
     def remove_source(self, key: str) -> int | None:
         """Withdraw every indexed file of one source key, holding the lease; None when another runner holds it."""
@@ -83,9 +90,17 @@ class IndexJob:
         if not self.store.acquire_lease(self.lease, self.holder, self.lease_ttl):
             log.info("index run skipped: another runner holds the lease")
             return None
+        self._idle.clear()
+        try:
+            return self._run_holding_lease(trigger, full, rebuild, only, (on_file, on_source, on_chunks))
+        finally:
+            self._idle.set()
+
+    def _run_holding_lease(self, trigger: str, full: bool, rebuild: bool, only: list[str] | None,
+                           progress: tuple) -> IndexRun | None:
         run = None
         self._stopping.clear()
-        self._progress = (on_file, on_source, on_chunks)
+        self._progress = progress
         try:
             abandoned = self.store.abandon_runs()
             if abandoned:

@@ -71,7 +71,7 @@ def explain(exc: BaseException, settings: Settings | None = None) -> tuple[list[
         return [f"configuration error: {line}" for line in str(exc).splitlines()[:6]], 2
     if isinstance(exc, SearchIndexUnavailable):
         url = s.elasticsearch_url if s else "ELASTICSEARCH_URL"
-        return [f"ELASTICSEARCH_URL: cannot reach Elasticsearch at {url}: {what}",
+        return [f"ELASTICSEARCH_URL: cannot reach Elasticsearch at {url}, so the index is unavailable: {what}",
                 "Fix: start Elasticsearch, correct ELASTICSEARCH_URL or its credentials, or unset DOCBOT_INDEX to "
                 "use the embedded index."], 2
     if isinstance(exc, StorageError) and "cannot open" in what:
@@ -390,16 +390,15 @@ def status(runs: int = typer.Option(10, "--runs", help="How many recent index ru
     from rich.table import Table
 
     runtime = _runtime()
-    try:
+    try:  # failures reach @explained: an unreachable database or cluster is a plain sentence and exit 2
         try:
             stats = runtime.index.stats()
-        except DocbotError as exc:  # the index may be down while the runs (in the database) still tell a story
+        except SearchIndexUnavailable:
+            raise
+        except DocbotError as exc:  # an index that answers but fails still leaves the runs to tell a story
             stats = {"index": f"unavailable ({exc})"}
         recent = runtime.store.runs(runs)
         lease = runtime.store.lease(runtime.lease_name)
-    except DocbotError as exc:
-        err.print(f"[red]error:[/] {exc}")
-        raise typer.Exit(1)
     finally:
         runtime.close()
     console.print("  ".join(f"{name}: {value}" for name, value in stats.items()), soft_wrap=True)

@@ -94,11 +94,16 @@ async def _scheduler(app: web.Application):
                                 on_start=s.index_on_start) \
         if (s.index_schedule or s.index_full_schedule or s.index_on_start) else None
     yield
-    runtime.index_job.stop()  # a run in progress stops before its next file instead of holding shutdown up
+    runtime.index_job.stop()  # a run in progress stops before its next slice instead of holding shutdown up
+    # ...and records itself as stopped before the runtime (its store and index) is closed under it.
+    if not await asyncio.to_thread(runtime.index_job.wait_idle, SHUTDOWN_INDEX_WAIT):
+        log.warning("shutdown: the index run did not stop within %.0f s; it will be marked abandoned",
+                    SHUTDOWN_INDEX_WAIT)
     if scheduler is not None:
         scheduler.shutdown(wait=False)
 
 
+SHUTDOWN_INDEX_WAIT = 60.0  # seconds shutdown waits for a stopping index run (one slice of chunks)
 SPILL_SWEEP_SECONDS = 5.0  # how often turns waiting for the database are offered to it again
 SIGHTINGS_KEPT = 7 * 86400.0  # seconds a delivery id is remembered (Slack and Teams retry within minutes)
 

@@ -382,7 +382,7 @@ def test_sigterm_drains_even_mid_index(tmp_path):
         if server.poll() is None:
             server.kill()
     run = store.runs(1)[0]
-    assert run.status == "stopped" and "shutting down" in run.errors[0][1]
+    assert run.status == "stopped" and "shutting down" in run.errors[0][1], (run.status, run.errors[:3])
     # The stop was seen between files, not after the whole handbook: fewer files were indexed than it holds.
     handbook = len([p for p in docs.rglob("*") if p.is_file() and not p.name.startswith((".", "_"))])
     assert run.added + run.updated + run.unchanged < handbook, (run.added, handbook)

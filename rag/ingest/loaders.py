@@ -88,8 +88,13 @@ def _inline_text(tok) -> str:
     alt text kept, soft and hard breaks as line breaks."""
     parts: list[str] = []
     for child in tok.children or []:
-        if child.type in ("text", "code_inline", "html_inline"):
-            parts.append(child.content if child.type != "html_inline" else "")
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type == "html_inline":
+            # A real tag (<br>, <span …>, a comment) is invisible when the page is read; anything else in
+            # angle brackets (Slack's <!channel>, <@U123>) is text the author typed and is kept as text,
+            # to be escaped on the way out like every other document text.
+            parts.append("" if _HTML_TAG.match(child.content) else child.content)
         elif child.type in ("softbreak", "hardbreak"):
             parts.append("\n")
         elif child.type == "image":
@@ -106,6 +111,7 @@ def _markdown_table(rows: list[list[str]]) -> Table | None:
 
 
 # A line that starts a list item or is a table/ASCII-art row: it begins a block of its own in plain text.
+_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>$|<!--|<\?")
 _TEXT_ITEM = re.compile(r"^\s*(?:[-*•·▪◦]\s|\d{1,3}[.)]\s|\(?[a-zA-Z가-힣]\)\s|[①-⑳]|\|)")
 
 
