@@ -89,7 +89,9 @@ async def wait_ready(url: str, server: subprocess.Popen, timeout: float) -> floa
 
 
 async def run(args) -> dict:
-    slack = await SlackStandIn(slow_rate=args.slow_rate, slow_seconds=args.slow_seconds).start()
+    slack = await SlackStandIn(slow_rate=args.slow_rate, slow_seconds=args.slow_seconds,
+                               tokens={"xoxb-load": "T1"},  # the token docbot is given below
+                               joined={f"C{n}" for n in range(7)}).start()  # the channels the threads use
     llm = await ScriptedLLM().start()
     port = free_port()
     tmp = tempfile.mkdtemp(prefix="docbot-load-")
