@@ -1,4 +1,6 @@
 """The embedded index's snapshot: int8 codes rescored exactly, memory-mapped files named by generation."""
+import json
+
 import numpy as np
 import pytest
 import sqlean
@@ -127,3 +129,44 @@ def test_an_empty_snapshot_answers_nothing():
         writer.put(f"postings_{name}", array)
     snapshot = writer.finish([])
     assert isinstance(snapshot, Snapshot) and snapshot.size == 0 and snapshot.positions([1, 2]) == {}
+
+
+def _hubs(index, query):
+    return {c.chunk.path: c.hub for c in index.candidates(SearchQuery("zzz", query, 5), 10).chunks.values()}
+
+
+def test_hub_terms_are_renewed_when_an_index_run_moves_the_centroid(tmp_path, analyzer):
+    """Each chunk's hub term is its dot product with the corpus centroid; a later run that adds chunks
+    elsewhere moves the centroid, and the old chunks' terms follow it (not the corpus they were written in)."""
+    index = SqliteSearchIndex(tmp_path / "index.sqlite3", analyzer)
+    index.bind_model("test/hand-made", 4)
+    basis = np.eye(4, dtype=np.float32)
+    for n in range(2):
+        chunk = Chunk(f"a{n}.md", 0, "Note", "", "alpha bravo")
+        index.replace_file("/src", FileRecord(chunk.path, f"h{n}", "Note", 1), [chunk], basis[n][None, :])
+    index.flush()
+    assert _hubs(index, basis[0]) == pytest.approx({"a0.md": 0.5, "a1.md": 0.5})  # centroid (½, ½, 0, 0)
+    chunk = Chunk("b.md", 0, "Note", "", "charlie delta")
+    index.replace_file("/src", FileRecord("b.md", "hb", "Note", 1), [chunk], basis[2][None, :])
+    index.flush()
+    assert _hubs(index, basis[0]) == pytest.approx({"a0.md": 1 / 3, "a1.md": 1 / 3, "b.md": 1 / 3})
+    assert index.candidates(SearchQuery("zzz", basis[0], 5), 10).background["en"].hub == pytest.approx(1 / 3)
+    index.close()
+
+
+def test_a_snapshot_written_before_hub_terms_existed_computes_them_when_mapped(tmp_path, analyzer):
+    index = SqliteSearchIndex(tmp_path / "index.sqlite3", analyzer)
+    index.bind_model("test/hand-made", 4)
+    basis = np.eye(4, dtype=np.float32)
+    for n in range(2):
+        chunk = Chunk(f"a{n}.md", 0, "Note", "", "alpha bravo")
+        index.replace_file("/src", FileRecord(chunk.path, f"h{n}", "Note", 1), [chunk], basis[n][None, :])
+    index.flush()
+    index.close()
+    folder = next((tmp_path / "index.sqlite3.snapshot").glob("gen-*"))
+    (folder / "hubs.npy").unlink()  # as an older docbot wrote it
+    meta = json.loads((folder / "meta.json").read_text())
+    (folder / "meta.json").write_text(json.dumps({**meta, "arrays": [a for a in meta["arrays"] if a != "hubs"]}))
+    reopened = SqliteSearchIndex(tmp_path / "index.sqlite3", analyzer)
+    assert _hubs(reopened, basis[0]) == pytest.approx({"a0.md": 0.5, "a1.md": 0.5})
+    reopened.close()

@@ -1,5 +1,10 @@
-"""The one ranker, on candidates built by hand: language normalisation, BM25's bounded bonus, the floor."""
-from rag.documents import Chunk
+"""The one ranker, on candidates built by hand: language normalisation, BM25's bounded bonus, the floor,
+hub centring and documents no longer in force."""
+from dataclasses import replace
+
+import pytest
+
+from rag.documents import Chunk, Metadata
 from rag.index.port import ALL_LANGUAGES, Background, Candidate, Candidates
 from rag.retrieve.ranking import Ranker
 
@@ -58,3 +63,41 @@ def test_the_z_gap_alone_drops_a_hit_far_below_the_best_across_languages():
     found = candidates([("best", "en", 0.80), ("ko-only", "ko", 0.85)], background=background)  # z 5.0 and 0.5
     assert [h.chunk.path for h in Ranker(z_gap=2.5, cosine_gap=1.0).rank(found, 5)] == ["best.md"]
     assert {h.chunk.path for h in Ranker(z_gap=10.0, cosine_gap=1.0).rank(found, 5)} == {"best.md", "ko-only.md"}
+
+
+def test_a_hub_loses_its_lead_but_a_chunk_farther_than_average_from_the_corpus_gains_nothing():
+    """Centring subtracts how much closer than its language's average a chunk sits to the corpus centroid;
+    only hubs move (a chunk far from everything is not promoted for being odd)."""
+    background = {"en": Background(0.70, 0.02, 100, hub=0.75)}
+    found = candidates([("hub", "en", 0.80), ("specific", "en", 0.78), ("odd", "en", 0.74)], background=background)
+    found.chunks["hub"] = replace(found.chunks["hub"], hub=0.85)  # 0.10 closer to everything than average
+    found.chunks["specific"] = replace(found.chunks["specific"], hub=0.74)
+    found.chunks["odd"] = replace(found.chunks["odd"], hub=0.50)
+    assert [h.chunk.path for h in Ranker(hub_weight=0.0, z_gap=10).rank(found, 3)] == ["hub.md", "specific.md", "odd.md"]
+    hits = Ranker(z_gap=10).rank(found, 3)
+    assert [h.chunk.path for h in hits] == ["specific.md", "odd.md", "hub.md"]
+    assert hits[1].relevance == pytest.approx((0.74 - 0.70) / 0.02)  # the odd chunk's z is its raw one
+    assert hits[0].cosine == 0.78  # hits keep their raw cosine (the answer's thresholds read it)
+
+
+def test_an_unknown_hub_term_leaves_the_cosine_alone():
+    background = {"en": Background(0.70, 0.02, 100, hub=0.75)}
+    found = candidates([("a", "en", 0.80)], background=background)
+    assert Ranker().rank(found, 1)[0].relevance == pytest.approx((0.80 - 0.70) / 0.02)
+
+
+@pytest.mark.parametrize("status", ["repealed", "superseded", "archived", "draft"])
+def test_a_document_no_longer_in_force_loses_to_the_current_one(status):
+    found = candidates([("old", "ko", 0.845), ("new", "ko", 0.84)])
+    found.chunks["old"] = replace(found.chunks["old"], chunk=replace(found.chunks["old"].chunk,
+                                                                     meta=Metadata(status=status)))
+    assert Ranker(stale_penalty=0.0).rank(found, 2)[0].chunk.path == "old.md"
+    assert Ranker().rank(found, 2)[0].chunk.path == "new.md"
+
+
+def test_a_repealed_document_still_leads_when_it_is_clearly_what_was_asked():
+    """The penalty is bounded: a question whose best match by far is the old version still finds it."""
+    found = candidates([("old", "ko", 0.90), ("new", "ko", 0.82)])
+    found.chunks["old"] = replace(found.chunks["old"], chunk=replace(found.chunks["old"].chunk,
+                                                                     meta=Metadata(status="repealed")))
+    assert Ranker().rank(found, 2)[0].chunk.path == "old.md"

@@ -82,3 +82,25 @@ async def test_a_name_ending_a_sentence_is_read_whole(rewriter):
                        "compares the databases. [1]", paths=("database-options.md",))
     result = await rewriter.rewrite("how is it backed up?", history)
     assert "PostgreSQL" in result.text.split() and "SQL." not in result.text
+
+
+@pytest.mark.parametrize("question,answer,follow_up", [
+    ("서울 사무실 주차 등록은 어떻게 해?", "서울 본사 주차는 총무팀에 차량 번호를 등록한다. [1]", "부산은?"),
+    ("How much is the Lite plan a month?", "The Lite plan costs 90,000 won a month. [1]",
+     "and the Enterprise plan?"),
+    ("What does error ERR-41 mean?", "ERR-41 means the label printer is offline. [1]", "and ERR-57?"),
+])
+async def test_a_follow_up_naming_a_new_entity_drops_the_previous_answers_prior(rewriter, question, answer,
+                                                                                 follow_up):
+    """The thread moved to another city, plan or code: the last answer's document is not what it is about."""
+    result = await rewriter.rewrite(follow_up, exchange(question, answer, paths=("previous.md",)))
+    assert result.prior == ()
+    assert result.text.startswith(follow_up)
+
+
+async def test_a_follow_up_on_the_same_entity_keeps_the_prior(rewriter):
+    """The control: the same city again (a longer form of the name counts as the same one)."""
+    history = exchange("부산신항 허브 주차 등록은 어떻게 해?", "부산신항 허브 주차는 운영지원팀에 등록한다. [1]",
+                       paths=("busan.md",))
+    assert (await rewriter.rewrite("부산은?", history)).prior == ("busan.md",)
+    assert (await rewriter.rewrite("택시비는?", history)).prior == ("busan.md",)

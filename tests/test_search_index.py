@@ -133,6 +133,51 @@ class SearchIndexContract:
         hit = search(index, embedder, "work remotely days")[0]
         assert hit.chunk.meta == meta and hit.citation()["url"] == "https://wiki.example.com/remote"
 
+    def test_a_hub_chunk_stops_outranking_a_specific_one(self, index, embedder):
+        """A chunk close to the whole corpus (a glossary, a bilingual rate card) is close to every query.
+        Ten specific chunks and one hub, vectors made by hand: the hub's raw cosine beats the specific
+        chunk's; its hub term (computed at index time on the embedded backend, by the cluster on
+        Elasticsearch) takes it back below."""
+        dim, basis = 16, np.eye(16, dtype=np.float32)
+        unit = lambda v: (v / np.linalg.norm(v)).astype(np.float32)  # noqa: E731
+        index.clear()
+        index.bind_model("test/hand-made", dim)
+        words = ["apples", "bridges", "candles", "dolphins", "engines", "forests", "glaciers", "harbours",
+                 "islands", "jungles"]
+        for n, word in enumerate(words, 1):
+            chunk = Chunk(f"{word}.md", 0, word.title(), "", f"Everything about {word} in the company.")
+            index.replace_file("/src", FileRecord(chunk.path, f"h{n}", chunk.title, 1), [chunk],
+                               unit(basis[n] + 0.3 * basis[0])[None, :])
+        hub = Chunk("glossary.md", 0, "Glossary", "", "Words the company uses, with their meanings.")
+        index.replace_file("/src", FileRecord("glossary.md", "hg", "Glossary", 1), [hub],
+                           unit(basis[0] + 0.25 * basis[1:11].sum(axis=0))[None, :])
+        index.flush()
+        query = SearchQuery("qqq", unit(basis[1] + 2.0 * basis[0]), 5)
+        found = index.candidates(query, 20)
+        assert found.chunks and all(c.hub is not None for c in found.chunks.values())
+        raw = max(found.chunks.values(), key=lambda c: c.cosine)
+        assert raw.chunk.path == "glossary.md"  # the control: by cosine alone the hub wins
+        assert Ranker(hub_weight=0.0).rank(found, 2)[0].chunk.path == "glossary.md"
+        assert Ranker().rank(found, 2)[0].chunk.path == "apples.md"
+
+    def test_a_repealed_version_loses_to_the_current_one(self, index, embedder):
+        old = Metadata(title="Overtime meals (2022)", status="repealed", effective="2022-03-01")
+        new = Metadata(title="Overtime meals", status="current", effective="2026-01-01")
+        for path, meta, text in [
+                ("meals-2022.md", old, "Overtime meal allowance: employees working late get a meal allowance of up "
+                                       "to 10,000 won per overtime evening."),
+                ("meals.md", new, "Overtime meal allowance: up to 12,000 won per evening for late work.")]:
+            chunks = [Chunk(path, 0, meta.title, "", text, meta)]
+            index.replace_file("/src", FileRecord(path, f"h-{path}", meta.title, 1), chunks,
+                               embedder.embed_passages([c.embedding_text() for c in chunks]))
+        for n, topic in enumerate(["parking permits", "printer toner", "laptop refresh", "visitor badges",
+                                   "meeting rooms", "fire drills", "office plants", "coffee machines"]):
+            put(index, embedder, f"other{n}.md", [f"How {topic} work at the office."], topic.title())
+        question = "overtime meal allowance for employees working late evening"
+        found = index.candidates(SearchQuery(question, embedder.embed_query(question), 5), 40)
+        assert Ranker(stale_penalty=0.0).rank(found, 2)[0].chunk.path == "meals-2022.md"  # the control
+        assert Ranker().rank(found, 2)[0].chunk.path == "meals.md"
+
     def test_files_are_scoped_by_source(self, index, embedder):
         put(index, embedder, "a.md", ["alpha"], source="/one")
         put(index, embedder, "a.md", ["beta"], source="/two")

@@ -466,13 +466,26 @@ class ElasticsearchIndex:
         docs = {h["_id"]: h["_source"] for part in parts for h in part["hits"]["hits"]}
         # Elasticsearch's cosine similarity score is (1 + cos) / 2.
         cosines = {h["_id"]: 2 * h["_score"] - 1 for part in parts[1:] for h in part["hits"]["hits"]}
-        cosines.update(await self._cosines([i for i in docs if i not in cosines], query.vector))
-        nearest = {lang: [h["_id"] for h in part["hits"]["hits"]] for lang, part in zip(knn, parts[1:])}
-        chunks = {i: _candidate(d, cosines[i]) for i, d in docs.items() if i in cosines}
-        keyword = [(h["_id"], float(h["_score"])) for h in keyword_hits if h["_id"] in chunks]
         samples = await self._language_samples()
+        centroid = _centroid(samples)
+        # The BM25-only hits' cosines and every candidate's hub term: two small scripted searches at once.
+        missing, hubs = await asyncio.gather(self._cosines([i for i in docs if i not in cosines], query.vector),
+                                             self._hubs(list(docs), centroid))
+        cosines.update(missing)
+        nearest = {lang: [h["_id"] for h in part["hits"]["hits"]] for lang, part in zip(knn, parts[1:])}
+        chunks = {i: _candidate(d, cosines[i], hubs.get(i)) for i, d in docs.items() if i in cosines}
+        keyword = [(h["_id"], float(h["_score"])) for h in keyword_hits if h["_id"] in chunks]
         q = np.asarray(query.vector, np.float64)
-        return Candidates(keyword, nearest, chunks, {lang: s.background(q) for lang, s in samples.items()})
+        return Candidates(keyword, nearest, chunks, {lang: s.background(q, centroid) for lang, s in samples.items()})
+
+    async def _hubs(self, ids: list[str], centroid: np.ndarray | None) -> dict[str, float]:
+        """Each candidate's hub term (its dot product with the sampled centroid, as the embedded index
+        stores it per chunk), computed by the cluster at query time from the indexed vectors: a stored
+        field would be measured against the corpus as it was when the chunk was written (see
+        docs/retrieval.md). `cosineSimilarity` normalises the centroid, so its length scales it back."""
+        if not ids or centroid is None or not (norm := float(np.linalg.norm(centroid))):
+            return {}
+        return {i: cosine * norm for i, cosine in (await self._cosines(ids, centroid)).items()}
 
     async def _cosines(self, ids: list[str], vector: np.ndarray) -> dict[str, float]:
         """Cosines of hits that came without a vector score (BM25-only hits), computed by the cluster from
@@ -668,11 +681,20 @@ def _visibility(channels: list[str] | None) -> Visibility:
     return None if channels == [EVERYONE] else frozenset(channels or ())
 
 
-def _candidate(doc: dict, cosine: float) -> Candidate:
+def _candidate(doc: dict, cosine: float, hub: float | None = None) -> Candidate:
     text = doc.get("body_en", doc.get("text", ""))  # indices built before text was stored once also have `text`
     chunk = Chunk(doc["path"], doc["ordinal"], doc.get("title", ""), doc.get("heading", ""), text,
                   Metadata.from_json(doc.get("meta")))
-    return Candidate(chunk, doc["source"], tuple(doc.get("lang") or LANGUAGES), cosine)
+    return Candidate(chunk, doc["source"], tuple(doc.get("lang") or LANGUAGES), cosine, hub)
+
+
+def _centroid(samples: dict[str, "_Sample"]) -> np.ndarray | None:
+    """The corpus centroid as the embedded index defines it (rag.index.snapshot.hub_terms): the mean of each
+    language's mean vector, here from the samples; the whole index's when no language has one."""
+    means = [samples[lang].mean for lang in LANGUAGES if lang in samples]
+    if means:
+        return np.mean(means, axis=0)
+    return samples[ALL_LANGUAGES].mean if ALL_LANGUAGES in samples else None
 
 
 class _Sample:
@@ -688,6 +710,9 @@ class _Sample:
         centred = vectors - mean
         return cls(mean, centred.T @ centred / len(vectors), count)
 
-    def background(self, query: np.ndarray) -> Background:
+    def background(self, query: np.ndarray, centroid: np.ndarray | None = None) -> Background:
+        """The query's cosine statistics over the population, and its mean hub term (x·centroid averages to
+        mean·centroid)."""
         variance = float(query @ self.covariance @ query)
-        return Background(float(query @ self.mean), float(np.sqrt(max(variance, 0.0))), self.count)
+        hub = float(self.mean @ centroid) if centroid is not None else 0.0
+        return Background(float(query @ self.mean), float(np.sqrt(max(variance, 0.0))), self.count, hub)

@@ -281,8 +281,9 @@ class SqliteSearchIndex:
             chunks = self._chunks(wanted, snapshot, vector, query.channel)
         # A stale snapshot may name a chunk deleted or restricted since: the tables have the last word.
         nearest = {lang: [i for i in ids if i in chunks] for lang, ids in nearest.items()}
-        background = {lang: _background(cosines[mask]) for lang, mask in snapshot.masks.items()}
-        background[ALL_LANGUAGES] = _background(cosines)
+        background = {lang: _background(cosines[mask], snapshot.background_hub(mask))
+                      for lang, mask in snapshot.masks.items()}
+        background[ALL_LANGUAGES] = _background(cosines, snapshot.background_hub())
         return Candidates([(i, s) for i, s in keyword if i in chunks], nearest, chunks, background)
 
     def _current(self) -> Snapshot:
@@ -346,10 +347,11 @@ class SqliteSearchIndex:
             f"WHERE c.id IN ({marks}) AND {visible}", [*ids, *params]).fetchall()
         position = snapshot.positions(r[0] for r in rows)
         rows = [r for r in rows if r[0] in position]
-        cosines = snapshot.exact(vector, np.array([position[r[0]] for r in rows], np.int64))
+        at = np.array([position[r[0]] for r in rows], np.int64)
+        cosines, hubs = snapshot.exact(vector, at), snapshot.hubs[at]
         return {r[0]: Candidate(Chunk(r[2], r[3], r[4], r[5], r[6], Metadata.from_json(r[8])), r[1],
-                                tuple(r[7].split()), float(cosine))
-                for r, cosine in zip(rows, cosines)}
+                                tuple(r[7].split()), float(cosine), float(hub))
+                for r, cosine, hub in zip(rows, cosines, hubs)}
 
     def stats(self) -> dict:
         """Files, chunks and the bound model."""
@@ -458,8 +460,8 @@ def _decode(stored: str) -> Visibility:
     return None if stored == "*" else frozenset(stored.split())
 
 
-def _background(cosines: np.ndarray) -> Background:
-    return Background(float(cosines.mean()), float(cosines.std()), len(cosines)) if len(cosines) \
+def _background(cosines: np.ndarray, hub: float = 0.0) -> Background:
+    return Background(float(cosines.mean()), float(cosines.std()), len(cosines), hub) if len(cosines) \
         else Background(0.0, 0.0, 0)
 
 

@@ -48,6 +48,11 @@ class Candidate:
     source: str
     languages: tuple[str, ...]
     cosine: float
+    # How close the chunk sits to the corpus in general: its cosine to the index's centroid (the mean of
+    # each language's mean vector), computed at index time. A "hub" (a glossary, a rate card, a table in
+    # both languages) is close to every query; the ranker subtracts this to centre its cosines.
+    # None: not known (an index written before it existed), no correction.
+    hub: float | None = None
 
 
 ALL_LANGUAGES = "*"  # the background key for every chunk of the index, whatever its language
@@ -60,6 +65,7 @@ class Background:
     mean: float
     std: float
     count: int
+    hub: float = 0.0  # the mean `Candidate.hub` of the same chunks, so centring leaves a language's mean alone
 
 
 @dataclass

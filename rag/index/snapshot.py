@@ -11,6 +11,11 @@ them gives every approximate cosine) and float32 (read only for the few rows a q
 those cosines stay exact). Each language's nearest chunks are the best `RESCORE` x limit rows by
 the int8 cosine, re-ranked by the exact one. Small indexes (below `exact_rows`) skip the codes and
 multiply the float32 matrix directly: cheaper there, and every cosine exact.
+
+Each row's hub term (`hubs`: its cosine to the corpus centroid, see `rag.retrieve.ranking`) is computed
+here, when the snapshot of a new generation is built: every index run that changed anything moves the
+centroid a little and renews every row's term in one O(rows x dim) pass, so an incremental run never
+leaves the old chunks' terms measured against a corpus that no longer exists.
 """
 from __future__ import annotations
 
@@ -59,6 +64,13 @@ class Snapshot:
         self._visible: dict[str, np.ndarray] = {}
         self.postings = postings.Postings.from_arrays({k[9:]: v for k, v in arrays.items() if k.startswith("postings_")})
         self._exact = len(self.ids) <= exact_rows
+        # Snapshot files written before hub terms existed: computed once here (one pass over the vectors).
+        self.hubs = arrays["hubs"] if "hubs" in arrays else hub_terms(self.vectors, self.masks)
+
+    def background_hub(self, mask: np.ndarray | None = None) -> float:
+        """The mean hub term of the masked rows (all rows without a mask)."""
+        values = self.hubs if mask is None else self.hubs[mask]
+        return float(values.mean()) if len(values) else 0.0
 
     @property
     def size(self) -> int:
@@ -123,6 +135,26 @@ class Snapshot:
         exact = self.exact(query, shortlist)
         best = np.argsort(-exact, kind="stable")[:limit]
         return [int(self.ids[n]) for n in shortlist[best]]
+
+
+def hub_terms(vectors: np.ndarray, masks: dict[str, np.ndarray]) -> np.ndarray:
+    """Each row's cosine to the centroid: the mean of each language's mean vector, so the language with
+    more chunks does not define what "close to everything" means. Block by block (the rows may be mapped)."""
+    rows, dim = vectors.shape if vectors.ndim == 2 else (0, 0)
+    if rows == 0:
+        return np.zeros(rows, np.float32)
+    total, sums = np.zeros(dim, np.float64), {lang: np.zeros(dim, np.float64) for lang in masks}
+    for start in range(0, rows, BLOCK):
+        block = np.asarray(vectors[start : start + BLOCK], np.float64)
+        total += block.sum(axis=0)
+        for lang, mask in masks.items():
+            sums[lang] += block[mask[start : start + BLOCK]].sum(axis=0)
+    means = [sums[lang] / count for lang, mask in masks.items() if (count := int(mask.sum()))]
+    centroid = (np.mean(means, axis=0) if means else total / rows).astype(np.float32)
+    out = np.empty(rows, np.float32)
+    for start in range(0, rows, BLOCK):
+        out[start : start + BLOCK] = np.asarray(vectors[start : start + BLOCK], np.float32) @ centroid
+    return out
 
 
 def _top(values: np.ndarray, rows: np.ndarray, limit: int) -> np.ndarray:
@@ -244,6 +276,8 @@ def build(db, dim: int, writer: SnapshotWriter, title_weight: float, exact_rows:
         mask = np.fromiter((lang in t for t in tags), bool, n)
         if mask.any():
             writer.put(f"lang_{lang}", mask)
+    masks = {lang: writer.arrays[f"lang_{lang}"] for lang in LANGUAGES if f"lang_{lang}" in writer.arrays}
+    writer.put("hubs", hub_terms(writer.arrays["vectors"], masks))
     values: dict[str, int] = {}
     writer.put("channel_of", np.fromiter((values.setdefault(c, len(values)) for c in channels), np.int32, n))
     for name, array in postings.Postings(terms, title_weight).arrays().items():

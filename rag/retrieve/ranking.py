@@ -10,11 +10,19 @@ language out of the top 5 (cross-language recall@5 0.35 on the dev set). Instead
 2. BM25 adds a bounded bonus (its score over the best BM25 score, times `keyword_weight`),
    enough to order same-language near-ties, too little to bury a clear cross-language match;
 3. documents the previous answer cited get `prior_weight` for a follow-up that leans on it;
-4. the floor: a hit stays when its z is within `z_gap` of the best z and its cosine within
+4. hubs are discounted: each cosine is first centred, minus `hub_weight` times how much closer the chunk
+   sits to the corpus centroid than its language's chunks on average (`Candidate.hub`, computed at index
+   time). A glossary or a bilingual rate card is close to every query, and in the other language it
+   outranks the specific document (centring similarity: Suzuki et al. 2013, "Centering similarity
+   measures to reduce hubs"; CSLS's neighbourhood term, with the whole corpus as the neighbourhood);
+5. a document that says it is no longer in force (status repealed, superseded or archived; a draft half as
+   much) loses `stale_penalty`, so the current version outranks it while a question about the old one
+   (its title words, its year) can still reach it through BM25 and its own cosine;
+6. the floor: a hit stays when its z is within `z_gap` of the best z and its cosine within
    `cosine_gap` of the best cosine *of its language*; BM25's own top hits and the previous
    answer's documents stay regardless (codes and names live in BM25; the thread is about those).
 
-Measured in `docbot eval` (README); the weights were chosen on eval/conversations-dev.jsonl only.
+Measured in `docbot eval` (README, docs/retrieval.md); the weights were chosen on the dev sets only.
 """
 from __future__ import annotations
 
@@ -27,6 +35,8 @@ from rag.index.port import ALL_LANGUAGES, Background, Candidate, Candidates
 
 # Fewer chunks than this in a language and its mean and spread say little; the whole index is used.
 MIN_BACKGROUND = 8
+# How much each document status costs, as a share of `stale_penalty`: no longer in force, or not yet approved.
+STALE_STATUSES = {"repealed": 1.0, "superseded": 1.0, "archived": 1.0, "draft": 0.5}
 
 
 @dataclass(frozen=True)
@@ -36,6 +46,8 @@ class Ranker:
     keyword_weight: float = 0.25
     keyword_top: int = 5
     prior_weight: float = 0.5
+    hub_weight: float = 1.0
+    stale_penalty: float = 1.0
     z_gap: float = 2.5
     cosine_gap: float = 0.08
     min_std: float = 0.01  # a language of near-identical chunks must not blow every z-score up
@@ -49,6 +61,7 @@ class Ranker:
         bonus = self._keyword_bonus(found.keyword)
         preferred = set(prior)
         score = {key: z[key] + bonus.get(key, 0.0) + (self.prior_weight if c.chunk.path in preferred else 0.0)
+                 - self.stale_penalty * STALE_STATUSES.get(c.chunk.meta.status, 0.0)
                  for key, c in found.chunks.items()}
         kept = self._above_floor(found, z, preferred)
         ranked = sorted(kept, key=lambda key: -score[key])[:k]
@@ -58,21 +71,28 @@ class Ranker:
     def _z(self, candidate: Candidate, found: Candidates) -> tuple[float, float, int]:
         """(z-score, the spread it divided by, the population behind it) against the candidate's own
         language (its best one if mixed)."""
-        scores = [self._standardise(candidate.cosine, found.background.get(language), MIN_BACKGROUND)
+        scores = [self._standardise(candidate, found.background.get(language), MIN_BACKGROUND)
                   for language in candidate.languages]
         known = [s for s in scores if s is not None]
         if known:
             return max(known)
         # A language with too few chunks for statistics of its own is judged against the whole index.
-        overall = self._standardise(candidate.cosine, found.background.get(ALL_LANGUAGES), 2)
+        overall = self._standardise(candidate, found.background.get(ALL_LANGUAGES), 2)
         return overall if overall is not None else (candidate.cosine / self.min_std, self.min_std, 1)
 
-    def _standardise(self, cosine: float, background: Background | None,
+    def centred(self, candidate: Candidate, background: Background | None) -> float:
+        """The cosine minus the chunk's hub term beyond its population's average (unchanged when unknown).
+        The spread is the raw cosines': centring moves a few hubs, not the whole distribution."""
+        if candidate.hub is None or background is None:
+            return candidate.cosine
+        return candidate.cosine - self.hub_weight * max(candidate.hub - background.hub, 0.0)
+
+    def _standardise(self, candidate: Candidate, background: Background | None,
                      minimum: int) -> tuple[float, float, int] | None:
         if background is None or background.count < minimum:
             return None
         spread = max(background.std, self.min_std)
-        return (cosine - background.mean) / spread, spread, background.count
+        return (self.centred(candidate, background) - background.mean) / spread, spread, background.count
 
     def _keyword_bonus(self, keyword: list[tuple[Hashable, float]]) -> dict[Hashable, float]:
         best = max((score for _, score in keyword), default=0.0)
@@ -82,15 +102,17 @@ class Ranker:
 
     def _above_floor(self, found: Candidates, z: dict[Hashable, float], preferred: set[str]) -> list[Hashable]:
         best_z = max(z.values())
+        # Cosines compared within a language are the centred ones, as the z-scores are.
+        cosine = {(key, lang): self.centred(c, found.background.get(lang)) for key, c in found.chunks.items()
+                  for lang in c.languages}
         best_cosine: dict[str, float] = {}
-        for c in found.chunks.values():
-            for language in c.languages:
-                best_cosine[language] = max(best_cosine.get(language, -1.0), c.cosine)
+        for (_key, language), value in cosine.items():
+            best_cosine[language] = max(best_cosine.get(language, -1.0), value)
         keyword_top = {key for key, _ in found.keyword[: self.keyword_top]}
         kept = []
         for key, c in found.chunks.items():
             near_best = z[key] >= best_z - self.z_gap
-            near_language_best = any(c.cosine >= best_cosine[lang] - self.cosine_gap for lang in c.languages)
+            near_language_best = any(cosine[key, lang] >= best_cosine[lang] - self.cosine_gap for lang in c.languages)
             # The thread is talking about the preferred documents: their passages are never floored away.
             if key in keyword_top or c.chunk.path in preferred or (near_best and near_language_best):
                 kept.append(key)

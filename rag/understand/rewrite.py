@@ -76,6 +76,9 @@ def invented_entities(candidate: str, sources: str, analyzer: Analyzer) -> list[
 
 
 # "<the query>", "<0..1>": the prompt's own placeholders, echoed by a model that did not fill them in.
+# A word of ASCII letters, digits and hyphens; one with both letters and digits is a code (ERR-42, E503, Q4).
+# A bare number ("after 20 minutes?") is not an entity: it usually asks about the same thing.
+_ASCII_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
 _PLACEHOLDER = re.compile(r"<[^<>]{0,60}>")
 _PUNCT = re.compile(r"[\W_]+")
 
@@ -197,6 +200,9 @@ class OfflineRewriter:
     - The follow-up's own words come first; the earlier question's topic words follow; a
       follow-up that points back ("it", "그 시스템") also borrows the names the previous
       *answer* introduced (PostgreSQL, Atlas), and favours the documents it cited (`prior`).
+    - A follow-up that names an entity the last exchange never mentioned ("부산은?" after a Seoul answer,
+      "and for ERR-42?", "what about the Enterprise plan?") has moved to another thing: the previous
+      answer's documents get no prior and lend it no names, so the document about the new entity can lead.
     """
 
     def __init__(self, analyzer: Analyzer, *, turns: int = 8, max_terms: int = 6, own_topic_words: int = 3,
@@ -222,17 +228,26 @@ class OfflineRewriter:
             return Rewrite(question, "none", "no earlier document question")
         taken = {w.lower() for w in own}
         borrowed = self._fresh(self.analyzer.topic_words(asked.rewritten or asked.text), taken)
-        if pointing and answered is not None and answered.paths:
+        moved = bool(self.new_entities(question, [asked, answered]))
+        if pointing and answered is not None and answered.paths and not moved:
             # Only an answer that cited documents introduced anything; a "not found" reply's
             # "maybe related" titles are not what "it" refers to.
             borrowed = self._fresh(self._introduced(answered, asked), taken) + borrowed
         borrowed = borrowed[: self.max_terms]
         # The previous answer's documents are favoured only when the follow-up clearly leans on it.
-        leaning = pointing or len(own) < self.own_topic_words - 1
+        leaning = (pointing or len(own) < self.own_topic_words - 1) and not moved
         prior = tuple(answered.paths) if answered is not None and leaning else ()
         if not borrowed:
             return Rewrite(question, "none", "nothing to borrow", prior=prior)
         return Rewrite(f"{question} {' '.join(borrowed)}", "offline", prior=prior)
+
+    def new_entities(self, question: str, earlier: list[HistoryTurn | None]) -> list[str]:
+        """Names, proper nouns and codes in the question that none of the earlier turns mentions (their
+        text, rewrite or cited titles), compared case-insensitively as substrings (부산 is in 부산신항)."""
+        said = " ".join(f"{t.text} {t.rewritten} {' '.join(t.sources)}" for t in earlier if t is not None).lower()
+        codes = {w for w in _ASCII_WORD.findall(question) if any(c.isdigit() for c in w) and any(c.isalpha() for c in w)}
+        found = set(self.analyzer.names(question)) | codes
+        return sorted(word for word in found if word.lower() not in said)
 
     @staticmethod
     def _fresh(words: list[str], taken: set[str]) -> list[str]:
