@@ -56,8 +56,10 @@ class Ranker:
         """The top `k` hits above the floor, best first."""
         if not found.chunks:
             return []
-        standardised = {key: self._z(c, found) for key, c in found.chunks.items()}
-        z = {key: value[0] for key, value in standardised.items()}
+        z = {key: self._z(c, found)[0] for key, c in found.chunks.items()}
+        # What a hit reports as its relevance is the uncentred z: the answer's evidence bar (rag.answer.evidence)
+        # was calibrated on it, and centring only decides the order here.
+        standardised = {key: self._z(c, found, centre=False) for key, c in found.chunks.items()}
         bonus = self._keyword_bonus(found.keyword)
         preferred = set(prior)
         score = {key: z[key] + bonus.get(key, 0.0) + (self.prior_weight if c.chunk.path in preferred else 0.0)
@@ -68,16 +70,16 @@ class Ranker:
         keyword_top = {key for key, _ in found.keyword[: self.keyword_top]}
         return [self._hit(found.chunks[key], score[key], standardised[key], key in keyword_top) for key in ranked]
 
-    def _z(self, candidate: Candidate, found: Candidates) -> tuple[float, float, int]:
+    def _z(self, candidate: Candidate, found: Candidates, centre: bool = True) -> tuple[float, float, int]:
         """(z-score, the spread it divided by, the population behind it) against the candidate's own
         language (its best one if mixed)."""
-        scores = [self._standardise(candidate, found.background.get(language), MIN_BACKGROUND)
+        scores = [self._standardise(candidate, found.background.get(language), MIN_BACKGROUND, centre)
                   for language in candidate.languages]
         known = [s for s in scores if s is not None]
         if known:
             return max(known)
         # A language with too few chunks for statistics of its own is judged against the whole index.
-        overall = self._standardise(candidate, found.background.get(ALL_LANGUAGES), 2)
+        overall = self._standardise(candidate, found.background.get(ALL_LANGUAGES), 2, centre)
         return overall if overall is not None else (candidate.cosine / self.min_std, self.min_std, 1)
 
     def centred(self, candidate: Candidate, background: Background | None) -> float:
@@ -87,12 +89,13 @@ class Ranker:
             return candidate.cosine
         return candidate.cosine - self.hub_weight * max(candidate.hub - background.hub, 0.0)
 
-    def _standardise(self, candidate: Candidate, background: Background | None,
-                     minimum: int) -> tuple[float, float, int] | None:
+    def _standardise(self, candidate: Candidate, background: Background | None, minimum: int,
+                     centre: bool = True) -> tuple[float, float, int] | None:
         if background is None or background.count < minimum:
             return None
         spread = max(background.std, self.min_std)
-        return (self.centred(candidate, background) - background.mean) / spread, spread, background.count
+        cosine = self.centred(candidate, background) if centre else candidate.cosine
+        return (cosine - background.mean) / spread, spread, background.count
 
     def _keyword_bonus(self, keyword: list[tuple[Hashable, float]]) -> dict[Hashable, float]:
         best = max((score for _, score in keyword), default=0.0)
