@@ -101,14 +101,3 @@ def test_a_repealed_document_still_leads_when_it_is_clearly_what_was_asked():
     found.chunks["old"] = replace(found.chunks["old"], chunk=replace(found.chunks["old"].chunk,
                                                                      meta=Metadata(status="repealed")))
     assert Ranker().rank(found, 2)[0].chunk.path == "old.md"
-
-
-def test_a_chunk_in_both_languages_must_stand_out_in_each():
-    """A bilingual glossary row matches a Korean question through its Korean half; against the English
-    background (lower for a Korean question) that would look like a clear cross-language match. It is
-    judged by its worse z, so the English document that really answers stays first."""
-    found = candidates([("bilingual", "ko", 0.84), ("en-answer", "en", 0.78)])
-    found.chunks["bilingual"] = replace(found.chunks["bilingual"], languages=("ko", "en"))
-    hits = Ranker().rank(found, 2)
-    assert [h.chunk.path for h in hits] == ["en-answer.md", "bilingual.md"]
-    assert hits[1].relevance == pytest.approx((0.84 - 0.80) / 0.02)  # its Korean z (2), not its English one (7)

@@ -6,11 +6,7 @@ so in a mixed Korean/English corpus both lists push a document written in the ot
 language out of the top 5 (cross-language recall@5 0.35 on the dev set). Instead:
 
 1. each candidate's cosine becomes a z-score against its own language's chunks (the query's
-   mean and spread over that language); a chunk written in both languages takes its *worse* one: its
-   own-language half matches a question in either language, so against the other language's (lower)
-   background it would stand out for every question (bilingual rate cards and glossaries were in the
-   top 5 of most cross-language questions; taking the better z gave cross-language recall@5 0.80 on
-   the Solbit dev set after centring, the worse 0.85);
+   mean and spread over that language); a chunk written in both languages takes its better one;
 2. BM25 adds a bounded bonus (its score over the best BM25 score, times `keyword_weight`),
    enough to order same-language near-ties, too little to bury a clear cross-language match;
 3. documents the previous answer cited get `prior_weight` for a follow-up that leans on it;
@@ -76,12 +72,12 @@ class Ranker:
 
     def _z(self, candidate: Candidate, found: Candidates, centre: bool = True) -> tuple[float, float, int]:
         """(z-score, the spread it divided by, the population behind it) against the candidate's own
-        language (its worst one if mixed: see the module docstring)."""
+        language (its best one if mixed)."""
         scores = [self._standardise(candidate, found.background.get(language), MIN_BACKGROUND, centre)
                   for language in candidate.languages]
         known = [s for s in scores if s is not None]
         if known:
-            return min(known)
+            return max(known)
         # A language with too few chunks for statistics of its own is judged against the whole index.
         overall = self._standardise(candidate, found.background.get(ALL_LANGUAGES), 2, centre)
         return overall if overall is not None else (candidate.cosine / self.min_std, self.min_std, 1)
