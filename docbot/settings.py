@@ -168,6 +168,8 @@ class Settings(BaseSettings):
     # (COSINE_GAPS), as each model spreads its cosines differently.
     cosine_gap: float | None = None
     prior_weight: float = 0.5  # bonus for documents the previous answer cited, on a follow-up
+    hub_weight: float = Field(1.0, ge=0.0)  # how much of a chunk's closeness to the whole corpus is discounted
+    stale_penalty: float = Field(1.0, ge=0.0)  # z units a repealed/superseded/archived document loses (a draft half)
 
     # Conversation
     history_turns: int = 10  # messages read per turn (5 exchanges)
