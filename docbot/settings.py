@@ -169,6 +169,7 @@ class Settings(BaseSettings):
     cosine_gap: float | None = None
     prior_weight: float = 0.5  # bonus for documents the previous answer cited, on a follow-up
     hub_weight: float = Field(1.0, ge=0.0)  # how much of a chunk's closeness to the whole corpus is discounted
+    hub_margin: float = Field(1.0, ge=0.0)  # ... beyond this many standard deviations above its language's mean
     stale_penalty: float = Field(1.0, ge=0.0)  # z units a repealed/superseded/archived document loses (a draft half)
 
     # Conversation

@@ -101,3 +101,15 @@ def test_a_repealed_document_still_leads_when_it_is_clearly_what_was_asked():
     found.chunks["old"] = replace(found.chunks["old"], chunk=replace(found.chunks["old"].chunk,
                                                                      meta=Metadata(status="repealed")))
     assert Ranker().rank(found, 2)[0].chunk.path == "old.md"
+
+
+def test_a_hub_term_within_a_spread_of_its_mean_is_no_hub():
+    """Ordinary chunks scatter around their language's mean hub term; moving them only reshuffles
+    near-ties, so the discount starts `hub_margin` spreads above the mean."""
+    background = {"en": Background(0.70, 0.02, 100, hub=0.75, hub_spread=0.01)}
+    found = candidates([("a", "en", 0.80), ("b", "en", 0.79)], background=background)
+    found.chunks["a"] = replace(found.chunks["a"], hub=0.758)  # 0.8 spreads above the mean: ordinary
+    found.chunks["b"] = replace(found.chunks["b"], hub=0.75)
+    assert [h.chunk.path for h in Ranker().rank(found, 2)] == ["a.md", "b.md"]
+    found.chunks["a"] = replace(found.chunks["a"], hub=0.78)  # 3 spreads above: 0.02 of it is discounted
+    assert [h.chunk.path for h in Ranker().rank(found, 2)] == ["b.md", "a.md"]

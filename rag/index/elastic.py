@@ -711,8 +711,10 @@ class _Sample:
         return cls(mean, centred.T @ centred / len(vectors), count)
 
     def background(self, query: np.ndarray, centroid: np.ndarray | None = None) -> Background:
-        """The query's cosine statistics over the population, and its mean hub term (x·centroid averages to
-        mean·centroid)."""
+        """The query's cosine statistics over the population, and the mean and spread of its hub terms
+        (x·centroid averages to mean·centroid, with variance centroidᵀ·cov·centroid)."""
         variance = float(query @ self.covariance @ query)
-        hub = float(self.mean @ centroid) if centroid is not None else 0.0
-        return Background(float(query @ self.mean), float(np.sqrt(max(variance, 0.0))), self.count, hub)
+        hub, spread = 0.0, 0.0
+        if centroid is not None:
+            hub, spread = float(self.mean @ centroid), float(np.sqrt(max(float(centroid @ self.covariance @ centroid), 0.0)))
+        return Background(float(query @ self.mean), float(np.sqrt(max(variance, 0.0))), self.count, hub, spread)

@@ -460,8 +460,8 @@ def _decode(stored: str) -> Visibility:
     return None if stored == "*" else frozenset(stored.split())
 
 
-def _background(cosines: np.ndarray, hub: float = 0.0) -> Background:
-    return Background(float(cosines.mean()), float(cosines.std()), len(cosines), hub) if len(cosines) \
+def _background(cosines: np.ndarray, hub: tuple[float, float] = (0.0, 0.0)) -> Background:
+    return Background(float(cosines.mean()), float(cosines.std()), len(cosines), *hub) if len(cosines) \
         else Background(0.0, 0.0, 0)
 
 

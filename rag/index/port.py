@@ -66,6 +66,7 @@ class Background:
     std: float
     count: int
     hub: float = 0.0  # the mean `Candidate.hub` of the same chunks, so centring leaves a language's mean alone
+    hub_spread: float = 0.0  # and their standard deviation: only a chunk well above the mean is a hub
 
 
 @dataclass

@@ -67,10 +67,10 @@ class Snapshot:
         # Snapshot files written before hub terms existed: computed once here (one pass over the vectors).
         self.hubs = arrays["hubs"] if "hubs" in arrays else hub_terms(self.vectors, self.masks)
 
-    def background_hub(self, mask: np.ndarray | None = None) -> float:
-        """The mean hub term of the masked rows (all rows without a mask)."""
+    def background_hub(self, mask: np.ndarray | None = None) -> tuple[float, float]:
+        """The mean and standard deviation of the masked rows' hub terms (all rows without a mask)."""
         values = self.hubs if mask is None else self.hubs[mask]
-        return float(values.mean()) if len(values) else 0.0
+        return (float(values.mean()), float(values.std())) if len(values) else (0.0, 0.0)
 
     @property
     def size(self) -> int:

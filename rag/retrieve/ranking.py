@@ -11,8 +11,8 @@ language out of the top 5 (cross-language recall@5 0.35 on the dev set). Instead
    enough to order same-language near-ties, too little to bury a clear cross-language match;
 3. documents the previous answer cited get `prior_weight` for a follow-up that leans on it;
 4. hubs are discounted: each cosine is first centred, minus `hub_weight` times how much closer the chunk
-   sits to the corpus centroid than its language's chunks on average (`Candidate.hub`, computed at index
-   time). A glossary or a bilingual rate card is close to every query, and in the other language it
+   sits to the corpus centroid than its language's chunks on average, beyond one standard deviation
+   (`Candidate.hub`, computed at index time). A glossary or a bilingual rate card is close to every query, and in the other language it
    outranks the specific document (centring similarity: Suzuki et al. 2013, "Centering similarity
    measures to reduce hubs"; CSLS's neighbourhood term, with the whole corpus as the neighbourhood);
 5. a document that says it is no longer in force (status repealed, superseded or archived; a draft half as
@@ -47,6 +47,7 @@ class Ranker:
     keyword_top: int = 5
     prior_weight: float = 0.5
     hub_weight: float = 1.0
+    hub_margin: float = 1.0  # hub terms within this many standard deviations above their mean are not hubs
     stale_penalty: float = 1.0
     z_gap: float = 2.5
     cosine_gap: float = 0.08
@@ -83,11 +84,13 @@ class Ranker:
         return overall if overall is not None else (candidate.cosine / self.min_std, self.min_std, 1)
 
     def centred(self, candidate: Candidate, background: Background | None) -> float:
-        """The cosine minus the chunk's hub term beyond its population's average (unchanged when unknown).
-        The spread is the raw cosines': centring moves a few hubs, not the whole distribution."""
+        """The cosine minus the chunk's hub term beyond its population's average plus `hub_margin` spreads
+        (unchanged when unknown). An ordinary chunk's term sits within a spread of the mean, and moving it
+        only reshuffled near-ties; the z-score keeps the raw cosines' spread: only a few hubs move."""
         if candidate.hub is None or background is None:
             return candidate.cosine
-        return candidate.cosine - self.hub_weight * max(candidate.hub - background.hub, 0.0)
+        excess = candidate.hub - background.hub - self.hub_margin * background.hub_spread
+        return candidate.cosine - self.hub_weight * max(excess, 0.0)
 
     def _standardise(self, candidate: Candidate, background: Background | None, minimum: int,
                      centre: bool = True) -> tuple[float, float, int] | None:
