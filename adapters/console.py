@@ -20,10 +20,9 @@ from urllib.parse import quote
 from rich.console import Console
 from rich.markup import escape
 
-from bot.controls import Control, buttons
+from bot.controls import Control, buttons, stopped_note
 from bot.conversation import ConversationService, SessionKey, Turn
 from bot.inbound import Incoming
-from rag.messages import Text, say
 
 HELP = ("Commands: /new (new thread), /regen (regenerate last answer), /confirm N and /cancel N (a pending "
         "action), /quit. Anything else is a question.")
@@ -148,8 +147,8 @@ class ConsoleChat:
                 self.out.print(_escape(piece), end="", soft_wrap=True)
         finally:
             self._current = None
-        if turn.status == "cancelled":
-            self.out.print(f"\n[dim]{say(Text.STOPPED, turn.prepared.question)}[/]", end="")
+        if stopped_note(turn):
+            self.out.print(f"\n[dim]{stopped_note(turn)}[/]", end="")
         self.out.print()
         for source in turn.sources:
             self.out.print(f"[dim]  [{source.n}] {_escape(source.label)} ({_escape(self._link(source.path))})[/]")

@@ -16,7 +16,6 @@ answer continues in further messages.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import time
@@ -31,7 +30,7 @@ from microsoft_agents.hosting.core.app.streaming import Citation, StreamingRespo
 from microsoft_agents.hosting.core.authorization import AgentAuthConfiguration
 from microsoft_agents.hosting.core.authorization.anonymous_token_provider import AnonymousTokenProvider
 
-from bot.controls import Button, Control, buttons
+from bot.controls import Button, Control, buttons, pressed, stopped_note
 from bot.conversation import ConversationService, SessionKey, Turn
 from bot.inbound import Incoming
 from bot.observability import RUN_ID
@@ -95,19 +94,6 @@ def _submit(button: Button) -> dict:
     if button.style in _STYLES:
         action["style"] = _STYLES[button.style]
     return action
-
-
-def pressed_control(data: dict) -> tuple[Control, str] | None:
-    """The control and target of a card submit; cards sent before targets existed used other keys."""
-    kind = str(data.get("docbot"))
-    if kind == "feedback":  # legacy: one kind with a helpful flag
-        kind = Control.HELPFUL if data.get("helpful") else Control.NOT_HELPFUL
-    try:
-        control = Control(kind)
-    except ValueError:
-        return None
-    target = data.get("target", next((data[k] for k in ("run", "action", "message") if k in data), ""))
-    return control, str(target)
 
 
 def citations(turn: Turn, url_base: str | None = None) -> list[Citation]:
@@ -250,11 +236,9 @@ class DocbotAgent(ActivityHandler):
         recipient = activity.recipient.id if activity.recipient else ""
         mentioned = {m.mentioned.id for m in activity.get_mentions() if m.mentioned is not None}
         sender, edit = activity.from_property, activity.type == "messageUpdate"
-        text = (ctx.remove_recipient_mention(activity) or activity.text or "").strip()
-        # An edit keeps the original's id; each revision is its own delivery.
-        delivery = f"edit:{activity.id}:{hashlib.sha256(text.encode()).hexdigest()[:16]}" if edit else activity.id
-        return Incoming(
-            self.key(activity), text, self.user(activity), delivery_id=delivery or "", message_id=activity.id or "",
+        text = ctx.remove_recipient_mention(activity) or activity.text or ""
+        return Incoming(  # an edit keeps the original's id
+            self.key(activity), text, self.user(activity), delivery_id=activity.id or "", message_id=activity.id or "",
             edit_of=(activity.id or "") if edit else "",
             mentioned=recipient in mentioned, direct=self.personal(activity),
             mentions_others=bool(mentioned - {recipient, ""}), reply=not self.personal(activity),
@@ -336,7 +320,7 @@ class DocbotAgent(ActivityHandler):
             if time.monotonic() - last >= self.update_every:
                 await self._update(ctx, sent.id, turn, turn.text, running=True)
                 last = time.monotonic()
-        text = turn.text + (f"\n\n_{say(Text.STOPPED, turn.prepared.question)}_" if turn.status == "cancelled" else "")
+        text = turn.text + (f"\n\n_{note}_" if (note := stopped_note(turn)) else "")
         rest = await self._update(ctx, sent.id, turn, text, running=False)
         await self.service.shown_as(turn, sent.id)
         await self._continue(ctx, turn, rest)
@@ -372,21 +356,18 @@ class DocbotAgent(ActivityHandler):
 
     async def _on_card(self, ctx: TurnContext, data: dict) -> None:
         """A card button: the core decides; the conversation is the one the card was submitted from."""
-        parsed = pressed_control(data)
+        parsed = pressed(str(data.get("docbot")), data)
         if parsed is None:
             return
-        activity_id = ctx.activity.id
-        pressed = await self.service.press(self.key(ctx.activity), *parsed, self.user(ctx.activity),
-                                           delivery_id=f"teams:{activity_id}" if activity_id else None)
-        if pressed.turn is not None:
-            await self.render(ctx, pressed.turn)
-        elif pressed.note and pressed.public and ctx.activity.reply_to_id:  # the result replaces the buttons
-            done = Activity(type="message", id=ctx.activity.reply_to_id, text=html_escape(pressed.note))
+        result = await self.service.press(self.key(ctx.activity), *parsed, self.user(ctx.activity),
+                                          delivery_id=ctx.activity.id)
+        if result.turn is not None:
+            await self.render(ctx, result.turn)
+        elif result.note and result.public and ctx.activity.reply_to_id:  # the result replaces the buttons
+            done = Activity(type="message", id=ctx.activity.reply_to_id, text=html_escape(result.note))
             await with_retries(self.policy, lambda: ctx.update_activity(done))
-        elif pressed.note and (self.personal(ctx.activity) or not pressed.ok):
-            # Teams has no message only the clicker sees: in a group a thank-you would be noise for everyone,
-            # so only refusals are said there (they name nobody).
-            await self._send(ctx, html_escape(pressed.note))
+        elif result.note and (self.personal(ctx.activity) or not result.courtesy):  # no message for one in a group
+            await self._send(ctx, html_escape(result.note))
 
 
 async def on_turn_error(context: TurnContext, error: Exception) -> None:
