@@ -126,7 +126,7 @@ async def test_the_models_load_behind_the_prompt_and_the_first_question_waits_fo
     await asyncio.sleep(0.2)
     assert order == ["loading"]  # the question is waiting, not asked against half-loaded parts
     release.set()
-    await asyncio.wait_for(running, 60)
+    await asyncio.wait_for(running, 600)  # a guard against a hang
     assert order == ["loading", "loaded", "asked"] and "•" in out.getvalue()
 
 
