@@ -19,6 +19,20 @@ branch_labels = None
 depends_on = None
 
 
+def _workspace_columns(enterprise_url: bool) -> list[sa.Column]:
+    """Which app was installed where: the start of both installation tables."""
+    return [
+        sa.Column('id', sa.Integer(), primary_key=True, autoincrement=True),
+        sa.Column('client_id', sa.String(32), nullable=False),
+        sa.Column('app_id', sa.String(32), nullable=False),
+        sa.Column('enterprise_id', sa.String(32)),
+        sa.Column('enterprise_name', sa.String(200)),
+        *([sa.Column('enterprise_url', sa.String(200))] if enterprise_url else []),
+        sa.Column('team_id', sa.String(32)),
+        sa.Column('team_name', sa.String(200)),
+    ]
+
+
 def _bot_columns() -> list[sa.Column]:
     return [
         sa.Column('bot_token', sa.String(200)),
@@ -33,14 +47,7 @@ def _bot_columns() -> list[sa.Column]:
 def upgrade() -> None:
     _create_or_complete(
         'slack_installations',
-        sa.Column('id', sa.Integer(), primary_key=True, autoincrement=True),
-        sa.Column('client_id', sa.String(32), nullable=False),
-        sa.Column('app_id', sa.String(32), nullable=False),
-        sa.Column('enterprise_id', sa.String(32)),
-        sa.Column('enterprise_name', sa.String(200)),
-        sa.Column('enterprise_url', sa.String(200)),
-        sa.Column('team_id', sa.String(32)),
-        sa.Column('team_name', sa.String(200)),
+        *_workspace_columns(enterprise_url=True),
         *_bot_columns(),
         sa.Column('user_id', sa.String(32), nullable=False),
         sa.Column('user_token', sa.String(200)),
@@ -59,13 +66,7 @@ def upgrade() -> None:
                     ['client_id', 'enterprise_id', 'team_id', 'user_id', 'installed_at'], if_not_exists=True)
     _create_or_complete(
         'slack_bots',
-        sa.Column('id', sa.Integer(), primary_key=True, autoincrement=True),
-        sa.Column('client_id', sa.String(32), nullable=False),
-        sa.Column('app_id', sa.String(32), nullable=False),
-        sa.Column('enterprise_id', sa.String(32)),
-        sa.Column('enterprise_name', sa.String(200)),
-        sa.Column('team_id', sa.String(32)),
-        sa.Column('team_name', sa.String(200)),
+        *_workspace_columns(enterprise_url=False),
         *_bot_columns(),
         sa.Column('is_enterprise_install', sa.Boolean(), nullable=False),
         sa.Column('installed_at', sa.DateTime(), nullable=False),
