@@ -521,15 +521,20 @@ def xlsx_prices(path: Path) -> None:
     korean.append(["상품", "단위", "월 요금"])
     korean.append(["오브젝트 스토리지", "GB", 25])
     korean.append(["블록 스토리지 (SSD)", "GB", 120])
+    terms = book.create_sheet("약정 할인")  # a numeric row label ("3년") means nothing without its column
+    terms.append(["약정 기간", "할인율", "결제 방식"])
+    terms.append(["1년", "20%", "연 선납"])
+    terms.append(["3년", "45%", "연 분할"])
     big = book.create_sheet("Usage export")
     big.append(["Day", "Tenant", "Requests"])
     for n in range(2500):
         big.append([f"2026-01-{n % 28 + 1:02d}", f"tenant-{n:04d}", n * 7])
     book.save(str(path))
     expect(path.name, title="Price list 2026 / 2026 가격표",
-           rows=["n2.large — vCPU: 8; Seoul region On-demand: 182,000; Seoul region Reserved (1 yr): 127,400; Discount: 30%.",
-                 "g1.gpu — vCPU: 16; Seoul region On-demand: 2,450,000; Seoul region Reserved (1 yr): 1,960,000; Discount: 20%.",
-                 "블록 스토리지 (SSD) — 단위: GB; 월 요금: 120."],
+           rows=["n2.large — vCPU: 8; Seoul region On-demand: 182,000, Reserved (1 yr): 127,400; Discount: 30%.",
+                 "g1.gpu — vCPU: 16; Seoul region On-demand: 2,450,000, Reserved (1 yr): 1,960,000; Discount: 20%.",
+                 "블록 스토리지 (SSD) — 단위: GB; 월 요금: 120.",
+                 "약정 기간 3년 — 할인율: 45%; 결제 방식: 연 분할."],
            facts=["Compute price list 2026 (KRW per month, VAT excluded)"],
            clutter=[], notes=["Usage export"], meta={"author": "Revenue Operations"})
 
@@ -607,7 +612,7 @@ def main() -> None:
     expect("sharepoint-password-standard.html", title="Password and MFA standard",
            facts=["All Nuri Cloud accounts must use a password of at least 14 characters and multi-factor authentication.",
                   "SMS codes are not accepted as a second factor."],
-           rows=["Service account — Password rules Rotation: Every 90 days; Password rules Lockout after: 5 failed attempts."],
+           rows=["Service account — Password rules Rotation: Every 90 days, Lockout after: 5 failed attempts."],
            clutter=["Microsoft 365", "Following", "Page details", "Analytics", "2,318 views", "Published by",
                     "Does this apply to the build servers", "Was this page helpful", "Recycle bin", "Privacy · Terms"],
            meta={})
