@@ -399,6 +399,40 @@ def pdf_two_columns(path: Path) -> None:
            clutter=[])
 
 
+def pdf_build_notes(path: Path) -> None:
+    """Paragraphs set with the same spacing as the lines inside them: only the line lengths tell where one
+    ends. The opening line stops short of the right margin with room for the next line's first word, so it
+    ended its paragraph even though it runs past 85% of the width. (Core fonts: no Korean font needed.)"""
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4")
+    pdf.set_title("Build Farm Operating Notes")
+    pdf.set_author("Build Infrastructure")
+    pdf.set_creation_date(WHEN)
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", 16)
+    pdf.multi_cell(0, 9, "Build Farm Operating Notes", new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(2)
+    pdf.set_font("Helvetica", "", 10)
+    for text in BUILD_NOTES:
+        pdf.multi_cell(0, 5.5, text, new_x="LMARGIN", new_y="NEXT")  # no gap between paragraphs
+    pdf.output(str(path))
+    # facts: a chunk keeps "Ltd. · Revision 3" on one line (a sentence never starts with "·")
+    expect(path.name, title="Build Farm Operating Notes", paragraphs=list(BUILD_NOTES), facts=[BUILD_NOTES[0]],
+           clutter=[],
+           meta={"author": "Build Infrastructure"})
+
+
+BUILD_NOTES = (
+    "Nuri Cloud Ltd. · Revision 3 · Effective 2026-02-01 · Owner: Build Infrastructure (Park Jiwon), Platform Group",
+    "The build farm runs 40 Linux runners and 12 macOS runners. A job that waits longer than 15 minutes for a "
+    "runner is reported to the on-call build engineer, who may add temporary runners from the burst pool.",
+    "Caches are kept for 14 days.",
+    "Release builds never use the shared cache; they start from a clean workspace so that every artifact can be "
+    "rebuilt from its tag alone.",
+)
+
+
 def pdf_scanned(path: Path) -> None:
     """An image-only page, as a scanner writes it: no text layer."""
     from fpdf import FPDF
@@ -627,6 +661,7 @@ def main() -> None:
     pdf_benefits_ko(OUT / "benefits-2026-ko.pdf")
     pdf_two_columns(OUT / "newsletter-two-columns.pdf")
     pdf_scanned(OUT / "scanned-contract.pdf")
+    pdf_build_notes(OUT / "build-farm-notes.pdf")
     docx_vpn(OUT / "vpn-guide.docx")
     pptx_review(OUT / "q1-business-review.pptx")
     xlsx_prices(OUT / "price-list-2026.xlsx")
