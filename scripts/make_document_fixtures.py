@@ -192,7 +192,7 @@ SHAREPOINT = """<!DOCTYPE html>
 </tbody></table>
 <h2>Approved MFA methods</h2>
 <ul><li>Authenticator app push with number matching</li><li>FIDO2 security key (required for administrators)</li></ul>
-<p>SMS codes are not accepted as a second factor.</p>
+<p>SMS codes are <strong>not</strong> accepted as a <em>second factor</em>.</p>
 </div></div>
 <div class="pageViews">2,318 views</div>
 <div data-sp-feature-tag="Comments" class="commentsWrapper"><h3>Comments</h3>
