@@ -15,7 +15,7 @@ from bs4 import BeautifulSoup, NavigableString, Tag
 
 from rag.documents import Document, Metadata
 from rag.ingest.metadata import metadata_from
-from rag.ingest.outline import Outline, one_line, table_from_grid
+from rag.ingest.outline import Outline, one_line, sub_item, table_from_grid
 
 DROP_TAGS = ["script", "style", "noscript", "template", "nav", "header", "footer", "aside", "form", "button",
              "iframe", "svg", "canvas", "select", "input", "textarea", "dialog", "menu", "object", "embed"]
@@ -225,7 +225,8 @@ def chrome(text: str) -> bool:
     return bool(len(text) <= 120 and (_CHROME_TEXT.search(text) or _UI_STRIP.match(text)))
 
 
-def _list(node: Tag, outline: Outline) -> None:
+def _list(node: Tag, outline: Outline, parent: str = "") -> None:
+    """Items in order, numbered as shown; a nested list's items carry their parent item's label."""
     ordered = node.name == "ol"
     start = int(str(node.get("start"))) if str(node.get("start", "")).isdigit() else 1
     n = start
@@ -235,10 +236,10 @@ def _list(node: Tag, outline: Outline) -> None:
             sub.extract()
         text = text_of(li)
         if not chrome(text):
-            outline.add("item", (f"{n}. " if ordered else "- ") + text)
+            outline.add("item", (f"{n}. " if ordered else "- ") + (sub_item(parent, text) if parent else text))
         n += 1
         for sub in nested:
-            _list(sub, outline)
+            _list(sub, outline, text)
 
 
 def _definitions(node: Tag, outline: Outline) -> None:

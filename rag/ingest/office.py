@@ -16,7 +16,7 @@ from datetime import date, datetime
 
 from rag.documents import Document, Metadata, Table
 from rag.ingest.metadata import metadata_from, text_metadata, title_status
-from rag.ingest.outline import Outline, one_line, table_from_grid
+from rag.ingest.outline import Outline, one_line, sub_item, table_from_grid
 
 log = logging.getLogger(__name__)
 
@@ -167,10 +167,16 @@ def _pptx_shape(shape, outline: Outline, opening: list[str]) -> None:
     elif shape.has_text_frame:
         paragraphs = [p for p in shape.text_frame.paragraphs if p.text.strip()]
         body = len(paragraphs) > 1
+        parents: dict[int, str] = {}  # the last bullet seen at each indent level
         for paragraph in paragraphs:
             text = paragraph.text
-            if body or paragraph.level > 0:
-                outline.add("item", "  " * paragraph.level + "- " + text)
+            level = paragraph.level
+            parents = {k: v for k, v in parents.items() if k < level}
+            parents[level] = text
+            if level > 0 and (parent := parents.get(level - 1)):
+                text = sub_item(parent, text)  # a sub-bullet is read under its bullet
+            if body or level > 0:
+                outline.add("item", "- " + text)
             else:
                 outline.add("paragraph", text)
             if len(opening) < 12:
