@@ -73,6 +73,10 @@ Employees may work from home up to four days per week, provided their
 manager approves the schedule in advance in the HR portal.
 
 This document was repealed on 2025-06-30 and is kept for reference only.
+
+- Equipment allowance:
+  - Monitor: up to 250,000 KRW
+  - Chair: up to 150,000 KRW
 """
 
 # -------------------------------------------------------------------------------------------- Text
@@ -480,10 +484,13 @@ def docx_vpn(path: Path) -> None:
     document.add_heading("Troubleshooting", level=1)
     document.add_paragraph("If the client shows error 809, restart the Windows IKE service and try again.",
                            style="List Bullet")
+    document.add_paragraph("Other error codes:", style="List Bullet")
+    document.add_paragraph("Error 720: reinstall the WAN miniport driver", style="List Bullet 2")  # a sub-item
     document.save(str(path))
     expect(path.name, title="VPN 접속 가이드 / VPN guide",
            items=["1. IT 포털에서 누리 VPN 클라이언트를 내려받습니다.", "3. 연결 상태가 '연결됨'으로 바뀌면 사내 시스템에 접속합니다.",
-                  "- If the client shows error 809, restart the Windows IKE service and try again."],
+                  "- If the client shows error 809, restart the Windows IKE service and try again.",
+                  "- Other error codes — Error 720: reinstall the WAN miniport driver"],
            rows=["판교 — 게이트웨이: pg-vpn.nuri.example; 최대 세션: 12시간.",
                  "해외 (공통) — 게이트웨이: global-vpn.nuri.example; 최대 세션: global-vpn.nuri.example."],
            facts=["재택근무나 출장 중에 사내 시스템에 접속할 때는 반드시 누리 VPN을 사용합니다."],
@@ -622,6 +629,7 @@ def main() -> None:
            clutter=["owner:", "status:"], meta={"status": "current", "effective": "2026-01-01", "author": "인사팀 (People Team)"})
     (OUT / "old-remote-guidelines.md").write_text(OLD_REMOTE)
     expect("old-remote-guidelines.md", title="Remote Work Guidelines (2022)",
+           items=["- Equipment allowance — Chair: up to 150,000 KRW"],  # a nested item under its parent's label
            facts=["Employees may work from home up to four days per week, provided their manager approves the schedule in advance in the HR portal."],
            clutter=[], meta={"status": "repealed"})
     (OUT / "network-maintenance.txt").write_text(NOTICE)
