@@ -12,6 +12,7 @@ import json
 import logging
 import re
 import time
+from collections.abc import Callable
 from contextlib import aclosing
 from contextvars import ContextVar
 from typing import Any
@@ -61,6 +62,17 @@ APPEND_LIMIT = 2000  # characters per appendStream call
 _MENTION = re.compile(r"<@[A-Z0-9]+>")
 # Writing into a stream or message Slack already closed is normal flow after Stop, not an error.
 _CLOSED = {"message_not_in_streaming_state", "message_not_found", "cant_update_message", "not_in_streaming_state"}
+# Message metadata on docbot's posts: a post whose call timed out may still have been made (Slack deduplicates
+# nothing), so before posting again docbot looks for it in the thread by its run and part.
+REPLY_EVENT = "docbot_reply"
+POST_ATTEMPTS = 2  # tries at one post (each timed-out try looked for first); then the turn apologises
+LOOKUP_PAGES = 10  # pages of conversations.replies read when looking for a post (200 messages each)
+
+
+def _ts(ts: str) -> tuple[int, int]:
+    """A Slack timestamp as a sortable pair (seconds, micro): compared as numbers, never as floats."""
+    seconds, _, micro = ts.partition(".")
+    return int(seconds or 0), int(micro or 0)
 
 
 def _button(button: Button, team: str) -> dict:
@@ -211,11 +223,15 @@ class NativeStream(_Writer):
             await turn.service.shown(turn, self.shown, "partial")
         if self.control_ts:  # the Stop button goes; the query line stays, or the message goes with it
             head = self.renderer.query_line(turn)
-            if head is None:  # nothing was searched: an empty message would show its fallback text
-                await self.client.chat_delete(channel=self.channel, ts=self.control_ts)
-            else:  # the notification text is a fixed phrase, never the user's words
-                await self.client.chat_update(channel=self.channel, ts=self.control_ts,
-                                              text=say(Text.SEARCHED, turn.prepared.question), blocks=[head])
+            try:
+                if head is None:  # nothing was searched: an empty message would show its fallback text
+                    await self.client.chat_delete(channel=self.channel, ts=self.control_ts)
+                else:  # the notification text is a fixed phrase, never the user's words
+                    await self.client.chat_update(channel=self.channel, ts=self.control_ts,
+                                                  text=say(Text.SEARCHED, turn.prepared.question), blocks=[head])
+            except Exception as exc:  # the answer is shown and stored; a Stop button left behind does nothing
+                log.warning("the control message above the answer in %s was not updated: %s", self.channel,
+                            _brief(exc))
 
 
 class UpdateStream(_Writer):
@@ -226,30 +242,45 @@ class UpdateStream(_Writer):
         self.client, self.renderer, self.channel, self.thread, self.ts = client, renderer, channel, thread, ts
         self.turn, self.key, self.every = turn, key, every
         self.text, self.last = "", time.monotonic()
+        self.shown = ""  # the answer text the message showed after the last update Slack took
 
     async def append(self, text: str) -> None:
         self.text += text
         if time.monotonic() - self.last >= self.every:
-            await self._update(running=True)
+            try:
+                await self._update(running=True)
+            except Exception as exc:  # a progress update: the next one (or the final one) shows the text
+                log.warning("chat.update failed in %s: %s", self.channel, _brief(exc))
+                self.last = time.monotonic()
 
-    async def _update(self, running: bool) -> None:
-        messages = self.renderer.message(self.turn, self.key, self.text, running)
+    async def _update(self, running: bool, stopped: str = "") -> None:
+        messages = self.renderer.message(self.turn, self.key, self.text + stopped, running)
         try:
             notification = slack_markdown(self.text[:3000]) or say(Text.SEARCHING, self.turn.prepared.question)
             await self.client.chat_update(channel=self.channel, ts=self.ts, text=notification, blocks=messages[0])
         except SlackApiError as exc:
             if exc.response.get("error") not in _CLOSED:
                 raise
-        self.last = time.monotonic()
+        self.last, self.shown = time.monotonic(), self.text
         if not running:
             for extra in messages[1:]:
                 await self.client.chat_postMessage(channel=self.channel, thread_ts=self.thread, blocks=extra,
                                                    text=say(Text.CONTINUED, self.turn.prepared.question))
 
     async def finish(self, turn: Turn, key: SessionKey) -> None:
+        """The final update, tried twice (an update is idempotent: repeating one that timed out after Slack
+        made it changes nothing); if Slack takes neither, the stored answer becomes what it last showed."""
         stopped = f"\n\n_{say(Text.STOPPED, turn.prepared.question)}_" if turn.status == "cancelled" else ""
-        self.text = turn.text + stopped
-        await self._update(running=False)
+        self.text = turn.text
+        for attempt in range(1, POST_ATTEMPTS + 1):
+            try:
+                await self._update(running=False, stopped=stopped)
+                return
+            except Exception as exc:
+                log.warning("chat.update of the final answer failed in %s (try %d): %s", self.channel, attempt,
+                            _brief(exc))
+        if self.shown != turn.text:
+            await turn.service.shown(turn, self.shown, "partial")
 
 
 class SlackAdapter:
@@ -440,17 +471,18 @@ class SlackAdapter:
             log.info("assistant thread title not set in %s: %s", key.channel, exc.__class__.__name__)
 
     async def render(self, turn: Turn, key: SessionKey, user: str) -> None:
-        """Stream the turn into the thread; the stored answer is final whatever Slack does.
+        """Stream the turn into the thread; the stored answer is what the thread shows, whatever Slack does.
 
-        If Slack refuses to open the answer message (503s after retries), the turn still ends: it is
-        stored as failed with Slack's error, and the thread is free for the next question at once.
+        If the answer message cannot be opened (Slack refuses, or times out twice), the user gets a short
+        apology instead, and the turn is stored as `failed` with Slack's error and the apology as its text
+        (empty if even that could not be posted); the thread is free for the next question at once.
         """
         turn.delivered = asyncio.Event()  # a shutdown waits for the stream to be stopped, not just stored
         try:
             writer = await self._open(turn, key, user)
         except Exception as exc:  # SlackApiError, a timeout, a dropped connection: the turn must still end
-            log.error("could not open the answer message in %s: %s", key.channel, exc)
-            await turn.fail(f"slack: {exc}")
+            log.error("could not open the answer message in %s: %s", key.channel, _brief(exc))
+            await self._apologise(turn, key, f"slack: {_brief(exc)}")
             turn.delivered.set()
             return
         try:
@@ -463,24 +495,84 @@ class SlackAdapter:
             finally:
                 turn.delivered.set()
 
+    async def _apologise(self, turn: Turn, key: SessionKey, error: str) -> None:
+        """Say sorry in the thread (posted at most once, like the answer message) and store exactly that."""
+        apology = say(Text.ERROR, turn.prepared.question)
+        try:
+            await self._post(key, turn.run_id, "apology", text=slack_escape(apology))
+        except Exception as exc:
+            log.error("could not post an apology in %s either: %s", key.channel, _brief(exc))
+            apology = ""
+        await turn.fail(error, shown=apology)
+
+    async def _post(self, key: SessionKey, run_id: str, part: str, **fields: Any) -> str:
+        """chat.postMessage into the thread, never doubled by a timeout: a call that timed out may have been
+        posted (Slack deduplicates nothing), so docbot looks for its post (message metadata: run and part)
+        before trying again; POST_ATTEMPTS tries. Returns the message's ts; raises when it is not posted."""
+        payload = {"run": run_id, "part": part}
+        for attempt in range(1, POST_ATTEMPTS + 1):
+            try:
+                posted = await self.client.chat_postMessage(
+                    channel=key.channel, thread_ts=key.thread, metadata={"event_type": REPLY_EVENT,
+                                                                         "event_payload": payload}, **fields)
+                return posted["ts"]
+            except SlackApiError:
+                raise  # Slack answered: it did not post it
+            except Exception as exc:  # a timeout or a dropped connection: posted or not, Slack did not say
+                log.warning("chat.postMessage timed out in %s (try %d): %s; looking for it in the thread",
+                            key.channel, attempt, _brief(exc))
+                found = await self._find(key, lambda m: (m.get("metadata") or {}).get("event_payload") == payload)
+                if found:
+                    return found
+                if attempt == POST_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _find(self, key: SessionKey, match: Callable[[dict], bool], after: str | None = None) -> str | None:
+        """The ts of docbot's newest message in the thread that `match`es (after `after`), read with
+        conversations.replies; None when there is none or the thread cannot be read."""
+        bot, cursor, found = await self._bot_user_id(), None, None
+        try:
+            for _ in range(LOOKUP_PAGES):
+                page = await self.client.conversations_replies(channel=key.channel, ts=key.thread, limit=200,
+                                                               include_all_metadata=True, cursor=cursor,
+                                                               oldest=after)
+                for message in page.get("messages") or []:
+                    if message.get("user") == bot and (after is None or _ts(message["ts"]) > _ts(after)) \
+                            and match(message):
+                        found = message["ts"]
+                cursor = (page.get("response_metadata") or {}).get("next_cursor")
+                if not cursor:
+                    break
+        except Exception as exc:  # no history scope, or Slack slow again: not found
+            log.warning("could not read thread %s to find docbot's message: %s", key.thread, _brief(exc))
+        return found
+
     async def _open(self, turn: Turn, key: SessionKey, user: str) -> _Writer:
         if self.streaming:
-            control = await self.client.chat_postMessage(
-                channel=key.channel, thread_ts=key.thread, text=say(Text.SEARCHING, turn.prepared.question),
+            control = await self._post(
+                key, turn.run_id, "control", text=say(Text.SEARCHING, turn.prepared.question),
                 blocks=[b for b in (self.renderer.query_line(turn),) if b] + self.renderer.controls(turn, key, True))
             try:
                 started = await self.client.chat_startStream(
                     channel=key.channel, thread_ts=key.thread, recipient_team_id=key.tenant or None,
                     recipient_user_id=user or None)
                 return NativeStream(self.client, self.renderer, key.channel, key.thread, started["ts"],
-                                    control["ts"], self.update_every)
+                                    control, self.update_every)
             except SlackApiError as exc:
                 log.info("chat.startStream unavailable (%s); falling back to chat.update", exc.response.get("error"))
-                await self.client.chat_delete(channel=key.channel, ts=control["ts"])
-        posted = await self.client.chat_postMessage(
-            channel=key.channel, thread_ts=key.thread, text=say(Text.SEARCHING, turn.prepared.question),
-            blocks=self.renderer.message(turn, key, "", running=True)[0])
-        return UpdateStream(self.client, self.renderer, key.channel, key.thread, posted["ts"], turn, key,
+                await self.client.chat_delete(channel=key.channel, ts=control)
+            except Exception as exc:  # timed out: Slack may have opened the stream; use it, or the control message
+                log.warning("chat.startStream timed out in %s: %s; looking for the stream", key.channel, _brief(exc))
+                stream = await self._find(key, lambda m: not m.get("metadata"), after=control)
+                if stream:
+                    return NativeStream(self.client, self.renderer, key.channel, key.thread, stream, control,
+                                        self.update_every)
+                return UpdateStream(self.client, self.renderer, key.channel, key.thread, control, turn, key,
+                                    self.update_every)
+        posted = await self._post(key, turn.run_id, "answer", text=say(Text.SEARCHING, turn.prepared.question),
+                                  blocks=self.renderer.message(turn, key, "", running=True)[0])
+        return UpdateStream(self.client, self.renderer, key.channel, key.thread, posted, turn, key,
                             self.update_every)
 
     # --- buttons and commands --------------------------------------------------------------
@@ -578,6 +670,13 @@ class SlackAdapter:
         turn = (await self.service.receive(Incoming(key, text, user, mentioned=True))).turn
         if turn is not None:
             await self.render(turn, key, user)
+
+
+def _brief(exc: BaseException) -> str:
+    """An exception in a few words for one log line: Slack's error code, or the exception's class and text."""
+    if isinstance(exc, SlackApiError):
+        return f"SlackApiError {exc.response.get('error')}"
+    return f"{exc.__class__.__name__} {exc}".strip()
 
 
 _TIMESTAMP = re.compile(r"^[0-9]{1,12}$")  # seconds since the epoch, ASCII digits only

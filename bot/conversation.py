@@ -132,12 +132,13 @@ class Turn:
                 self.status = "interrupted"
             await self.service.finish(self, (time.perf_counter() - started) * 1000)
 
-    async def fail(self, error: str) -> None:
+    async def fail(self, error: str, shown: str = "") -> None:
         """End a turn whose answer could not be shown (the platform refused it): stored as `failed` with
-        the error, the thread's run released. The answer is not generated."""
+        the error and what the platform did show instead (an apology, or nothing), the thread's run
+        released. The answer is not generated."""
         if self.finishing:
             return
-        self.status, self.error = "failed", error[:500]
+        self.status, self.error, self.text = "failed", error[:500], shown
         await self.service.finish(self, 0.0)
 
     async def collect(self) -> str:
