@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import json
 import logging
 import re
@@ -17,9 +18,10 @@ from contextlib import aclosing
 from contextvars import ContextVar
 from typing import Any
 
-from aiohttp import web
+from aiohttp import ClientError, web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.response import BoltResponse
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
@@ -103,6 +105,55 @@ def _pressed(value: str) -> tuple[str | None, str]:
 
 def _context(text: str) -> dict:
     return {"type": "context", "elements": [{"type": "mrkdwn", "text": text[:SECTION_LIMIT]}]}
+
+
+def _api_method(exc: BaseException) -> str:
+    """The Web API method a failed call was for: slack_sdk names it in the URL of Slack's answer, or (a
+    timeout, a dropped connection) in `api_call`'s frame on the way out."""
+    if isinstance(exc, SlackApiError):
+        url = str(getattr(exc.response, "api_url", "") or "")
+        return url.rstrip("/").rpartition("/")[2] or "unknown"
+    tb = exc.__traceback__
+    while tb is not None:
+        method = tb.tb_frame.f_locals.get("api_method")
+        if isinstance(method, str):
+            return method
+        tb = tb.tb_next
+    return ""
+
+
+def _error_code(exc: BaseException) -> str:
+    """A failed call's error as a short, bounded label: Slack's error code, `timeout`, `connection`."""
+    if isinstance(exc, SlackApiError):
+        return str(exc.response.get("error") or f"http_{exc.response.status_code}")
+    if isinstance(exc, TimeoutError):
+        return "timeout"
+    if isinstance(exc, ClientError):
+        return "connection"
+    return exc.__class__.__name__
+
+
+class _Counted:
+    """The Web API client as docbot uses it: every call that fails is logged in one line and counted in
+    /metrics (`docbot_platform_errors_total`), then raised to the caller as before."""
+
+    def __init__(self, client: AsyncWebClient, failed: Callable[[BaseException, str], object]):
+        self._client, self._failed = client, failed
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._client, name)
+        if name.startswith("_") or not inspect.iscoroutinefunction(attr):
+            return attr
+
+        @functools.wraps(attr)
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await attr(*args, **kwargs)
+            except Exception as exc:
+                self._failed(exc, name.replace("_", "."))
+                raise
+
+        return call
 
 
 class SlackRenderer:
@@ -207,7 +258,7 @@ class NativeStream(_Writer):
         try:
             await self._flush()
         except Exception as exc:  # SlackApiError, a timeout: what Slack has is what was shown
-            log.warning("chat.appendStream failed in %s: %s; stopping the stream", self.channel, exc)
+            log.info("chat.appendStream failed in %s: %s; stopping the stream", self.channel, _brief(exc))
             self.broken = True
         tail = [b for b in (self.renderer.sources(turn),) if b] + self.renderer.controls(turn, key, False)
         if turn.status == "cancelled":
@@ -216,9 +267,9 @@ class NativeStream(_Writer):
             await self.client.chat_stopStream(channel=self.channel, ts=self.ts, blocks=tail)
         except SlackApiError as exc:
             if exc.response.get("error") not in _CLOSED:
-                log.warning("chat.stopStream failed in %s: %s", self.channel, exc)
+                log.info("chat.stopStream failed in %s: %s", self.channel, _brief(exc))
         except Exception as exc:  # a timeout: Slack may well have stopped it
-            log.warning("chat.stopStream failed in %s: %s", self.channel, exc)
+            log.info("chat.stopStream failed in %s: %s", self.channel, _brief(exc))
         if self.broken:
             await turn.service.shown(turn, self.shown, "partial")
         if self.control_ts:  # the Stop button goes; the query line stays, or the message goes with it
@@ -230,7 +281,7 @@ class NativeStream(_Writer):
                     await self.client.chat_update(channel=self.channel, ts=self.control_ts,
                                                   text=say(Text.SEARCHED, turn.prepared.question), blocks=[head])
             except Exception as exc:  # the answer is shown and stored; a Stop button left behind does nothing
-                log.warning("the control message above the answer in %s was not updated: %s", self.channel,
+                log.info("the control message above the answer in %s was not updated: %s", self.channel,
                             _brief(exc))
 
 
@@ -250,7 +301,7 @@ class UpdateStream(_Writer):
             try:
                 await self._update(running=True)
             except Exception as exc:  # a progress update: the next one (or the final one) shows the text
-                log.warning("chat.update failed in %s: %s", self.channel, _brief(exc))
+                log.info("chat.update failed in %s: %s", self.channel, _brief(exc))
                 self.last = time.monotonic()
 
     async def _update(self, running: bool, stopped: str = "") -> None:
@@ -277,7 +328,7 @@ class UpdateStream(_Writer):
                 await self._update(running=False, stopped=stopped)
                 return
             except Exception as exc:
-                log.warning("chat.update of the final answer failed in %s (try %d): %s", self.channel, attempt,
+                log.info("chat.update of the final answer failed in %s (try %d): %s", self.channel, attempt,
                             _brief(exc))
         if self.shown != turn.text:
             await turn.service.shown(turn, self.shown, "partial")
@@ -313,8 +364,37 @@ class SlackAdapter:
     @property
     def client(self) -> AsyncWebClient:
         """The Web API client of the workspace being served: the one Bolt hands the listener (with that
-        team's token when installs come through OAuth), else the app's own."""
-        return _CLIENT.get() or self.app.client
+        team's token when installs come through OAuth), else the app's own; its failures are counted."""
+        return _Counted(_CLIENT.get() or self.app.client, self._failed)  # type: ignore[return-value]
+
+    def _failed(self, exc: BaseException, method: str = "") -> bool:
+        """A Web API call failed: one log line (the traceback only at debug level: `docbot --debug`) and
+        `docbot_platform_errors_total{platform, method, error}`, once per failure however far it travels.
+        False when `exc` is not a failed Slack call (a bug: the caller shows its traceback)."""
+        if getattr(exc, "_docbot_counted", False):
+            return True
+        method = _api_method(exc) or method
+        if not method:
+            return False
+        error = _error_code(exc)
+        try:
+            exc._docbot_counted = True  # type: ignore[attr-defined]
+        except AttributeError:  # pragma: no cover  (exceptions take attributes)
+            pass
+        self.service.metrics.platform_errors.labels("slack", method, error).inc()
+        log.warning("slack %s failed: %s", method, error)
+        log.debug("slack %s failed", method, exc_info=exc)
+        return True
+
+    async def _on_error(self, error: Exception, response: BoltResponse | None = None) -> BoltResponse | None:
+        """What escaped Bolt's middleware (auth.test) or a listener: a failed Web API call is the one line
+        `_failed` wrote (Bolt's default handler logged a traceback) and the request is still acknowledged
+        (Bolt would answer 500; Slack's API is unreachable, a retry of the event would fare no better);
+        anything else is a bug, logged with its traceback."""
+        if not self._failed(error):
+            log.error("a Slack listener failed: %s", error.__class__.__name__, exc_info=error)
+            return None
+        return BoltResponse(status=200, body="") if response is not None else None
 
     def mount(self, web_app: web.Application, path: str = "/slack/events") -> None:
         """Serve Slack's HTTP requests (events, interactivity, slash commands) on the docbot server, and the
@@ -345,7 +425,12 @@ class SlackAdapter:
         if not _well_formed(raw, request.content_type):
             return web.json_response({"error": "malformed request body"}, status=400)
         bolt_request = await to_bolt_request(request)
-        return await to_aiohttp_response(await self.app.async_dispatch(bolt_request))
+        try:
+            return await to_aiohttp_response(await self.app.async_dispatch(bolt_request))
+        except Exception as exc:  # Bolt's own calls (auth.test) failing: acknowledged; Slack is unreachable anyway
+            if not self._failed(exc):
+                raise
+            return web.Response(status=200)
 
     def _register(self) -> None:
         app = self.app
@@ -355,6 +440,7 @@ class SlackAdapter:
         app.event("assistant_thread_context_changed")(self._on_context_changed)
         app.action(_ACTION_ID)(self._on_press)
         app.command("/docbot")(self._on_command)
+        app.error(self._on_error)
 
     # --- events -------------------------------------------------------------------------
 
@@ -481,7 +567,7 @@ class SlackAdapter:
         try:
             writer = await self._open(turn, key, user)
         except Exception as exc:  # SlackApiError, a timeout, a dropped connection: the turn must still end
-            log.error("could not open the answer message in %s: %s", key.channel, _brief(exc))
+            log.info("could not open the answer message in %s (%s): apologising", key.channel, _brief(exc))
             await self._apologise(turn, key, f"slack: {_brief(exc)}")
             turn.delivered.set()
             return
@@ -501,7 +587,7 @@ class SlackAdapter:
         try:
             await self._post(key, turn.run_id, "apology", text=slack_escape(apology))
         except Exception as exc:
-            log.error("could not post an apology in %s either: %s", key.channel, _brief(exc))
+            log.info("could not post an apology in %s either: %s", key.channel, _brief(exc))
             apology = ""
         await turn.fail(error, shown=apology)
 
@@ -519,7 +605,7 @@ class SlackAdapter:
             except SlackApiError:
                 raise  # Slack answered: it did not post it
             except Exception as exc:  # a timeout or a dropped connection: posted or not, Slack did not say
-                log.warning("chat.postMessage timed out in %s (try %d): %s; looking for it in the thread",
+                log.info("chat.postMessage timed out in %s (try %d): %s; looking for it in the thread",
                             key.channel, attempt, _brief(exc))
                 found = await self._find(key, lambda m: (m.get("metadata") or {}).get("event_payload") == payload)
                 if found:
@@ -545,7 +631,7 @@ class SlackAdapter:
                 if not cursor:
                     break
         except Exception as exc:  # no history scope, or Slack slow again: not found
-            log.warning("could not read thread %s to find docbot's message: %s", key.thread, _brief(exc))
+            log.info("could not read thread %s to find docbot's message: %s", key.thread, _brief(exc))
         return found
 
     async def _open(self, turn: Turn, key: SessionKey, user: str) -> _Writer:
@@ -563,7 +649,7 @@ class SlackAdapter:
                 log.info("chat.startStream unavailable (%s); falling back to chat.update", exc.response.get("error"))
                 await self.client.chat_delete(channel=key.channel, ts=control)
             except Exception as exc:  # timed out: Slack may have opened the stream; use it, or the control message
-                log.warning("chat.startStream timed out in %s: %s; looking for the stream", key.channel, _brief(exc))
+                log.info("chat.startStream timed out in %s: %s; looking for the stream", key.channel, _brief(exc))
                 stream = await self._find(key, lambda m: not m.get("metadata"), after=control)
                 if stream:
                     return NativeStream(self.client, self.renderer, key.channel, key.thread, stream, control,
@@ -643,8 +729,9 @@ class SlackAdapter:
                 await respond(text=say(Text.USAGE, False), response_type="ephemeral")
                 return
             await self._answer_command(command, text, respond)
-        except Exception:  # Bolt would only log "unhandled"; the asker must hear something
-            log.exception("/docbot failed in %s", command.get("channel_id"))
+        except Exception as exc:  # Bolt would only log "unhandled"; the asker must hear something
+            if not self._failed(exc):  # a failed Slack call is already its one line; anything else is a bug
+                log.exception("/docbot failed in %s", command.get("channel_id"))
             await respond(text=say(Text.ERROR, text), response_type="ephemeral")
 
     async def _answer_command(self, command: dict, text: str, respond) -> None:

@@ -2,6 +2,7 @@
 the driver's edge (backends terminated, acknowledgements lost, a full database file)."""
 from __future__ import annotations
 
+import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -442,3 +443,84 @@ async def test_when_even_the_apology_cannot_be_posted_nothing_shown_is_stored(sl
     answer = await _asked(client, slack, service, "1700000905.000100", "EvSilent")
     assert not _docbot_posts(slack, "1700000905.000100")
     assert answer.status == "failed" and answer.text == ""
+
+
+# --- a delivery is remembered in the same transaction as its question ---------------------------------------
+
+class _Killed(BaseException):
+    """The process dies here (kill -9): nothing after this line runs, no cleanup either."""
+
+
+async def test_a_process_killed_before_the_question_is_stored_leaves_no_sighting(glossary_service, monkeypatch):
+    """The delivery id was written before the question: killed in between, Slack's retry was then dropped as a
+    duplicate and the question lost. Now both are one transaction: the retry finds neither and is answered."""
+    from bot.inbound import Incoming
+
+    service = glossary_service
+    key = SessionKey("slack", "T1", "C1", "1700001000.000100")
+    message = Incoming(key, "Beacon이 뭐야?", "u1", delivery_id="C1:1700001000.000100",
+                       message_id="1700001000.000100", mentioned=True)
+    add_message = Store.add
+
+    def killed(store, row):  # the question's insert is where the process dies
+        if isinstance(row, Message) and row.role == "user":
+            raise _Killed
+        return add_message(store, row)
+
+    monkeypatch.setattr(Store, "add", killed)
+    monkeypatch.setattr(Store, "add_question", lambda *a, **k: killed(a[0], a[1]), raising=False)
+    monkeypatch.setattr(type(service), "forget_delivery", lambda *a, **k: _nothing(), raising=False)
+    with pytest.raises(_Killed):
+        await service.receive(message)
+    monkeypatch.undo()
+    restarted = ConversationService(service.store, service.pipeline)  # a new process on the same database
+    received = await restarted.receive(message)  # Slack's retry of the same message
+    assert received.outcome == "answered" and received.turn is not None
+    await received.turn.collect()
+    assert _rows(service.store, Message, Message.role == "user") == 1
+    again = await restarted.receive(message)  # a redelivery after it was stored: handled once
+    assert (again.outcome, again.reason) == ("ignored", "duplicate")
+    assert _rows(service.store, Message, Message.role == "user") == 1
+
+
+async def _nothing() -> None:
+    return None
+
+
+# --- issue 28 item 7: a failed platform call is one log line, a counter, and still a 200 ----------------------
+
+def _no_tracebacks(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.exc_info and r.levelno >= logging.INFO]
+
+
+async def test_a_failed_slack_call_is_one_line_counted_and_the_event_acknowledged(slack_bot, caplog):
+    """A DM's "start over" note cannot be posted (Slack answers 503): Bolt logged a 40-line traceback and
+    nothing counted it. Now: one line, docbot_platform_errors_total by platform, method and error, and 200."""
+    from slack_standin import event_body
+
+    client, slack, service = slack_bot
+    caplog.set_level(logging.INFO)
+    slack.unavailable = {"chat.postMessage"}
+    body = event_body("start over", event_id="EvNote", ts="1700001100.000100", channel="D1", kind="message",
+                      channel_type="im")
+    assert (await _post(client, body)).status == 200
+    line = b'docbot_platform_errors_total{error="service_unavailable",method="chat.postMessage",platform="slack"} 1.0'
+    await _until(lambda: line in service.metrics.render())
+    await _until(lambda: any("chat.postMessage" in r.getMessage() for r in caplog.records))
+    assert _no_tracebacks(caplog) == []
+    said = [r for r in caplog.records if "chat.postMessage" in r.getMessage() and r.name != "aiohttp.access"]
+    assert len(said) == 1  # the stand-in's own access log aside
+
+
+async def test_slack_unreachable_while_authorizing_is_acknowledged_not_500(slack_bot, caplog):
+    """auth.test (Bolt's first call) timed out: the request was a 500 with a traceback."""
+    from slack_standin import event_body
+
+    client, slack, service = slack_bot
+    caplog.set_level(logging.INFO)
+    slack.lost_next = {"auth.test": 1}
+    body = event_body("<@UBOT> Beacon이 뭐야?", event_id="EvAuth", ts="1700001101.000100")
+    assert (await _post(client, body)).status == 200
+    assert b'docbot_platform_errors_total{error="timeout",method="auth.test",platform="slack"} 1.0' \
+        in service.metrics.render()
+    assert _no_tracebacks(caplog) == []
