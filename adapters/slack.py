@@ -618,11 +618,22 @@ class SlackAdapter:
         """The ts of docbot's newest message in the thread that `match`es (after `after`), read with
         conversations.replies; None when there is none or the thread cannot be read."""
         bot, cursor, found = await self._bot_user_id(), None, None
-        try:
-            for _ in range(LOOKUP_PAGES):
-                page = await self.client.conversations_replies(channel=key.channel, ts=key.thread, limit=200,
+
+        async def read(cursor: str | None) -> Any:  # a read that times out is tried once more: "not found"
+            try:                                     # would post the message a second time
+                return await self.client.conversations_replies(channel=key.channel, ts=key.thread, limit=200,
                                                                include_all_metadata=True, cursor=cursor,
                                                                oldest=after)
+            except SlackApiError:
+                raise
+            except Exception:
+                return await self.client.conversations_replies(channel=key.channel, ts=key.thread, limit=200,
+                                                               include_all_metadata=True, cursor=cursor,
+                                                               oldest=after)
+
+        try:
+            for _ in range(LOOKUP_PAGES):
+                page = await read(cursor)
                 for message in page.get("messages") or []:
                     if message.get("user") == bot and (after is None or _ts(message["ts"]) > _ts(after)) \
                             and match(message):

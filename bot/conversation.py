@@ -259,9 +259,9 @@ class ConversationService:
         if message.accepted is not None:
             await message.accepted(first)
         context = await self._context(message, first)
-        turn = await self._ask(key, message.text, message.user, context=context,
-                               participants=set(message.participants), private=message.private, claims=claims,
-                               marks=marks)
+        turn = await self.ask(key, message.text, message.user, context=context,
+                              participants=set(message.participants), private=message.private, claims=claims,
+                              marks=marks)
         if turn is None:  # another delivery of this message (another replica) stored it first
             return Received("ignored", "duplicate")
         if turn.prepared.route.intent == Intent.RATE_LIMITED:
@@ -320,18 +320,20 @@ class ConversationService:
 
     async def ask(self, key: SessionKey, text: str, user_id: str = "", delivery_id: str | None = None,
                   context: list[Earlier] | None = None, participants: set[str] | None = None,
-                  private: bool = False) -> Turn | None:
+                  private: bool = False, claims: tuple[str, ...] = (),
+                  marks: tuple[str, ...] = ()) -> Turn | None:
         """Start a turn; None when `delivery_id` was seen before (a platform's redelivery, on any replica).
 
         Turns of one thread run in order: a new question stops the running answer and waits
         until it is stored, then reads the history before storing itself. `context` is what was
         said in the thread before docbot was called into it: on first contact it is stored as the
-        conversation's history (and the trace says how many messages came from it).
+        conversation's history (and the trace says how many messages came from it). `claims` (delivery
+        ids) and `marks` are stored in the question's own transaction (see `Store.add_question`).
         """
         if delivery_id and await self.seen(delivery_id):
             return None
         return await self._ask(key, text, user_id, context=context, participants=participants, private=private,
-                               claims=(delivery_id,) if delivery_id else ())
+                               claims=claims + ((delivery_id,) if delivery_id else ()), marks=marks)
 
     async def _ask(self, key: SessionKey, text: str, user_id: str, *, context: list[Earlier] | None = None,
                    participants: set[str] | None = None, private: bool = False, claims: tuple[str, ...] = (),

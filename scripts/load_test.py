@@ -130,7 +130,7 @@ async def run(args) -> dict:
             async def thread(user: int, n: int) -> None:
                 channel, root = f"C{user % 7}", f"17000{user:03d}{n:02d}.000100"
                 for turn, text in enumerate(QUESTIONS[(user + n) % len(QUESTIONS)][: args.turns]):
-                    ts = root if turn == 0 else f"17000{user:03d}{n:02d}.00{turn:02d}00"
+                    ts = f"17000{user:03d}{n:02d}.{(turn + 1) * 100:06d}"  # unique per message, as Slack's are
                     body = event_body(f"<@UBOT> {text}" if turn == 0 else text, event_id=f"Ev{user}-{n}-{turn}",
                                       ts=ts, channel=channel, thread_ts=None if turn == 0 else root,
                                       kind="app_mention" if turn == 0 else "message", user=f"U{user}")

@@ -295,7 +295,7 @@ async def _post(client, body: str):
                                                                   **signed("secret", body)})
 
 
-async def _until(predicate, tries: int = 600) -> None:
+async def _until(predicate, tries: int = 3000) -> None:
     import asyncio
 
     for _ in range(tries):  # each check is instant; at most tries × 0.05 s of waiting
