@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import re
 import time
 import uuid
 import weakref
 from collections.abc import AsyncGenerator
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -155,6 +156,15 @@ class _Duplicate(Exception):
     """Another delivery of the same message stored its question first (on another replica)."""
 
 
+def _delivery(message: Incoming) -> str:
+    """The delivery id a message is counted once by. An edit is its original (in its channel) and its new
+    text: a redelivered edit is the same delivery, each revision a new one (Teams gives revisions no id)."""
+    if not message.edit_of:
+        return message.delivery_id
+    revision = hashlib.sha256(message.text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"edit:{message.key.channel}:{message.edit_of}:{revision}"
+
+
 def to_history(messages: list[Message]) -> list[HistoryTurn]:
     """Stored messages as the core's history turns."""
     return [HistoryTurn(m.role, m.text, [s.get("title", "") for s in (m.sources or [])],
@@ -184,6 +194,12 @@ class Pressed:
     note: str = ""  # said to the clicker only, unless `public`
     turn: "Turn | None" = None
     public: bool = False  # an action's result, shown to everyone in the thread
+
+    @property
+    def courtesy(self) -> bool:
+        """An acknowledgement for the clicker (thanks for feedback, stop sent): where the platform cannot say
+        it to the clicker alone, it is left unsaid rather than shown to everyone; refusals are always said."""
+        return self.ok and not self.public
 
 
 class ConversationService:
@@ -216,10 +232,10 @@ class ConversationService:
         killed before that leaves no trace, so the platform's retry is answered; a redelivery after it is a
         duplicate. Deliveries of one message racing in this process are told apart before any platform
         call (the status line, reading the thread) is made for the second."""
-        key = message.key
+        key, message = message.key, replace(message, text=message.text.strip())
         if message.from_app and not self.answer_apps:
             return Received("ignored", "from_app")
-        delivery = f"{key.platform}:{message.delivery_id}" if message.delivery_id else ""
+        delivery = f"{key.platform}:{_delivery(message)}" if message.delivery_id or message.edit_of else ""
         if delivery in self._receiving:  # checked and taken with no await in between
             return Received("ignored", "duplicate")
         if delivery:
@@ -352,8 +368,9 @@ class ConversationService:
 
     async def press(self, key: SessionKey, control: Control, target: str, user_id: str,
                     delivery_id: str | None = None, comment: str = "") -> Pressed:
-        """A button pressed in conversation `key` by `user_id`, acting on `target` (see controls.Button)."""
-        if delivery_id and not await self.first_delivery(delivery_id):
+        """A button pressed in conversation `key` by `user_id`, acting on `target` (see controls.Button);
+        `delivery_id` is the platform's id of this click, so a redelivered click counts once."""
+        if delivery_id and not await self.first_delivery(f"{key.platform}:press:{delivery_id}"):
             return Pressed(False, "duplicate")
         if not target:  # rows from before run ids have "" as theirs: an empty target must match nothing
             return Pressed(False, "not_here", say(Text.NOT_HERE, ""))
