@@ -20,6 +20,7 @@ from rag.index.embedded import SqliteSearchIndex
 from rag.index.indexer import BATCH_CHUNKS, LOCAL_BATCH_CHUNKS, Indexer
 from rag.index.port import RebuildableIndex
 from rag.ingest.chunking import Chunker, OverlapChunker, SemanticChunker
+from rag.ingest.connectors.confluence import ConfluenceSource
 from rag.ingest.connectors.git import GitSource, mirror_path
 from rag.ingest.sources import FolderSource, Source, narrowed, overlaps, with_owners
 from rag.models.embeddings import E5Embedder, Embedder, OpenAIEmbedder, USEEmbedder, VectorCache
@@ -34,7 +35,7 @@ from rag.understand.rewrite import LLMRewriter, OfflineRewriter, Rewriter
 from rag.understand.routing import Router
 
 from . import threads
-from .settings import COSINE_GAPS, GitSpec, Settings, SourceSpec, secret
+from .settings import COSINE_GAPS, ConfluenceSpec, GitSpec, Settings, SourceSpec, secret
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +133,7 @@ class Runtime:
         """Configured sources: DOCBOT_SOURCES (folders and connectors), else one folder per DOCBOT_DOCS entry."""
         s = self.settings
         connectors: list[Source] = [self._git_source(spec) for spec in s.sources if isinstance(spec, GitSpec)]
+        connectors += [self._confluence_source(spec) for spec in s.sources if isinstance(spec, ConfluenceSpec)]
         return [*self.folder_sources, *connectors]
 
     @cached_property
@@ -161,6 +163,12 @@ class Runtime:
                          visibility=frozenset(spec.channels) if spec.channels else None, link=spec.link or "",
                          token=secret(spec.token_env, spec.token_file, f"the Git source {spec.repository}"),
                          username=spec.username)
+
+    def _confluence_source(self, spec: ConfluenceSpec) -> ConfluenceSource:
+        return ConfluenceSource(spec.base_url, list(spec.spaces), spec.edition, spec.name,
+                                visibility=frozenset(spec.channels) if spec.channels else None, email=spec.email or "",
+                                token=secret(spec.token_env, spec.token_file, f"the Confluence source {spec.base_url}"),
+                                listing_every=spec.listing_every, policy=self.retry_policy)
 
     def source_for(self, path: Path) -> FolderSource:
         """The source an ad hoc `docbot index <path>` runs: the configured source it lies in, narrowed
