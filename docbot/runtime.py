@@ -22,6 +22,7 @@ from rag.index.port import RebuildableIndex
 from rag.ingest.chunking import Chunker, OverlapChunker, SemanticChunker
 from rag.ingest.connectors.confluence import ConfluenceSource
 from rag.ingest.connectors.git import GitSource, mirror_path
+from rag.ingest.connectors.graph import GraphSource, msal_token
 from rag.ingest.sources import FolderSource, Source, narrowed, overlaps, with_owners
 from rag.models.embeddings import E5Embedder, Embedder, OpenAIEmbedder, USEEmbedder, VectorCache
 from rag.models.llm import OpenAIChat
@@ -35,7 +36,7 @@ from rag.understand.rewrite import LLMRewriter, OfflineRewriter, Rewriter
 from rag.understand.routing import Router
 
 from . import threads
-from .settings import COSINE_GAPS, ConfluenceSpec, GitSpec, Settings, SourceSpec, secret
+from .settings import COSINE_GAPS, ConfluenceSpec, GitSpec, GraphSpec, Settings, SourceSpec, secret
 
 log = logging.getLogger(__name__)
 
@@ -134,6 +135,7 @@ class Runtime:
         s = self.settings
         connectors: list[Source] = [self._git_source(spec) for spec in s.sources if isinstance(spec, GitSpec)]
         connectors += [self._confluence_source(spec) for spec in s.sources if isinstance(spec, ConfluenceSpec)]
+        connectors += [self._graph_source(spec) for spec in s.sources if isinstance(spec, GraphSpec)]
         return [*self.folder_sources, *connectors]
 
     @cached_property
@@ -169,6 +171,14 @@ class Runtime:
                                 visibility=frozenset(spec.channels) if spec.channels else None, email=spec.email or "",
                                 token=secret(spec.token_env, spec.token_file, f"the Confluence source {spec.base_url}"),
                                 listing_every=spec.listing_every, policy=self.retry_policy)
+
+    def _graph_source(self, spec: GraphSpec) -> GraphSource:
+        client_secret = secret(spec.client_secret_env, spec.client_secret_file, f"the {spec.kind} source {spec.drive}")
+        if not client_secret:
+            raise ConfigurationError(f"the {spec.kind} source {spec.drive} needs client_secret_env or client_secret_file")
+        return GraphSource(spec.drive, msal_token(spec.tenant_id, spec.client_id, client_secret), spec.folder,
+                           spec.name, visibility=frozenset(spec.channels) if spec.channels else None,
+                           policy=self.retry_policy, kind=spec.kind)
 
     def source_for(self, path: Path) -> FolderSource:
         """The source an ad hoc `docbot index <path>` runs: the configured source it lies in, narrowed

@@ -89,8 +89,15 @@ class HttpClient:
                                     f"not JSON ({response.headers.get('Content-Type', '?')})") from None
 
     def get_bytes(self, path_or_url: str, params: dict[str, Any] | None = None, *, limit: int) -> bytes:
-        """The body, refused past `limit` bytes before more than that is read (ValueError)."""
-        response = self._get(path_or_url, params, stream=True)
+        """The body, refused past `limit` bytes before more than that is read (ValueError).
+
+        A redirect is followed without our credentials: download redirects point to pre-authenticated URLs
+        (Graph's `/content` to SharePoint) that must not receive the service's bearer token."""
+        response = self._send("GET", path_or_url, params, True, None, redirects=False)
+        if response.is_redirect and response.headers.get("Location"):
+            location = self.url(response.headers["Location"])
+            response.close()
+            response = self._send("GET", location, None, True, None, redirects=False, credentials=False)
         declared = response.headers.get("Content-Length")
         if declared and declared.isdigit() and int(declared) > limit:
             response.close()
@@ -109,7 +116,8 @@ class HttpClient:
     def _get(self, path_or_url: str, params: dict[str, Any] | None, *, stream: bool) -> http_lib.Response:
         return self._send("GET", path_or_url, params, stream, None)
 
-    def _send(self, method: str, path_or_url: str, params, stream: bool, payload) -> http_lib.Response:
+    def _send(self, method: str, path_or_url: str, params, stream: bool, payload, *, redirects: bool = True,
+              credentials: bool = True) -> http_lib.Response:
         url = self.url(path_or_url)
 
         def wait(state) -> float:
@@ -124,16 +132,18 @@ class HttpClient:
             for attempt in Retrying(retry=retry_if_exception_type(_Transient), stop=stop_after_attempt(self.policy.attempts),
                                     wait=wait, sleep=self.sleep, reraise=True):
                 with attempt:
-                    return self._once(method, url, params, stream, payload)
+                    return self._once(method, url, params, stream, payload, redirects, credentials)
         except _Transient as exc:
             raise SourceUnavailable(f"{self.service}: {exc} (after {self.policy.attempts} attempts)") from None
         raise AssertionError("unreachable")  # tenacity either returns or re-raises
 
-    def _once(self, method: str, url: str, params, stream: bool, payload) -> http_lib.Response:
+    def _once(self, method: str, url: str, params, stream: bool, payload, redirects: bool = True,
+              credentials: bool = True) -> http_lib.Response:
         self.requests += 1
         try:
-            response = self._session.request(method, url, params=params, headers=self.headers(), json=payload,
-                                             stream=stream, timeout=self.policy.timeout, allow_redirects=True)
+            response = self._session.request(method, url, params=params, headers=self.headers() if credentials else {},
+                                             json=payload, stream=stream, timeout=self.policy.timeout,
+                                             allow_redirects=redirects)
         except (http_lib.ConnectionError, http_lib.Timeout) as exc:
             raise _Transient(f"cannot reach {self._where(url)} ({exc.__class__.__name__})") from None
         if response.status_code < 400:
