@@ -13,7 +13,6 @@ from rag.errors import ConfigurationError, SourceUnavailable
 from rag.ingest.connectors.graph import GraphSource, msal_token
 from rag.resilience import RetryPolicy
 
-from conftest import make_indexer
 from graph_standin import GraphStandIn
 
 
@@ -182,30 +181,3 @@ def test_sources_settings_build_sharepoint_onedrive_and_confluence_connectors(mo
     with pytest.raises(ConfigurationError):
         _ = Runtime(Settings(_env_file=None)).sources
 
-
-def test_the_eval_corpus_served_from_a_drive_indexes_and_searches_exactly_as_the_folder(world, drive, tmp_path,
-                                                                                      db_url, analyzer, embedder,
-                                                                                      handbook_indexer):
-    """`docbot eval` over a connector source: the handbook uploaded to the drive gives the same chunks as the
-    folder, and every dev question's top 5 documents are the same, so the eval's figures are the same."""
-    import json
-
-    from bot.indexing import IndexJob
-    from rag.retrieve.retriever import Retriever
-
-    from conftest import HANDBOOK
-
-    for f in sorted(HANDBOOK.rglob("*")):
-        if f.is_file():
-            drive.write(f.relative_to(HANDBOOK).as_posix(), f.read_bytes())
-    source = world.source()
-    indexer = make_indexer(tmp_path / "drive.sqlite3", analyzer, embedder)
-    run = IndexJob(Store(db_url), indexer, [source], lease_ttl=30).run("scheduler")
-    assert run.errors == []
-    rows = "SELECT path, ordinal, text FROM chunks ORDER BY path, ordinal"
-    assert indexer.index._db.execute(rows).fetchall() == handbook_indexer.index._db.execute(rows).fetchall()
-    questions = [turn["user"] for line in (HANDBOOK.parent.parent / "eval" / "dev.jsonl").read_text().splitlines()
-                 if line.strip() for turn in json.loads(line)["turns"]]
-    folder, connector = Retriever(handbook_indexer.index, embedder), Retriever(indexer.index, embedder)
-    for question in questions:
-        assert [h.chunk.path for h in connector.search(question)] == [h.chunk.path for h in folder.search(question)]
