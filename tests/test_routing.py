@@ -54,6 +54,16 @@ ACTIONS_BEHIND_A_PREFIX = [
     "그럼 그 채널에 요약본 공유해줘",
     "네네 계정 비밀번호 초기화 부탁드려요",
     "고마워요~ 근데 저 권한 좀 추가해 주실래요?",
+    "pls add me to the #incidents channel",
+    "그 문서 슬랙에 올려줄래?",
+    "제 연차 좀 내주세요",
+    "could you put the Q3 deck on the shared drive?",
+    "ok then please go ahead",
+    "yes, do it",
+    "네 그렇게 해주세요",
+    "ok sounds good, set up a meeting with the finance team for Monday",
+    "그럼 그 사람 계정 비활성화해줘",
+    "thanks, remind me tomorrow at 9 to submit the report",
 ]
 
 # Thanks, agreement and reactions, alone or behind another chatty word: small talk, never a search.
@@ -106,6 +116,16 @@ SMALL_TALK = [
     "ㅋㅋㅋ 웃기다",
     "수고하셨습니다",
     "덕분에 살았어요",
+    "ㅜㅜ",
+    "lol that's wild",
+    "nice!!",
+    "omg",
+    "hmm",
+    "오호라",
+    "좋은 하루 보내세요",
+    "have a nice weekend!",
+    "you're awesome, thanks",
+    "이거 완전 유용하네요 감사",
 ]
 
 # Quick arithmetic with nothing from the documents in it: no search.
@@ -163,6 +183,13 @@ LIVE_STATE = [
     "지금 3층 회의실 비었어?",
     "오늘 당직자 누구야?",
     "지금 사내망 접속 안 되는 거 맞아?",
+    "is there an outage right now?",
+    "what's the status of ticket OPS-123?",
+    "is the 3rd floor printer working?",
+    "any incidents ongoing at the moment?",
+    "지금 슬랙 느린 거 나만 그래?",
+    "지금 회의실 A 누가 쓰고 있어?",
+    "현재 대기 중인 배송 몇 건이야?",
 ]
 
 # Ordinary document questions, some mentioning a past mistake or "now"/"still" about a policy.
@@ -208,6 +235,16 @@ DOCUMENT_QUESTIONS = [
     "how many days of sick leave do we get?",
     "how long are backups kept?",
     "신입 교육은 몇 주 동안 해?",
+    "I accidentally shared a confidential doc externally, what's the process?",
+    "제가 실수로 외부에 기밀문서를 공유했어요 어떻게 하죠",
+    "어제 잘못 결제한 건 환불 받을 수 있어?",
+    "is overtime still paid at 1.5x?",
+    "how do I reset my password?",
+    "비밀번호 재설정은 어떻게 해?",
+    "what happens if I miss the expense deadline?",
+    "who do I ask about parking?",
+    "ok so what's the difference between Pro and Enterprise?",
+    "고마워! 혹시 야간 근무 수당도 있어?",
 ]
 
 CASES = ([(t, Intent.ACTION) for t in ACTIONS_BEHIND_A_PREFIX] + [(t, Intent.CHITCHAT) for t in SMALL_TALK]

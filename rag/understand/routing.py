@@ -101,7 +101,7 @@ _CHATTER_PAIRS = frozenset({
 # Korean openers: a stem with the endings it takes ("고마워요", "감사합니다", "알겠습니다", "좋네요", "그럼").
 _KO_CHATTER = re.compile(
     r"(?:고마워|고맙|감사|땡큐|알겠|알았|오케이|오키|좋아|좋네|좋다|좋습니|좋군|넵|네|넹|예|응|웅|그래|그럼|그러면|그렇구나|"
-    r"그렇군|그렇네|아하|오호|오|와|우와|아|헐|대박|흠|음|아이고|에휴|헉|앗|어머|확인했|이해했|수고|반가|안녕|굿|나이스|"
+    r"그렇군|그렇네|아하|오호라|오호|오|와|우와|아|헐|대박|흠|음|아이고|에휴|헉|앗|어머|확인했|이해했|수고|반가|안녕|굿|나이스|"
     r"근데|그런데|그리고|혹시|참|아무튼|암튼)"
     r"(?:요|해|해요|합니다|했어|했어요|했습니다|드려요|드립니다|드림|습니다|어|어요|았어|았어요|겠어|겠어요|겠습니다|"
     r"네요|네|다|군요|구나|요|니다|하세요|하셨어요|했다|워|워요|면|데|고)?"
@@ -169,7 +169,8 @@ _EN_POLITE = re.compile(r"\b(?:please|pls|plz|kindly|can you|could you|would you
                         r"i (?:want|need) you to|i'd like you to)\b", re.IGNORECASE)
 _EN_INFO_VERB = re.compile(
     r"(?:tell|show|explain|summari[sz]e|describe|compare|find|look|search|check|give|list|translate|define|"
-    r"walk|remind|help|point|recommend|suggest|calculate|confirm|verify|send me|share with me)\b", re.IGNORECASE)
+    r"walk|remind me (?:what|how|who|where|when|which|why|of)|help|point|recommend|suggest|calculate|confirm|"
+    r"verify|send me|share with me)\b", re.IGNORECASE)
 _EN_TELL = re.compile(r"(?:tell me|show me|explain|summari[sz]e|describe|compare|find|look up|list|give me)\b",
                       re.IGNORECASE)
 _EN_QUESTION_WORD = re.compile(r"(?:what|which|who|whom|whose|where|when|why|how|is|are|was|were|"
@@ -184,7 +185,8 @@ _EN_ACTION_VERB = re.compile(
     r"file|submit|apply|register|issue|refund|credit|pay|order|assign|reassign|invite|kick|ban|mute|unmute|"
     r"notify|ping|page|escalate|set|set up|configure|install|uninstall|upgrade|downgrade|migrate|merge|stop|"
     r"start|pause|resume|kill|purge|flush|clear|rename|move|copy|sync|extend|renew|rotate|expire|terminate|"
-    r"provision|spin up|scale|handle|process|fix|take care of|go ahead with|"
+    r"provision|spin up|scale|handle|process|fix|take care of|go ahead|proceed|go for it|carry on|remind|"
+    r"put|place|attach|forward|tag|label|mark|flag|pin|unpin|subscribe|unsubscribe|join|leave|"
     r"do (?:it|that|this|them|so)|get (?:it|that) done)\b", re.IGNORECASE)
 # A capability question about things in general is a document question: "can you remove a partition from a
 # kafka topic?"; so is asking how or when.
@@ -253,7 +255,7 @@ _VOLATILE = _rx(
     r"rolling out|stuck|slow|reachable|responding|open|occupied|in stock|out of)\b",
     r"\b(is|are|be|still)\s++(?:[\w.-]++\s++){0,4}up\b",
     r"(온콜|당직|상태|장애|에러|오류|다운|살아|죽었|죽어|떠\s?있|돌아|돌고|동작|작동|접속|로그인|먹통|느려|느린|점검|"
-    r"끝났|끝나|진행\s?중|발생|비어|비었|남아|남았|대기|몇\s?건|몇\s?명|몇\s?개|배포\s?중|처리\s?중|해결됐|복구됐|"
+    r"끝났|끝나|진행\s?중|발생|실패|성공했|비어|비었|남아|남았|대기|몇\s?건|몇\s?명|몇\s?개|배포\s?중|처리\s?중|해결됐|복구됐|"
     r"잘\s?돼|돼\?|되나요|되고|되는|(?<!수 )(?<!수)(있어\?|있나\?|있나요)|(?<=\s)나(\?|요))",
 )
 # Words of rules and documents, and questions about what one may or must do: about the documents, however
@@ -271,6 +273,7 @@ _POSSIBLE = _rx(r"\b((can|could) (i|we|it|they|you|that|this|these|those)|is it 
                 r"(수\s?있|수\s?없|가능)")
 _LIVE = _rx(
     r"\b(status of|uptime|current (status|load|queue)|who is on[- ]call (now|today))\b",
+    r"\bhow many\b[^?]{1,60}\b(right now|now|today|at the moment|currently)\b",  # a count now
     r"\bis [^?]{1,40} ((down|online|offline|working|healthy)|(?<!backed )(?<!set )(?<!signed )(?<!picked )"
     r"(?<!looked )(?<!held )(?<!follow )up)\b",
     r"(상태|장애).{0,6}(어때|어떄|확인해|괜찮)",
@@ -278,13 +281,14 @@ _LIVE = _rx(
 
 
 def may_be_live(text: str) -> bool:
-    """Whether live state is a possible reading: something of it (a time marker, a changing subject) and no
-    words of rules or of what one may or must do. Without that, the classifier's "live state" is its lean on
-    any "how many / when" question ("how many failed logins lock the account?"), not a reading."""
+    """Whether live state is a possible reading: a subject that changes by the minute (an error, an outage,
+    on-call, "down", "장애", "접속") and no words of rules or of what one may or must do. Without one, the
+    classifier's "live state" is its lean on any "how many / when / still" question ("how many failed logins
+    lock the account?", "is overtime still paid at 1.5x?"), not a reading."""
     text = text[:MAX_RULE_CHARS]
     if _RULES.search(text):
         return False
-    return bool(_VOLATILE.search(text) or _LIVE.search(text) or (_NOW.search(text) and not _POSSIBLE.search(text)))
+    return bool(_VOLATILE.search(text) or _LIVE.search(text))
 
 
 def is_live_state(text: str) -> bool:
@@ -323,6 +327,8 @@ _REACTION_KO = _rx(
     r"^(?!.*(뭐|무엇|어디|언제|누가|누구|어떻게|몇|얼마|알려|보여|줘|주세요|부탁))\s*(알겠|좋아|좋네|오케이|넵|네 ?알|감사|"
     r"고마워|고맙|이해했|잘 봤|잘 읽었|덕분에|도움이? ?(됐|되었|많이))[^?]*$",
 )
+_REMARK = _rx(r"(the|that|that's|thats|this|it|it's|its|i|i'm|i've|you|you're|we|makes|so|very|really|exactly|just|"
+              r"all|everything|for|totally|super|pretty|now|much|good|great|nice|perfect|helpful|clear)\b")
 # "really?", "진짜?": a reaction put as a question.
 _ECHO = _rx(r"^(really|seriously|for real|no way|are you sure|is that so|is that right|right)[\s?!.~]*+$",
             r"^(진짜|정말|레알|실화|그래|그래요|그런가요|정말요|진짜요|그렇죠|맞죠)[\s?!.~ㅋㅎㅠ]*+$")
@@ -454,7 +460,10 @@ def rule_route(original: str) -> Route | None:
         return Route(Intent.KNOWLEDGE_SEARCH, 0.9, reason="information request")
     if _SELF_QUESTION.search(rest) and not rest.lower().startswith(("can you", "could you")):
         return Route(Intent.KNOWLEDGE_SEARCH, 0.85, reason="question about what to do")
-    if not asks and (_REACTION_EN.search(text) or _REACTION_EN.search(rest) or _REACTION_KO.search(text)
-                     or _REACTION_KO.search(rest)):
+    # A reaction after "ok"/"thanks" goes on about what was said ("ok thanks, the hotel limit makes sense
+    # now"); a rest that opens with anything else may be a request in words the rules do not know.
+    reacting = _REACTION_EN.search(rest) or _REACTION_KO.search(rest) or _REACTION_KO.search(text) or (
+        _REACTION_EN.search(text) and _REMARK.match(rest))
+    if not asks and reacting:
         return Route(Intent.CHITCHAT, 0.85, reason="reaction")
     return None
