@@ -295,3 +295,19 @@ def test_the_chatty_prefix_is_split_from_what_the_message_asks(text, chatter, re
 ])
 def test_a_question_without_a_question_mark_behind_thanks_is_searched(router, text, intent):
     assert router.route(text, text).intent == intent
+
+
+@pytest.mark.parametrize("text,offline,expected", [
+    # The model (the rewrite call) says small talk; the message asks for something.
+    ("고마워, 그 문서 위키에 좀 올려줘", Intent.ACTION, Intent.AMBIGUOUS),  # asked about, never run on one word
+    ("ok thanks, is the gateway still down?", Intent.REALTIME_LOOKUP, Intent.REALTIME_LOOKUP),
+    ("thanks! and what's the hotel limit in Busan?", Intent.KNOWLEDGE_SEARCH, Intent.KNOWLEDGE_SEARCH),
+    ("ㅇㅋ 감사", Intent.CHITCHAT, Intent.CHITCHAT),
+])
+def test_the_models_small_talk_does_not_swallow_a_request(text, offline, expected):
+    from rag.understand.routing import Route, reconcile
+
+    model = Route(Intent.CHITCHAT, 0.95, reason="llm")
+    route = reconcile(model, Route(offline, 0.9, reason="rules"), text, 0.65)
+    assert route.intent == expected, route
+    assert not (route.intent == Intent.CHITCHAT and route.confidence >= 0.85 and expected != Intent.CHITCHAT)

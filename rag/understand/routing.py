@@ -421,6 +421,18 @@ def reconcile(model: Route, offline: Route, original: str, threshold: float) -> 
     if offline.intent == Intent.KNOWLEDGE_SEARCH and confident and reads_as_question(original):
         return Route(offline.intent, offline.confidence, offline.entities or model.entities,
                      f"{offline.reason}; a question, not {model.intent} (llm)", offline.scores)
+    if model.intent == Intent.CHITCHAT and asks_for_something(original):
+        # The model called a message that asks for something small talk ("고마워, 그 문서 좀 올려줘"): the
+        # offline router's confident reading stands; a request to change something is asked about, not run.
+        if confident and offline.intent == Intent.ACTION:
+            scores = {**offline.scores, Intent.ACTION.value: max(offline.confidence, RISKY_SHARE)}
+            return Route(AMBIGUOUS, min(model.confidence, offline.confidence), offline.entities or model.entities,
+                         f"llm said small talk, {offline.reason} said action: asked", scores)
+        if confident:
+            return Route(offline.intent, offline.confidence, offline.entities or model.entities,
+                         f"{offline.reason}; asks for something, not small talk (llm)", offline.scores)
+        return Route(model.intent, min(model.confidence, SMALL_TALK_ASKED), model.entities, model.reason,
+                     model.scores)
     if model.intent != Intent.ACTION:
         return model
     if confident:
