@@ -64,6 +64,16 @@ ACTIONS_BEHIND_A_PREFIX = [
     "ok sounds good, set up a meeting with the finance team for Monday",
     "그럼 그 사람 계정 비활성화해줘",
     "thanks, remind me tomorrow at 9 to submit the report",
+    "음 그럼 그거 취소해 줄 수 있어?",
+    "ok can u delete the draft",
+    "thx, also pls close OPS-12",
+    "kk 결재 올려놔",
+    "아 그리고 알림 좀 꺼 줘",
+    "그럼 회의록 정리해서 팀 채널에 올려줘",
+    "좋아요 그럼 그걸로 진행해 주세요",
+    "got it, now rerun the failed job",
+    "then just approve it",
+    "오케이 그럼 내일 오전으로 미뤄줘",
 ]
 
 # Thanks, agreement and reactions, alone or behind another chatty word: small talk, never a search.
@@ -126,6 +136,13 @@ SMALL_TALK = [
     "have a nice weekend!",
     "you're awesome, thanks",
     "이거 완전 유용하네요 감사",
+    "ok 👍👍",
+    "알겠습니당",
+    "넵넵",
+    "감사합니다 좋은 하루 되세요",
+    "thanks, you too",
+    "what is 45 minus 17",
+    "5000의 10%는 얼마?",
 ]
 
 # Quick arithmetic with nothing from the documents in it: no search.
@@ -190,6 +207,12 @@ LIVE_STATE = [
     "지금 슬랙 느린 거 나만 그래?",
     "지금 회의실 A 누가 쓰고 있어?",
     "현재 대기 중인 배송 몇 건이야?",
+    "can you check whether the VPN is down right now",
+    "thanks, but is the fix deployed yet?",
+    "is the sorter at Icheon still stuck?",
+    "지금 출입 게이트 고장 난 거야?",
+    "지금 서버 터진 거 맞지?",
+    "아직도 로그인 안 돼?",
 ]
 
 # Ordinary document questions, some mentioning a past mistake or "now"/"still" about a policy.
@@ -245,6 +268,16 @@ DOCUMENT_QUESTIONS = [
     "who do I ask about parking?",
     "ok so what's the difference between Pro and Enterprise?",
     "고마워! 혹시 야간 근무 수당도 있어?",
+    "please explain the refund policy",
+    "I accidentally restarted the prod server yesterday, do I need to file an incident report?",
+    "어제 실수로 운영 서버를 재시작했는데 보고해야 돼?",
+    "can a deleted mailbox still be restored after 30 days?",
+    "ok, where's the office in Busan?",
+    "고마워 ㅎㅎ 그럼 싱가포르 지사 복지는 어때?",
+    "is remote work still allowed on Fridays?",
+    "what is an incident?",
+    "장애 등급 기준이 뭐야?",
+    "who is responsible for on-call scheduling?",
 ]
 
 CASES = ([(t, Intent.ACTION) for t in ACTIONS_BEHIND_A_PREFIX] + [(t, Intent.CHITCHAT) for t in SMALL_TALK]

@@ -163,9 +163,9 @@ _KO_ACTION = _rx(
     r"(?!\w{0,12}야)\w{0,12}\s{0,3}(하자|해라|해(?!\s*\?)|시켜)\s*+[.!]*+\s*+$",
 )
 _EN_REQUEST_OPENER = re.compile(
-    r"(?:(?:please|pls|plz|kindly|now|then|just|also|so|and|(?:can|could|would|will) you|go ahead and|"
+    r"(?:(?:please|pls|plz|kindly|now|then|just|also|so|and|(?:can|could|would|will) (?:you|u)|go ahead and|"
     r"i (?:want|need) you to|i'd like you to)\s++)++", re.IGNORECASE)
-_EN_POLITE = re.compile(r"\b(?:please|pls|plz|kindly|can you|could you|would you|will you|go ahead and|"
+_EN_POLITE = re.compile(r"\b(?:please|pls|plz|kindly|(?:can|could|would|will) (?:you|u)|go ahead and|"
                         r"i (?:want|need) you to|i'd like you to)\b", re.IGNORECASE)
 _EN_INFO_VERB = re.compile(
     r"(?:tell|show|explain|summari[sz]e|describe|compare|find|look|search|check|give|list|translate|define|"
@@ -252,10 +252,11 @@ _VOLATILE = _rx(
     r"\b(on[- ]?call|down|outages?|incidents?|errors?|5\d\d s|5\d\ds?|5xx|failing|failures?|broken|working|running|"
     r"online|offline|available|free|busy|queue|queued|backlog|latency|load|status|health|healthy|unhealthy|"
     r"happening|occurring|ongoing|in progress|resolved|fixed|over|finished|done|maintenance|deploying|"
-    r"rolling out|stuck|slow|reachable|responding|open|occupied|in stock|out of)\b",
+    r"rolling out|stuck|slow|reachable|responding|open|occupied|in stock|out of|deployed|released|merged|"
+    r"shipped|rolled out)\b",
     r"\b(is|are|be|still)\s++(?:[\w.-]++\s++){0,4}up\b",
     r"(온콜|당직|상태|장애|에러|오류|다운|살아|죽었|죽어|떠\s?있|돌아|돌고|동작|작동|접속|로그인|먹통|느려|느린|점검|"
-    r"끝났|끝나|진행\s?중|발생|실패|성공했|비어|비었|남아|남았|대기|몇\s?건|몇\s?명|몇\s?개|배포\s?중|처리\s?중|해결됐|복구됐|"
+    r"끝났|끝나|진행\s?중|발생|실패|성공했|고장|터졌|터진|뻗었|뻗은|끊겼|끊긴|안\s?돼|안\s?되|비어|비었|남아|남았|대기|몇\s?건|몇\s?명|몇\s?개|배포\s?중|처리\s?중|해결됐|복구됐|"
     r"잘\s?돼|돼\?|되나요|되고|되는|(?<!수 )(?<!수)(있어\?|있나\?|있나요)|(?<=\s)나(\?|요))",
 )
 # Words of rules and documents, and questions about what one may or must do: about the documents, however
@@ -470,7 +471,8 @@ def rule_route(original: str) -> Route | None:
         return Route(Intent.REALTIME_LOOKUP, 0.9, reason="live-state question")
     if request == Intent.KNOWLEDGE_SEARCH:
         return Route(Intent.KNOWLEDGE_SEARCH, 0.9, reason="information request")
-    if _SELF_QUESTION.search(rest) and not rest.lower().startswith(("can you", "could you")):
+    if any(_SELF_QUESTION.search(c.group().strip()) and not c.group().strip().lower().startswith(("can you", "could you"))
+           for c in _CLAUSE.finditer(rest)):
         return Route(Intent.KNOWLEDGE_SEARCH, 0.85, reason="question about what to do")
     # A reaction after "ok"/"thanks" goes on about what was said ("ok thanks, the hotel limit makes sense
     # now"); a rest that opens with anything else may be a request in words the rules do not know.
