@@ -457,7 +457,7 @@ def rule_route(original: str) -> Route | None:
     small_talk = SMALL_TALK_ASKED if asks else SMALL_TALK_SURE
     chatter, rest = split_chatter(text)
     if not rest:
-        return Route(Intent.CHITCHAT, small_talk, reason="small-talk words only")
+        return Route(Intent.CHITCHAT, small_talk, reason="small-talk pattern")
     if _ABOUT_DOCBOT.search(rest):
         return Route(Intent.CHITCHAT, SMALL_TALK_ASKED, reason="a question about docbot")
     if _ECHO.search(rest):
@@ -466,11 +466,11 @@ def rule_route(original: str) -> Route | None:
         return Route(Intent.CHITCHAT, SMALL_TALK_ASKED, reason="arithmetic")
     request = request_kind(rest)
     if request == Intent.ACTION:
-        return Route(Intent.ACTION, 0.9, reason="mutation request" + (" after small talk" if chatter else ""))
+        return Route(Intent.ACTION, 0.9, reason="mutation request pattern" + (" after small talk" if chatter else ""))
     if is_live_state(rest):
-        return Route(Intent.REALTIME_LOOKUP, 0.9, reason="live-state question")
+        return Route(Intent.REALTIME_LOOKUP, 0.9, reason="live-state pattern")
     if request == Intent.KNOWLEDGE_SEARCH:
-        return Route(Intent.KNOWLEDGE_SEARCH, 0.9, reason="information request")
+        return Route(Intent.KNOWLEDGE_SEARCH, 0.9, reason="information request pattern")
     if any(_SELF_QUESTION.search(c.group().strip()) and not c.group().strip().lower().startswith(("can you", "could you"))
            for c in _CLAUSE.finditer(rest)):
         return Route(Intent.KNOWLEDGE_SEARCH, 0.85, reason="question about what to do")
@@ -479,5 +479,5 @@ def rule_route(original: str) -> Route | None:
     reacting = _REACTION_EN.search(rest) or _REACTION_KO.search(rest) or _REACTION_KO.search(text) or (
         _REACTION_EN.search(text) and _REMARK.match(rest))
     if not asks and reacting:
-        return Route(Intent.CHITCHAT, 0.85, reason="reaction")
+        return Route(Intent.CHITCHAT, 0.85, reason="reaction pattern")
     return None
