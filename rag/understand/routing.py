@@ -100,15 +100,17 @@ _CHATTER_PAIRS = frozenset({
 })
 # Korean openers: a stem with the endings it takes ("고마워요", "감사합니다", "알겠습니다", "좋네요", "그럼").
 _KO_CHATTER = re.compile(
-    r"(?:고마워|고맙|감사|땡큐|알겠|알았|오케이|오키|좋아|좋네|좋다|좋습니|좋군|넵|네|넹|예|응|웅|그래|그럼|그러면|그렇구나|"
+    r"^(?:고마워|고맙|감사|땡큐|알겠|알았|오케이|오키|좋아|좋네|좋다|좋습니|좋군|넵|네|넹|예|응|웅|그래|그럼|그러면|그렇구나|"
     r"그렇군|그렇네|아하|오호라|오호|오|와|우와|아|헐|대박|흠|음|아이고|에휴|헉|앗|어머|확인했|이해했|수고|반가|안녕|굿|나이스|"
     r"근데|그런데|그리고|혹시|참|아무튼|암튼)"
     r"(?:요|해|해요|합니다|했어|했어요|했습니다|드려요|드립니다|드림|습니다|어|어요|았어|았어요|겠어|겠어요|겠습니다|"
     r"네요|네|다|군요|구나|요|니다|하세요|하셨어요|했다|워|워요|면|데|고)?"
 )
-_JAMO_OR_SYMBOLS = re.compile(r"[ㄱ-ㅎㅏ-ㅣ]++|[^\w\s]++|[ㄱ-ㅎㅏ-ㅣ^~;:)(]++")
+_JAMO_OR_SYMBOLS = re.compile(r"^(?:[ㄱ-ㅎㅏ-ㅣ]++|[^\w\s]++|[ㄱ-ㅎㅏ-ㅣ^~;:)(]++)")
 _PUNCT = ",.!~;:…·-"
 _TOKEN = re.compile(r"\S++")
+# Patterns used only with match / fullmatch start with "^" too: a search over a long text then fails at once
+# at every later position instead of trying a hundred words there.
 MAX_RULE_CHARS = 2000  # rules read at most this much of a message (the pipeline clips longer ones anyway)
 
 
@@ -120,7 +122,7 @@ def _chatty(word: str) -> bool:
             or bool(_JAMO_OR_SYMBOLS.fullmatch(word)) or bool(_KO_CHATTER_LAUGH.fullmatch(word)))
 
 
-_KO_CHATTER_LAUGH = re.compile(r"(?:[ㅋㅎㅠㅜ]|ㅇㅋ|ㅇㅇ|ㄳ|ㄱㅅ|ㄱㄱ)++")
+_KO_CHATTER_LAUGH = re.compile(r"^(?:[ㅋㅎㅠㅜ]|ㅇㅋ|ㅇㅇ|ㄳ|ㄱㅅ|ㄱㄱ)++")
 
 
 def split_chatter(text: str) -> tuple[str, str]:
@@ -152,7 +154,7 @@ _KO_REQUEST = _rx(
     r"부탁해|부탁해요|부탁드려요|부탁드립니다|부탁합니다|부탁|"
     r"주실\s?수\s?있(?:나요|을까요|어요|습니까)|줄\s?수\s?있(?:어|나|니|을까))[\Wㅎㅋㅠㅜ]*+$",  # then only punctuation, emoji, ㅎㅎ
 )
-_KO_FILLER = re.compile(r"(?:좀|좀만|해|해서|다시|빨리|한번|한 번|바로|지금|얼른|꼭|제발|싹|다|하나|같이)")
+_KO_FILLER = re.compile(r"^(?:좀|좀만|해|해서|다시|빨리|한번|한 번|바로|지금|얼른|꼭|제발|싹|다|하나|같이)")
 _KO_INFO_VERB = _rx(r"(?:알려|설명|요약|정리|가르쳐|보여|찾아|비교|번역|말해|확인|체크|검색|추천|계산|읽어|링크)")
 # "...해야 해?" (obligation), "신청해도 돼?" (permission): questions about doing, not requests.
 _KO_OBLIGATION = _rx(r"(?:해야|돼야|되야|하면 안|해도|하나요|합니까|되나요|인가요)")
@@ -163,22 +165,22 @@ _KO_ACTION = _rx(
     r"(?!\w{0,12}야)\w{0,12}\s{0,3}(하자|해라|해(?!\s*\?)|시켜)\s*+[.!]*+\s*+$",
 )
 _EN_REQUEST_OPENER = re.compile(
-    r"(?:(?:please|pls|plz|kindly|now|then|just|also|so|and|(?:can|could|would|will) (?:you|u)|go ahead and|"
+    r"^(?:(?:please|pls|plz|kindly|now|then|just|also|so|and|(?:can|could|would|will) (?:you|u)|go ahead and|"
     r"i (?:want|need) you to|i'd like you to)\s++)++", re.IGNORECASE)
 _EN_POLITE = re.compile(r"\b(?:please|pls|plz|kindly|(?:can|could|would|will) (?:you|u)|go ahead and|"
                         r"i (?:want|need) you to|i'd like you to)\b", re.IGNORECASE)
 _EN_INFO_VERB = re.compile(
-    r"(?:tell|show|explain|summari[sz]e|describe|compare|find|look|search|check|give|list|translate|define|"
+    r"^(?:tell|show|explain|summari[sz]e|describe|compare|find|look|search|check|give|list|translate|define|"
     r"walk|remind me (?:what|how|who|where|when|which|why|of)|help|point|recommend|suggest|calculate|confirm|"
     r"verify|send me|share with me)\b", re.IGNORECASE)
-_EN_TELL = re.compile(r"(?:tell me|show me|explain|summari[sz]e|describe|compare|find|look up|list|give me)\b",
+_EN_TELL = re.compile(r"^(?:tell me|show me|explain|summari[sz]e|describe|compare|find|look up|list|give me)\b",
                       re.IGNORECASE)
-_EN_QUESTION_WORD = re.compile(r"(?:what|which|who|whom|whose|where|when|why|how|is|are|was|were|"
+_EN_QUESTION_WORD = re.compile(r"^(?:what|which|who|whom|whose|where|when|why|how|is|are|was|were|"
                                r"do(?! (?:it|that|this|them|so)\b)|does|did|"
                                r"should|must|may|might|am)\b", re.IGNORECASE)
 _FOR_ME = re.compile(r"\bfor (?:me|us)\b\W*+$", re.IGNORECASE)
 _EN_ACTION_VERB = re.compile(
-    r"(?:delete|remove|restore|recover|create|make|restart|reboot|deploy|redeploy|re-?index|index|add|update|"
+    r"^(?:delete|remove|restore|recover|create|make|restart|reboot|deploy|redeploy|re-?index|index|add|update|"
     r"change|edit|modify|send|post|publish|upload|share|approve|reject|deny|revoke|grant|cancel|run|rerun|"
     r"trigger|reset|roll ?back|revert|open|close|reopen|archive|unarchive|enable|disable|turn (?:on|off)|"
     r"switch (?:on|off)|schedule|reschedule|book|reserve|block|unblock|lock|unlock|suspend|freeze|unfreeze|"
@@ -328,7 +330,7 @@ _REACTION_KO = _rx(
     r"^(?!.*(뭐|무엇|어디|언제|누가|누구|어떻게|몇|얼마|알려|보여|줘|주세요|부탁))\s*(알겠|좋아|좋네|오케이|넵|네 ?알|감사|"
     r"고마워|고맙|이해했|잘 봤|잘 읽었|덕분에|도움이? ?(됐|되었|많이))[^?]*$",
 )
-_REMARK = _rx(r"(the|that|that's|thats|this|it|it's|its|i|i'm|i've|you|you're|we|makes|so|very|really|exactly|just|"
+_REMARK = _rx(r"^(the|that|that's|thats|this|it|it's|its|i|i'm|i've|you|you're|we|makes|so|very|really|exactly|just|"
               r"all|everything|for|totally|super|pretty|now|much|good|great|nice|perfect|helpful|clear)\b")
 # "really?", "진짜?": a reaction put as a question.
 _ECHO = _rx(r"^(really|seriously|for real|no way|are you sure|is that so|is that right|right)[\s?!.~]*+$",
