@@ -26,7 +26,7 @@ from rag.understand.routing import (
     asks_for_something,
     may_be_live,
     rule_route,
-    split_chatter,
+    what_it_asks,
 )
 
 EXAMPLES = "intents.jsonl"
@@ -121,7 +121,7 @@ class ClassifierRouter:
             return Route(ruled.intent, ruled.confidence, entities, ruled.reason)
         # The classifier reads what the message says after its chatty opening ("ok thanks, ..."): a "thanks"
         # in front pulls a question towards small talk otherwise.
-        own = split_chatter(original)[1] or original
+        own = what_it_asks(original)
         texts = [own] if rewritten.strip() in (original.strip(), own) else [own, rewritten]
         # The user's own words say what they want; the rewrite only adds the topic.
         probs = self.classifier.predict(texts)

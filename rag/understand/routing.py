@@ -145,6 +145,21 @@ def split_chatter(text: str) -> tuple[str, str]:
     return text[:end].strip(), text[end:].strip()
 
 
+# Words that only join a message to the conversation ("so", "그럼"): the classifier may read them, they pull
+# it nowhere (and the message's own vector is then the one the search embeds anyway).
+_CONNECTIVES = frozenset("so then and also but btw anyway well um uh 그럼 그러면 근데 그런데 그리고 혹시 참 아무튼 암튼".split())
+
+
+def what_it_asks(text: str) -> str:
+    """The message without its small-talk opening ("ok thanks, ..."), for the classifier; the message itself
+    when it opens with nothing or only with connectives."""
+    chatter, rest = split_chatter(text)
+    words = [w.strip(_PUNCT).lower() for w in chatter.split()]
+    if not rest or all(not w or w in _CONNECTIVES for w in words):
+        return text
+    return rest
+
+
 # --- What a message asks for ------------------------------------------------------------------------------
 
 # Korean requests end a clause with 줘 / 주세요 / 부탁해 ... (also "...해 주실 수 있나요?"). The verb right before
