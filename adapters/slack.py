@@ -175,8 +175,9 @@ class SlackRenderer:
         links = []
         for s in turn.sources:
             label = slack_escape(s.label).replace("|", "¦")  # '|' would end the link's label early
-            target = f"<{self.source_url_base}{url_path(s.path)}|{label}>" if self.source_url_base \
-                else f"{label} (`{slack_escape(s.path)}`)"
+            url = s.url or (f"{self.source_url_base}{url_path(s.path)}" if self.source_url_base else "")
+            # the stored link first (a wiki page, a permalink); mrkdwn wants & escaped inside a link too
+            target = f"<{url.replace('&', '&amp;')}|{label}>" if url else f"{label} (`{slack_escape(s.path)}`)"
             links.append(f"[{s.n}] {target}")
         return _context("\n".join(links))
 

@@ -22,7 +22,7 @@ from rag.understand.rewrite import HistoryTurn, Rewrite
 from rag.understand.routing import Intent, Route
 
 from .actions import ActionService
-from .controls import Control, SourceLink
+from .controls import Control, SourceLink, web_url
 from .inbound import DM_SESSION_SECONDS, Incoming, Received, is_start_over
 from .observability import RUN_ID, SESSION_ID, Metrics
 from .ratelimit import RateLimiter
@@ -88,7 +88,7 @@ class Turn:
     @property
     def numbered_sources(self) -> list[SourceLink]:
         """Every document handed to the answer, numbered as [n] refers to them."""
-        return [SourceLink(s.number, s.title, s.hits[0].chunk.heading, s.path)
+        return [SourceLink(s.number, s.title, s.hits[0].chunk.heading, s.path, web_url(s.hits[0].chunk.meta.url))
                 for s in number_sources(self.prepared.hits)]
 
     @property
