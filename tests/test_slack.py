@@ -12,7 +12,7 @@ from adapters.slack import SECTION_LIMIT, SlackAdapter, SlackRenderer
 from bot.actions import WebhookAction
 
 from conftest import build_service, service_over, slow_answers
-from slack_standin import BOT_USER, SlackStandIn, click_body, event_body, feedback_click, signed
+from slack_standin import BOT_USER, SlackStandIn, click_body, event_body, feedback_click, revocation_body, signed
 
 SECRET = "test-signing-secret"
 
@@ -641,6 +641,8 @@ def _sample_event(name: str, n: int) -> str:
             "user_id": "U1", "channel_id": "D1", "thread_ts": ts,
             "context": {"channel_id": "C1", "team_id": "T1", "enterprise_id": None}}}
         return json.dumps(body)
+    if name in ("tokens_revoked", "app_uninstalled"):
+        return json.dumps(revocation_body(name, event_id=f"EvR{n}"))
     return event_body(f"<@{BOT_USER}> 안녕", event_id=f"EvN{n}", ts=ts, kind=name)
 
 
