@@ -164,14 +164,14 @@ class NativeStream(_Writer):
                  stream_ts: str, control_ts: str | None, every: float, recipient: dict | None = None):
         self.client, self.renderer, self.channel, self.thread = client, renderer, channel, thread
         self.ts, self.control_ts, self.every = stream_ts, control_ts, every
-        self.recipient = recipient or {}  # recipient_user_id / recipient_team_id of a continuation
+        self.recipient = recipient or {}  # recipient_user_id / recipient_team_id, again for a continuation
         self.buffer, self.last, self.closed = "", time.monotonic(), False
         self.shown, self.broken = "", False  # the text Slack took; whether an append failed
         self.sent = 0  # characters of markdown in the current message
 
     def _fitting(self, raw: str) -> str:
-        """The longest start of `raw` whose markdown still fits this message, cut after a line break when one
-        is in its second half (as the non-streaming split does); "" when nothing fits."""
+        """The longest start of `raw` whose markdown still fits this message, cut after a line break (as the
+        non-streaming split does) or, with none in reach, where the last append ended; "" when nothing fits."""
         room = MESSAGE_LIMIT - self.sent
         n = min(len(raw), room)
         while n > 0:  # escaping only lengthens text, so each pass shrinks n by the overshoot
@@ -179,15 +179,17 @@ class NativeStream(_Writer):
             if over <= 0:
                 break
             n -= over
-        if 0 < n < len(raw):
+        if 0 < n < len(raw):  # the message ends here: after a line break when there is one
             cut = raw.rfind("\n", 0, n)
-            n = cut + 1 if cut >= n // 2 else n
+            n = cut + 1 if cut >= 0 else 0 if self.sent else n
         return raw[:max(n, 0)]
 
     async def _continue(self) -> None:
         """This message is full: stop its stream and continue the answer in a new one in the thread."""
         await self.client.chat_stopStream(channel=self.channel, ts=self.ts)
-        started = await self.client.chat_startStream(channel=self.channel, thread_ts=self.thread, **self.recipient)
+        started = await self.client.chat_startStream(channel=self.channel, thread_ts=self.thread,
+                                                     recipient_team_id=self.recipient.get("recipient_team_id"),
+                                                     recipient_user_id=self.recipient.get("recipient_user_id"))
         self.ts, self.sent = started["ts"], 0
 
     async def append(self, text: str) -> None:
@@ -543,7 +545,9 @@ class SlackAdapter:
                 blocks=[b for b in (self.renderer.query_line(turn),) if b] + self.renderer.controls(turn, key, True))
             try:
                 recipient = {k: v for k, v in (("recipient_team_id", user_team), ("recipient_user_id", user)) if v}
-                started = await self.client.chat_startStream(channel=key.channel, thread_ts=key.thread, **recipient)
+                started = await self.client.chat_startStream(channel=key.channel, thread_ts=key.thread,
+                                                             recipient_team_id=user_team or None,
+                                                             recipient_user_id=user or None)
                 return NativeStream(self.client, self.renderer, key.channel, key.thread, started["ts"],
                                     control["ts"], self.update_every, recipient)
             except SlackApiError as exc:
@@ -587,7 +591,7 @@ class SlackAdapter:
             asker_team = body["user"].get("team_id", "") if pressed.turn.user_id == user else ""
             await self.render(pressed.turn, key, pressed.turn.user_id, asker_team)
         elif pressed.note:
-            await self._tell(key, container, user, pressed)
+            await self._tell(key, container, user, pressed, respond)
 
     async def _share(self, value: str, user: str, respond) -> None:
         """Post a private answer in the channel it was asked in (its asker only), through the button's
@@ -602,15 +606,22 @@ class SlackAdapter:
         await respond(text=slack_markdown(answer.text[:3000]), blocks=blocks, response_type="in_channel",
                       delete_original=True)
 
-    async def _tell(self, key: SessionKey, container: dict, user: str, pressed: Pressed) -> None:
-        """A press's note: an action's result replaces its buttons; anything else only the clicker sees."""
+    async def _tell(self, key: SessionKey, container: dict, user: str, pressed: Pressed, respond) -> None:
+        """A press's note: an action's result replaces its buttons; anything else only the clicker sees, through
+        the click's response_url when Slack will not show them an ephemeral message there (someone who is not
+        a member of the channel, such as a guest reading a shared thread: `user_not_in_channel`)."""
         note = slack_escape(pressed.note)
         if pressed.public:
             await self.client.chat_update(channel=key.channel, ts=container["message_ts"], text=note,
                                           blocks=[_context(f"<@{user}>: {note}")])
         else:
-            await self.client.chat_postEphemeral(channel=key.channel, user=user, text=note,
-                                                 thread_ts=container.get("thread_ts"))
+            try:
+                await self.client.chat_postEphemeral(channel=key.channel, user=user, text=note,
+                                                     thread_ts=container.get("thread_ts"))
+            except SlackApiError as exc:
+                if exc.response.get("error") not in ("user_not_in_channel", "channel_not_found", "not_in_channel"):
+                    raise
+                await respond(text=note, response_type="ephemeral", replace_original=False)
 
     async def _on_command(self, ack, command: dict, respond, client: AsyncWebClient) -> None:
         """`/docbot question`: post the question in the channel and answer in its thread; where docbot is
