@@ -522,7 +522,7 @@ class SlackAdapter:
         """
         turn.delivered = asyncio.Event()  # a shutdown waits for the stream to be stopped, not just stored
         try:
-            writer = await self._open(turn, key, user, user_team or key.tenant)
+            writer = await self._open(turn, key, user, user_team)
         except Exception as exc:  # SlackApiError, a timeout, a dropped connection: the turn must still end
             log.error("could not open the answer message in %s: %s", key.channel, exc)
             await turn.fail(f"slack: {exc}")
@@ -538,7 +538,8 @@ class SlackAdapter:
             finally:
                 turn.delivered.set()
 
-    async def _open(self, turn: Turn, key: SessionKey, user: str, user_team: str) -> _Writer:
+    async def _open(self, turn: Turn, key: SessionKey, user: str, user_team: str = "") -> _Writer:
+        user_team = user_team or key.tenant  # a colleague of docbot's own workspace
         if self.streaming:
             control = await self.client.chat_postMessage(
                 channel=key.channel, thread_ts=key.thread, text=say(Text.SEARCHING, turn.prepared.question),

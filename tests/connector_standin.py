@@ -152,22 +152,21 @@ class ConnectorStandIn:
             return _error(403, "ContentStreamNotAllowed", f"stream {stream_id} is not open")
         text = body.get("text") or ""
         now = self.clock()
+        if open_stream is not None and now - open_stream["started"] > STREAM_SECONDS:
+            return _error(403, "ContentStreamNotAllowed", "Content stream finished due to exceeded streaming time.")
+        if kind == "informative" and len(text) > INFORMATIVE_LIMIT:
+            return _error(400, "BadArgument", "an informative update is limited to 1000 characters")
         if open_stream is not None:
-            if now - open_stream["started"] > STREAM_SECONDS:
-                return _error(403, "ContentStreamNotAllowed", "Content stream finished due to exceeded streaming time.")
-            if now - open_stream["last"] < STREAM_INTERVAL - 0.01:  # a scheduler's rounding is not a burst
-                return _error(429, "Throttled", "API calls quota exceeded")
-            open_stream["last"] = now
             if kind == "final" and not text.startswith(open_stream["text"]):
                 return _error(403, "ContentStreamNotAllowed",
                               "Request streamed content should contain the previously streamed content")
-        if kind == "informative" and len(text) > INFORMATIVE_LIMIT:
-            return _error(400, "BadArgument", "an informative update is limited to 1000 characters")
-        if kind != "final" and open_stream is not None:
-            if info.get("streamSequence", 0) <= open_stream["sequence"]:
+            if kind != "final" and info.get("streamSequence", 0) <= open_stream["sequence"]:
                 return _error(400, "BadArgument", "stream sequence numbers must increase")
             if kind == "streaming" and not text.startswith(open_stream["text"]):
                 return _error(400, "BadArgument", "a streamed chunk must contain everything streamed before it")
+            if now - open_stream["last"] < STREAM_INTERVAL - 0.01:  # a scheduler's rounding is not a burst
+                return _error(429, "Throttled", "API calls quota exceeded")
+            open_stream["last"] = now
         return None
 
     def _stream_id(self, conversation: str, body) -> str | None:
