@@ -2,7 +2,7 @@
 every call, Teams' two-minute stream limit)."""
 import time
 
-from test_teams import _client, settled, teams  # noqa: F401  (fixture)
+from test_teams import _client, settled
 from test_teams_service_url import APP_ID, BOT_TOKEN, signer, standin_hosts  # noqa: F401  (fixture)
 
 from adapters.teams import TeamsAdapter
@@ -33,15 +33,24 @@ async def test_every_connector_call_carries_the_bots_token(signer, connector, an
     assert final["type"] == "message" and "15" in final["text"]
 
 
-async def test_a_stream_past_two_minutes_still_shows_the_whole_answer(teams, connector, monkeypatch):  # noqa: F811
+async def test_a_stream_past_two_minutes_still_shows_the_whole_answer(connector, analyzer, embedder, classifier,
+                                                                      tmp_path, monkeypatch):
     """Teams ends a stream after two minutes (403 "Content stream finished due to exceeded streaming time."):
     the answer then arrives as an update of the streamed message, whole, and what is stored is what it shows."""
+    service = service_over(tmp_path, analyzer, embedder, classifier, {"leave.md": "# Leave\n\n15 days a year.\n"})
+    client = await _client(TeamsAdapter(service, update_every=0.0))
     slow_answers(monkeypatch, 6, delay=0.05)
-    # Two minutes pass once the first text chunk is in (the informative update and that chunk are the replies).
-    connector.clock = lambda: time.monotonic() + (121.0 if len(connector.of("reply")) >= 2 else 0.0)
-    await teams.post("/api/messages", json=message("연차는 1년에 며칠이야?", connector.service_url, activity_id="two-1"))
+    # The stream starts with the informative update (the clock is read when it is checked and when the stream
+    # opens); two minutes have passed by the next request.
+    reads = iter(range(10**6))
+    connector.clock = lambda: time.monotonic() + (121.0 if next(reads) >= 2 else 0.0)
+    try:
+        await client.post("/api/messages", json=message("How many days of leave?", connector.service_url,
+                                                        activity_id="two-1"))
+    finally:
+        await client.close()
     assert [r["code"] for r in connector.refused] == ["ContentStreamNotAllowed"]
     shown = connector.of("update")[-1]["text"]
-    conv = teams.service.store.conversation("teams", "tenant-1", "a:personal-1", "a:personal-1").id
-    answer = teams.service.store.history(conv, 2)[1]
+    conv = service.store.conversation("teams", "tenant-1", "a:personal-1", "a:personal-1").id
+    answer = service.store.history(conv, 2)[1]
     assert answer.status == "complete" and "part 5." in answer.text and answer.text in shown
