@@ -140,9 +140,12 @@ async def test_rate_limited_call_is_retried_after_retry_after(bot, slack, monkey
     from slack_sdk.http_retry import builtin_async_handlers
 
     waits: list[float] = []
+    now = [0.0]
+    slack.clock = lambda: now[0]  # the stand-in refuses a retry made before Retry-After has passed on its clock
 
     async def sleep(seconds: float) -> None:
         waits.append(seconds)
+        now[0] += seconds
         await asyncio.sleep(0)
 
     monkeypatch.setattr(builtin_async_handlers, "asyncio", types.SimpleNamespace(sleep=sleep))
@@ -151,6 +154,7 @@ async def test_rate_limited_call_is_retried_after_retry_after(bot, slack, monkey
     await until(lambda: slack.named("chat.stopStream"))
     assert len(slack.named("chat.startStream")) == 2  # the refused call, then its retry
     assert len(waits) == 1 and 1 <= waits[0] < 2  # Retry-After: 1, plus slack_sdk's jitter below a second
+    assert slack.early == []
 
 
 async def test_stop_keeps_the_partial_answer_everywhere(bot, slack):
