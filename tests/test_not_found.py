@@ -37,7 +37,7 @@ def _reading(kind, sentence, z, cosine, fills_slot, population=500, text=None):
     from rag.documents import Chunk, Hit
 
     hit = Hit(Chunk("a.md", 0, "A", "", text or sentence), 1.0, cosine, relevance=z, population=population)
-    reading = Reading(Kind(kind), background=(0.80, 0.02))
+    reading = Reading(Kind(kind), background={True: (0.80, 0.02), False: (0.80, 0.02)})
     reading.candidates = [Candidate("a.md", 0, sentence, hit, z, cosine, 1, fills_slot, z)]
     return reading, [hit]
 

@@ -38,7 +38,7 @@ class Verdict(StrEnum):
 # Numbers and Latin-script names ("20년", "2024", "P1", "SolTrack") mean the same in either language: a
 # question naming one that its best evidence lacks is about something the documents may not cover.
 # A capitalised word counts unless it starts the question ("How", "When").
-_ANCHOR = re.compile(r"\d+(?:[.,]\d+)?|\b[A-Za-z][A-Za-z0-9-]*[0-9][A-Za-z0-9-]*\b|(?<=[\s(\"'])[A-Z][A-Za-z0-9]+\b|"
+_ANCHOR = re.compile(r"\d+(?:[.,]\d+)?(?:[년월일시분개명대원회층차주])?|\b[A-Za-z][A-Za-z0-9-]*[0-9][A-Za-z0-9-]*\b|(?<=[\s(\"'])[A-Z][A-Za-z0-9]+\b|"
                      r"\b[A-Z]{2,}[A-Za-z0-9]*\b|\b[A-Z][a-z]+[A-Z][A-Za-z0-9]*\b")
 
 
@@ -53,25 +53,30 @@ class Judge:
     """
 
     answer_at: float = 3.0  # strength at or above which a slot-filling lead answers
-    hedge_at: float = 1.5  # below this (and below `lift_floor`) nothing near was found: "not found"
+    weak_at: float = 2.5  # a generic-level lift with strength under this is "not found"
     lift_floor: float = 1.0  # lift over generic text below which the best sentence is generic
     min_coverage: float = 0.5  # same-language evidence must hold this share of the question's topic words
     min_population: int = 30
 
     def verdict(self, reading: Reading, question: str, hits: list[Hit]) -> Verdict:
         lead = reading.best
-        if lead is None:
+        if lead is None or self._nothing_near(reading, lead):
             return Verdict.NOT_FOUND
-        strength = self.strength(reading, lead)
-        lift = reading.lift(lead)
-        if strength < self.hedge_at or lift < self.lift_floor:
-            return Verdict.NOT_FOUND
-        if self._same_language(question, lead) and reading.topic and reading.coverage(lead.path) == 0:
-            return Verdict.NOT_FOUND  # in the question's own language yet not one shared topic word: a near topic
-        if strength >= self.answer_at and (lead.fills or reading.kind == Kind.OTHER) and \
+        if self.strength(reading, lead) >= self.answer_at and (lead.fills or reading.kind == Kind.OTHER) and \
                 not missing_anchors(question, lead, hits) and self._covers(reading, question, lead):
             return Verdict.ANSWERED
         return Verdict.HEDGED
+
+    def _nothing_near(self, reading: Reading, lead: Candidate) -> bool:
+        """Whether the best evidence is no better than generic company text, or a near topic."""
+        strength, lift = self.strength(reading, lead), reading.lift(lead)
+        if lead.hit.population < self.min_population:  # a small index: only the lift speaks
+            return lift < self.lift_floor or (lift < 2 * self.lift_floor and not lead.fills)
+        if lift < self.lift_floor and strength < self.weak_at:
+            return True
+        # Every document in the question's own language shares none of its topic words and the other
+        # language's best is weak: a near topic ("회사 주식 옵션" against per-diem rules).
+        return strength < self.weak_at and bool(reading.same_language) and reading.same_language <= reading.off_topic
 
     def _covers(self, reading: Reading, question: str, lead: Candidate) -> bool:
         """Same-language evidence shares the question's topic words ("부산 사무실" against a Seoul guide does
@@ -97,5 +102,12 @@ _NOT_NAMES = frozenset({"I", "OK", "Ok"})
 
 
 def _mentions(text: str, anchor: str) -> bool:
-    """Whether `anchor` appears as a whole number or word ("20" is not in "2026", "P1" not in "P10")."""
-    return re.search(rf"(?<![0-9A-Za-z]){re.escape(anchor)}(?![0-9A-Za-z])", text, re.IGNORECASE) is not None
+    """Whether `anchor` appears as a whole number or word ("20" is not in "2026", "P1" not in "P10"); a
+    number with a Korean unit ("20년") must carry that unit, or an English one ("20 years"), not another
+    ("20일")."""
+    if anchor[-1].isdigit() or anchor[-1].isascii():
+        pattern = rf"(?<![0-9A-Za-z]){re.escape(anchor)}(?![0-9A-Za-z])"
+    else:
+        number, unit = re.escape(anchor[:-1]), re.escape(anchor[-1])
+        pattern = rf"(?<![0-9A-Za-z.,]){number}(?:\s?{unit}|\s?[A-Za-z]|(?![0-9가-힣.,]))"
+    return re.search(pattern, text, re.IGNORECASE) is not None

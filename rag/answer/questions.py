@@ -32,6 +32,7 @@ _I = re.IGNORECASE
 # Checked in this order, most specific first: "how many days … when my wife gives birth" asks for an
 # amount, "몇 시까지" for a time.
 _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
+    (Kind.WHAT, re.compile(r"\b(code|name|address|url|queue|channel)\b.{0,12}\?|(코드|이름|주소|큐|채널)(는|은|가|이)? ?(뭐|무엇)", _I)),
     (Kind.WHY, re.compile(r"\bwhy\b|\bcause[sd]?\b|\breason\b|\broot cause\b|왜|원인|이유|어째서", _I)),
     (Kind.WHO, re.compile(r"\bwho(m|se)?\b|\bwhich team\b|\bcontact\b|\bwhom to\b|\breport(ed)? to\b|\bescalat|"
                           r"누구|누가|어느 팀|어떤 팀|담당(자|팀|부서)|어디(로|에|에다)? ?(연락|문의|신고|말|보고)|"
@@ -42,7 +43,7 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
                                r"\bminimum\b|\bmax\b|\bmin\b|\bper (day|night|month|year|order)\b|\brate\b|\bprice\b|"
                                r"\bcost\b|\bfee\b|\bpercent|\bcharge\b|\bwhat temperature\b|\bnumber of\b|"
                                r"얼마|몇|며칠|기간|한도|상한|최대|최소|비율|퍼센트|요금|가격|비용|수당|금액|용량|"
-                               r"온도|번호", _I)),
+                               r"온도", _I)),
     (Kind.TIME, re.compile(r"\bwhen\b", _I)),
     (Kind.HOWTO, re.compile(r"\bhow (do|can|should|to)\b|\bsteps?\b|\bprocedure\b|\bprocess\b|\bwhat do i do\b|"
                             r"\bwhat should i do\b|\bset ?up\b|어떻게|방법|절차|하려면|순서|과정", _I)),
@@ -67,7 +68,7 @@ def question_kind(question: str) -> Kind:
 _DIGIT = re.compile(r"(?<![A-Za-z-])\d")
 # What "how much / how long / how many" is measured in: the sentence must carry that unit.
 _MONEY_ASK = re.compile(r"\bhow much\b|\bprice|\bcost|\bfee|\bcharge|\ballowance|\bstipend|\bpaid\b|\bpay\b|"
-                        r"얼마|가격|비용|요금|수당|금액|지원금|일비|식대|한도|급여|보상", re.IGNORECASE)
+                        r"얼마(?!나)|가격|비용|요금|수당|금액|지원금|일비|식대|한도|급여|보상", re.IGNORECASE)
 _MONEY = re.compile(r"\d[\d,.]*\s*(원|만\s?원|억|천\s?원|KRW|USD|SGD|EUR|JPY|달러|won)|(KRW|USD|SGD|EUR|\$|₩|€)\s?\d",
                     re.IGNORECASE)
 _DURATION_ASK = re.compile(r"\bhow long\b|\bhow soon\b|\bhow often\b|기간|며칠|얼마나 (오래|걸|기다|자주)|몇 ?(시간|분|일|주|개월|년)",
@@ -108,8 +109,8 @@ def fills(kind: Kind, sentence: str, question: str = "") -> bool:
         return bool(_WHY.search(sentence))
     if kind == Kind.HOWTO:
         return bool(_STEPWORD.search(sentence))
-    if kind == Kind.YESNO:
-        return bool(_RULE.search(sentence))
+    if kind == Kind.YESNO:  # "do we get a phone allowance?" is answered by the amount too
+        return bool(_RULE.search(sentence) or _DIGIT.search(sentence))
     if kind == Kind.WHICH:
         return bool(_NAMED.search(sentence))
     if kind == Kind.WHAT:
@@ -127,7 +128,7 @@ def _measures(sentence: str, question: str) -> bool:
 
 # Words that say what kind of answer is wanted, not what it is about: never topic words.
 QUESTION_WORDS = frozenset({
-    "얼마", "언제", "누구", "어디", "무엇", "뭐", "몇", "어떻게", "어느", "무슨", "방법", "절차", "기준", "규정", "정책",
+    "얼마", "언제", "누구", "어디", "무엇", "뭐", "몇", "며칠", "가능", "어떻게", "어느", "무슨", "방법", "절차", "기준", "규정", "정책",
     "policy", "rule", "rules", "process", "procedure", "way", "thing", "things",
 })
 

@@ -74,6 +74,8 @@ class Reading:
     shared_possible: int = 0  # topic terms in the query
     topic: frozenset[str] = frozenset()  # the question's own topic terms
     doc_terms: dict[str, frozenset[str]] = field(default_factory=dict)  # each read document's terms
+    same_language: frozenset[str] = frozenset()  # read documents in the question's language
+    off_topic: frozenset[str] = frozenset()  # ... of which share none of its topic words
 
     @property
     def best(self) -> Candidate | None:
@@ -145,8 +147,10 @@ class Reader:
         # A document in the question's own language that shares none of its topic words is a near topic
         # (another compensation page for a stock-option question), whatever its cosine says.
         language = main_language(question)
-        off_topic = {p for p in reading.doc_terms if reading.topic and reading.coverage(p) == 0
-                     and language in languages(" ".join(h.chunk.text for h in hits if h.chunk.path == p))}
+        reading.same_language = frozenset(p for p in reading.doc_terms if language in languages(
+            " ".join(h.chunk.text for h in hits if h.chunk.path == p)))
+        reading.off_topic = off_topic = frozenset(p for p in reading.same_language
+                                                  if reading.topic and reading.coverage(p) == 0)
         reading.shared_possible = len(wanted)
         for (path, position, sentence, hit), terms, z, cosine in zip(
                 found, self.analyzer.terms_many([s for _, _, s, _ in found]), relevance, cosines):
