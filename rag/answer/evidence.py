@@ -53,7 +53,8 @@ class Judge:
     """
 
     answer_at: float = 3.0  # strength at or above which a slot-filling lead answers
-    weak_at: float = 2.5  # a generic-level lift with strength under this is "not found"
+    generic_at: float = 2.2  # a generic-level lift with strength under this is "not found"
+    weak_at: float = 2.5  # near-topic evidence with strength under this is "not found"
     lift_floor: float = 1.0  # lift over generic text below which the best sentence is generic
     min_coverage: float = 0.5  # same-language evidence must hold this share of the question's topic words
     min_population: int = 30
@@ -72,11 +73,12 @@ class Judge:
         strength, lift = self.strength(reading, lead), reading.lift(lead)
         if lead.hit.population < self.min_population:  # a small index: only the lift speaks
             return lift < self.lift_floor or (lift < 2 * self.lift_floor and not lead.fills)
-        if lift < self.lift_floor and strength < self.weak_at:
+        if lift < self.lift_floor and strength < self.generic_at:
             return True
         # Every document in the question's own language shares none of its topic words and the other
         # language's best is weak: a near topic ("회사 주식 옵션" against per-diem rules).
-        return strength < self.weak_at and bool(reading.same_language) and reading.same_language <= reading.off_topic
+        return strength < self.weak_at and lift < 1.5 * self.lift_floor and bool(reading.same_language) and \
+            reading.same_language <= reading.off_topic
 
     def _covers(self, reading: Reading, question: str, lead: Candidate) -> bool:
         """Same-language evidence shares the question's topic words ("부산 사무실" against a Seoul guide does
