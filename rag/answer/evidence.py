@@ -23,7 +23,7 @@ from enum import StrEnum
 from rag.documents import Hit
 from rag.text.language import languages, main_language
 
-from .questions import Kind
+from .questions import Kind, is_summary
 from .reading import Candidate, Reading
 
 
@@ -53,6 +53,7 @@ class Judge:
     """
 
     answer_at: float = 3.0  # strength at or above which a slot-filling lead answers
+    summary_at: float = 2.0  # the same for "summarise X"
     generic_at: float = 2.2  # a generic-level lift with strength under this is "not found"
     weak_at: float = 2.5  # near-topic evidence with strength under this is "not found"
     lift_floor: float = 1.0  # lift over generic text below which the best sentence is generic
@@ -63,7 +64,9 @@ class Judge:
         lead = reading.best
         if lead is None or self._nothing_near(reading, lead):
             return Verdict.NOT_FOUND
-        if self.strength(reading, lead) >= self.answer_at and (lead.fills or reading.kind == Kind.OTHER) and \
+        # A summary has no one sentence much closer than the rest: the document being on topic is enough.
+        bar = self.summary_at if is_summary(question) else self.answer_at
+        if self.strength(reading, lead) >= bar and (lead.fills or reading.kind == Kind.OTHER) and \
                 not missing_anchors(question, lead, hits) and self._covers(reading, question, lead):
             return Verdict.ANSWERED
         return Verdict.HEDGED
@@ -77,8 +80,8 @@ class Judge:
             return True
         # Every document in the question's own language shares none of its topic words and the other
         # language's best is weak: a near topic ("회사 주식 옵션" against per-diem rules).
-        return strength < self.weak_at and lift < 1.5 * self.lift_floor and bool(reading.same_language) and \
-            reading.same_language <= reading.off_topic
+        near_topic = bool(reading.same_language) and reading.same_language <= reading.off_topic
+        return near_topic and lift < 1.5 * self.lift_floor and (strength < self.weak_at or not lead.fills)
 
     def _covers(self, reading: Reading, question: str, lead: Candidate) -> bool:
         """Same-language evidence shares the question's topic words ("부산 사무실" against a Seoul guide does

@@ -55,9 +55,20 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
 )
 
 
+# "Summarise X" / "X 요약해줘" asks for the gist: no single slot to fill.
+_SUMMARY = re.compile(r"\bsummar|\boverview\b|\btl;?dr\b|요약|개요|정리해", re.IGNORECASE)
+
+
+def is_summary(question: str) -> bool:
+    """Whether the question asks for the gist of a document rather than one fact."""
+    return bool(_SUMMARY.search(question))
+
+
 def question_kind(question: str) -> Kind:
-    """The slot the question asks to fill (OTHER when none is recognised)."""
+    """The slot the question asks to fill (OTHER when none is recognised, or for a summary)."""
     text = question.strip()
+    if is_summary(text):
+        return Kind.OTHER
     for kind, pattern in _ASKS:
         if pattern.search(text):
             return kind
@@ -145,7 +156,8 @@ _DESCRIBES = re.compile(
     r"^(this|the following) (document|page|policy|guide|article|sop|handbook|section|procedure|wiki)\b.{0,40}"
     r"\b(describes?|explains?|covers?|sets out|outlines?|summari[sz]es|is for|lists|applies)\b|"
     r"^(이|본) ?(문서|페이지|안내|가이드|정책|규정|절차서?|핸드북)(는|은|에서는|에서)\b.{0,60}"
-    r"(설명|정리|다룹니다|안내합니다|규정합니다|기술합니다|정합니다|담고)", re.IGNORECASE)
+    r"(설명|정리|다룹니다|안내합니다|규정합니다|기술합니다|정합니다|담고|관리합니다|관리하며|소유합니다)|"
+    r"^(this|the) (document|page|policy|guide|wiki)( page)? is (maintained|owned|managed|kept) by\b", re.IGNORECASE)
 _POINTER = re.compile(
     r"^(see|refer to|for (more )?(details|information|more),? see|more (details|information) (in|at)|read)\b|"
     r"(자세한|상세한|세부) ?(내용|사항)은.{0,60}(참고|참조|확인)|(문서|페이지|위키)를? ?(참고|참조)하(세요|십시오|시기)",
@@ -167,7 +179,7 @@ _CHANGELOG_HEADING = re.compile(r"change ?log|revision history|version history|d
                                 r"변경 ?(이력|내역|사항)|개정 ?(이력|내역)|수정 ?이력|버전 ?이력", re.IGNORECASE)
 _VERSION_ROW = re.compile(r"^v\d+(\.\d+)*\b", re.IGNORECASE)  # "v2.1 — …"; a dated row may be a holiday
 _ASKS_CHANGES = re.compile(r"\bchang|\bupdat|\brevis|\bwhat'?s new\b|\bdifferen|\bold (policy|version)\b|"
-                           r"\bprevious\b|바뀌|바꼈|변경|개정|달라|이전|예전|구버전", re.IGNORECASE)
+                           r"\bprevious\b|바뀌|바뀐|바꼈|바꾼|변한|변했|변경|개정|달라|이전|예전|구버전", re.IGNORECASE)
 
 
 def asks_about_changes(question: str) -> bool:
