@@ -16,7 +16,7 @@ from rag.text.analysis import Analyzer
 from rag.text.language import is_korean
 from rag.understand.rewrite import HistoryTurn
 
-from .questions import Kind
+from .questions import Kind, asks_several
 from .reading import Candidate, Reader, Reading
 
 
@@ -67,11 +67,12 @@ class ExtractiveAnswerer:
     """
 
     def __init__(self, analyzer: Analyzer, embedder: Embedder, max_sentences: int = 4, reader: Reader | None = None,
-                 same_gap: float = 1.0, other_gap: float = 0.8, max_steps: int = 10):
+                 same_gap: float = 1.0, other_gap: float = 0.8, several_gap: float = 2.5, max_steps: int = 10):
         self.reader = reader or Reader(analyzer, embedder)
         self.max_sentences, self.max_steps = max_sentences, max_steps
         self.same_gap = same_gap  # a second sentence of the lead's document within this much of the lead
         self.other_gap = other_gap  # another document's best sentence within this much of the lead
+        self.several_gap = several_gap  # ... or this much when the question asks two things at once
 
     def judge(self, question: str, query: str, hits: list[Hit]) -> Reading:
         """The reading the answer will quote from (the pipeline judges answerability on it)."""
@@ -82,7 +83,7 @@ class ExtractiveAnswerer:
         """A header line (a hedge when the evidence is weak), then the chosen sentences with citations."""
         korean = is_korean(question)
         reading = await asyncio.to_thread(self.reader.read, question, query, hits) if hits else None
-        picked = self.pick(reading) if reading else []
+        picked = self.pick(reading, question) if reading else []
         if not picked:
             yield NOT_FOUND[korean]
             return
@@ -91,7 +92,7 @@ class ExtractiveAnswerer:
         for candidate in picked:
             yield f"• {candidate.sentence} [{numbers[candidate.path]}]\n"
 
-    def pick(self, reading: Reading) -> list[Candidate]:
+    def pick(self, reading: Reading, question: str = "") -> list[Candidate]:
         """The sentences to quote, in the order they are shown."""
         lead = reading.best
         if lead is None:
@@ -101,8 +102,9 @@ class ExtractiveAnswerer:
             return steps
         same = [c for c in reading.candidates[1:] if c.path == lead.path and c.score >= lead.score - self.same_gap]
         others: list[Candidate] = []
+        gap = self.several_gap if asks_several(question) else self.other_gap
         for c in reading.candidates[1:]:
-            if c.path != lead.path and c.score >= lead.score - self.other_gap and \
+            if c.path != lead.path and c.score >= lead.score - gap and \
                     all(o.path != c.path for o in others):
                 others.append(c)
         room = max(0, self.max_sentences - 1 - len(others[:2]))

@@ -59,6 +59,17 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
 _SUMMARY = re.compile(r"\bsummar|\boverview\b|\btl;?dr\b|요약|개요|정리해", re.IGNORECASE)
 
 
+# Two things asked at once ("compare A and B", "who owns X and how do I page them?"): each part may sit in
+# another document, so the answer quotes the best of each close document, not only the lead's.
+_SEVERAL = re.compile(r"\bcompar|\bvs\.?\s|\bversus\b|\bdifferen|\band (how|what|when|who|where|which|why)\b|"
+                      r"\bboth\b|비교|차이|둘 다|각각|어느 쪽", re.IGNORECASE)
+
+
+def asks_several(question: str) -> bool:
+    """Whether the question asks for two or more things (a comparison, a two-part question)."""
+    return bool(_SEVERAL.search(question))
+
+
 def is_summary(question: str) -> bool:
     """Whether the question asks for the gist of a document rather than one fact."""
     return bool(_SUMMARY.search(question))
