@@ -20,13 +20,10 @@ from urllib.parse import quote
 from rich.console import Console
 from rich.markup import escape
 
-from bot.controls import Control, buttons
+from bot.controls import Control, buttons, stopped_note
 from bot.conversation import ConversationService, SessionKey, Turn
 from bot.inbound import Incoming
 from rag.messages import Text, say
-
-HELP = ("Commands: /new (new thread), /regen (regenerate last answer), /confirm N and /cancel N (a pending "
-        "action), /quit. Anything else is a question.")
 
 
 class ConsoleChat:
@@ -44,6 +41,7 @@ class ConsoleChat:
         self.source_url_base, self.offline = source_url_base, offline
         self._current: Turn | None = None  # the answer being written, for Ctrl-C
         self._last_run = ""  # the latest answer's run, what /regen regenerates
+        self._language = ""  # the latest question: the console's own notes follow its language
 
     def _new_key(self) -> SessionKey:
         return SessionKey("console", "local", self.user, uuid.uuid4().hex[:12])
@@ -56,7 +54,7 @@ class ConsoleChat:
         interactive = lines.isatty()
         if interactive:
             _enable_line_editing()
-            self.out.print(f"[bold]docbot[/] — ask about your documents. {HELP}")
+            self.out.print(f"[bold]{_escape(say(Text.CONSOLE_WELCOME, ''))}[/] {_escape(say(Text.CONSOLE_HELP, ''))}")
         self._watch_interrupts()
         if self._warm_up is not None:
             self._ready = asyncio.create_task(asyncio.to_thread(self._warm_up))
@@ -82,7 +80,7 @@ class ConsoleChat:
         if self._current is not None and not self._current.done.is_set():
             self._current.cancelled.set()
         else:
-            self.out.print("\n[dim](Ctrl-C stops an answer; /quit or Ctrl-D leaves)[/]")
+            self.out.print(f"\n[dim]{_escape(say(Text.CONSOLE_CTRL_C, self._language))}[/]")
 
     async def _until_ready(self) -> None:
         """Wait for the warm-up still loading the models; if it failed, the turn meets the error and apologises."""
@@ -99,7 +97,7 @@ class ConsoleChat:
         if command in ("/quit", "/exit"):
             return False
         if command == "/help":
-            self.out.print(HELP)
+            self.out.print(_escape(say(Text.CONSOLE_HELP, self._language)))
             return True
         if command.split()[0:1] in (["/confirm"], ["/cancel"]):
             await self.decide(command)
@@ -108,18 +106,19 @@ class ConsoleChat:
         if command == "/regen":
             pressed = await self.service.press(self.key, Control.REGENERATE, self._last_run, self.user)
             if pressed.turn is None:
-                self.out.print(f"[dim]{_escape(pressed.note) if self._last_run else 'nothing to regenerate yet'}[/]")
+                note = pressed.note if self._last_run else say(Text.NOTHING_TO_REGENERATE, self._language)
+                self.out.print(f"[dim]{_escape(note)}[/]")
                 return True
             turn = pressed.turn
             if self.offline:
-                self.out.print("[dim](offline answers are quoted from the documents, so the same question gives "
-                               "the same answer; rephrase it to search differently)[/]")
+                self.out.print(f"[dim]{_escape(say(Text.CONSOLE_SAME_ANSWER, self._language))}[/]")
         else:
             received = await self.service.receive(Incoming(self.key, line, self.user, direct=True))
             if received.turn is None:  # started over ("/new", "새 대화"...): the core forgot the history
                 self._last_run = ""
-                self.out.print(f"[dim]— new thread — {_escape(received.note)}[/]")
+                self.out.print(f"[dim]{say(Text.CONSOLE_NEW_THREAD, line)} {_escape(received.note)}[/]")
                 return True
+            self._language = line
             turn = received.turn
         await self.render(turn)
         return True
@@ -128,7 +127,7 @@ class ConsoleChat:
         """The console's Confirm / Cancel buttons."""
         verb, _, number = command.partition(" ")
         if not number.strip().isdigit():
-            self.out.print("usage: /confirm N or /cancel N")
+            self.out.print(_escape(say(Text.CONSOLE_DECIDE_USAGE, self._language)))
             return
         control = Control.CONFIRM if verb == "/confirm" else Control.CANCEL
         pressed = await self.service.press(self.key, control, number.strip(), self.user)
@@ -148,8 +147,8 @@ class ConsoleChat:
                 self.out.print(_escape(piece), end="", soft_wrap=True)
         finally:
             self._current = None
-        if turn.status == "cancelled":
-            self.out.print(f"\n[dim]{say(Text.STOPPED, turn.prepared.question)}[/]", end="")
+        if stopped_note(turn):
+            self.out.print(f"\n[dim]{stopped_note(turn)}[/]", end="")
         self.out.print()
         for source in turn.sources:
             self.out.print(f"[dim]  [{source.n}] {_escape(source.label)} ({_escape(self._link(source.path))})[/]")

@@ -28,7 +28,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.signature import SignatureVerifier
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.controls import Button, Control, buttons
+from bot.controls import Button, Control, buttons, stopped_note, target_of
 from bot.conversation import ConversationService, Earlier, Pressed, SessionKey, Turn
 from bot.inbound import Incoming
 from rag.messages import Text, say, verb
@@ -83,8 +83,7 @@ def _pressed(value: str) -> tuple[str | None, str]:
             legacy = json.loads(value)
         except ValueError:
             return None, ""
-        target = next((legacy[k] for k in ("run", "action", "message") if k in legacy), "")
-        return legacy.get("team"), str(target)
+        return legacy.get("team"), target_of(legacy)
     team, _, target = value.rpartition(":")
     return team or None, target
 
@@ -198,8 +197,8 @@ class NativeStream(_Writer):
             log.warning("chat.appendStream failed in %s: %s; stopping the stream", self.channel, exc)
             self.broken = True
         tail = [b for b in (self.renderer.sources(turn),) if b] + self.renderer.controls(turn, key, False)
-        if turn.status == "cancelled":
-            tail.insert(0, _context(f"_{say(Text.STOPPED, turn.prepared.question)}_"))
+        if stopped_note(turn):
+            tail.insert(0, _context(f"_{stopped_note(turn)}_"))
         try:
             await self.client.chat_stopStream(channel=self.channel, ts=self.ts, blocks=tail)
         except SlackApiError as exc:
@@ -247,8 +246,7 @@ class UpdateStream(_Writer):
                                                    text=say(Text.CONTINUED, self.turn.prepared.question))
 
     async def finish(self, turn: Turn, key: SessionKey) -> None:
-        stopped = f"\n\n_{say(Text.STOPPED, turn.prepared.question)}_" if turn.status == "cancelled" else ""
-        self.text = turn.text + stopped
+        self.text = turn.text + (f"\n\n_{note}_" if (note := stopped_note(turn)) else "")
         await self._update(running=False)
 
 
@@ -360,22 +358,20 @@ class SlackAdapter:
             if not edited.get("ts") or edited.get("subtype"):
                 return
             edited.update(channel=event.get("channel"), channel_type=event.get("channel_type"))
-            delivery = f"edit:{edited['ts']}:{(edited.get('edited') or {}).get('ts')}"
-            await self._receive(self._incoming(edited, body, bot, edit_of=edited["ts"], delivery=delivery))
+            await self._receive(self._incoming(edited, body, bot, edit_of=edited["ts"]))
         elif subtype in (None, "file_share", "thread_broadcast"):
             await self._receive(self._incoming(event, body, bot))
 
-    def _incoming(self, event: dict, body: dict, bot: str, *, mentioned: bool = False, edit_of: str = "",
-                  delivery: str = "") -> Incoming:
+    def _incoming(self, event: dict, body: dict, bot: str, *, mentioned: bool = False, edit_of: str = "") -> Incoming:
         """A Slack message as the core's facts. Its delivery id is the message (channel and ts), so a retry
         and the `message` event that accompanies an `app_mention` are the same delivery."""
         key, raw, ts = self._key(body, event), event.get("text") or "", event["ts"]
         thread = event.get("thread_ts")
         mentions = set(_MENTION.findall(raw))
-        text = slack_plain(_MENTION.sub("", raw)).strip()  # as the person wrote it
+        text = slack_plain(_MENTION.sub("", raw))  # as the person wrote it
         direct, reply = event.get("channel_type") == "im", bool(thread) and thread != ts
         return Incoming(
-            key, text, event.get("user", ""), delivery_id=delivery or f"{event['channel']}:{ts}", message_id=ts,
+            key, text, event.get("user", ""), delivery_id=f"{event['channel']}:{ts}", message_id=ts,
             mentioned=mentioned or (bool(bot) and f"<@{bot}>" in mentions), direct=direct,
             mentions_others=bool(mentions - {f"<@{bot}>"}), reply=reply, opens_thread=not thread, edit_of=edit_of,
             from_app=bool(event.get("bot_id")), participants=frozenset({event.get("parent_user_id") or ""} - {"", bot}),
@@ -435,7 +431,7 @@ class SlackAdapter:
         """Name an assistant thread after its first question (not an assistant thread: Slack says no)."""
         try:
             await self.client.assistant_threads_setTitle(channel_id=key.channel, thread_ts=key.thread,
-                                                         title=question[:TITLE_LIMIT] or "docbot")
+                                                         title=question.strip()[:TITLE_LIMIT] or "docbot")
         except Exception as exc:  # cosmetic, like the status line
             log.info("assistant thread title not set in %s: %s", key.channel, exc.__class__.__name__)
 
@@ -509,8 +505,7 @@ class SlackAdapter:
         key = SessionKey("slack", team, container.get("channel_id", ""),
                          container.get("thread_ts") or container.get("message_ts", ""))
         pressed = await self.service.press(key, control, target, user,
-                                           delivery_id=f"slack:press:{container.get('message_ts')}:{control}:"
-                                                       f"{action.get('action_ts', '')}")
+                                           delivery_id=f"{container.get('message_ts')}:{control}:{action.get('action_ts', '')}")
         if pressed.turn is not None:
             await self.render(pressed.turn, key, pressed.turn.user_id)
         elif pressed.note:

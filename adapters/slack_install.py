@@ -90,12 +90,10 @@ class ThreadedStateStore(AsyncOAuthStateStore):
 
 
 def oauth_settings(config: OAuthConfig, engine) -> AsyncOAuthSettings:
-    """Bolt's OAuth settings with both stores in docbot's database (their tables created if missing:
-    slack_sdk owns their schema)."""
+    """Bolt's OAuth settings with both stores in docbot's database; their tables come with its schema (the
+    store's migrations, bot/migrations/versions/0005_slack_oauth.py), not from slack_sdk's `create_all`."""
     installations = SQLAlchemyInstallationStore(client_id=config.client_id, engine=engine)
     states = SQLAlchemyOAuthStateStore(expiration_seconds=config.state_seconds, engine=engine)
-    installations.create_tables()
-    states.metadata.create_all(engine)
     return AsyncOAuthSettings(
         client_id=config.client_id, client_secret=config.client_secret, scopes=config.scopes,
         installation_store=ThreadedInstallationStore(installations), state_store=ThreadedStateStore(states),

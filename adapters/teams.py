@@ -16,7 +16,6 @@ answer continues in further messages.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import time
@@ -27,26 +26,22 @@ from aiohttp import web
 from microsoft_agents.activity import Activity, Attachment, Entity, InvokeResponse
 from microsoft_agents.hosting.aiohttp import CloudAdapter, jwt_authorization_middleware
 from microsoft_agents.hosting.core import ActivityHandler, OutboundHostValidator, TurnContext
-from microsoft_agents.hosting.core.app.streaming import Citation, StreamingResponse
+from microsoft_agents.hosting.core.app.streaming import StreamingResponse
 from microsoft_agents.hosting.core.authorization import AgentAuthConfiguration
 from microsoft_agents.hosting.core.authorization.anonymous_token_provider import AnonymousTokenProvider
 
-from bot.controls import Button, Control, buttons
+from bot.controls import Control, pressed, stopped_note
 from bot.conversation import ConversationService, SessionKey, Turn
 from bot.inbound import Incoming
 from bot.observability import RUN_ID
 from rag.messages import Text, say
 from rag.resilience import RetryPolicy, transient_http
 
-from .markup import explicit_links, html_escape, split_text, url_path
+from .markup import explicit_links, html_escape, split_text
+from .teams_render import CARD, CONTINUATION, ENVELOPE, MESSAGE_BUDGET, ai_entity, card, citations, fit, utf16_size
 
 log = logging.getLogger(__name__)
 
-CARD = "application/vnd.microsoft.card.adaptive"
-MESSAGE_BUDGET = 80 * 1024  # bytes of an activity's JSON as UTF-16 (Teams: 100 KB refused, 80 KB advised)
-ENVELOPE = 4096  # bytes the SDK's envelope (ids, urls, conversation, sender) may add to what docbot builds
-CONTINUATION = MESSAGE_BUDGET // 2 // 5 - ENVELOPE  # characters of answer in one continuation message
-CITATION_ABSTRACT = 160  # characters of a citation's abstract (the strictest figure seen; the SDK clips at 480)
 # Hosts Teams' service URLs live on (public cloud, GCC, GCC High, DoD, Web Chat/Direct Line): an activity
 # naming any other serviceUrl is refused with 401, so the bot's token never leaves Microsoft. Sovereign or
 # national clouds set DOCBOT_TEAMS_SERVICE_URL_HOSTS. Narrower than the SDK's own default list, which
@@ -61,100 +56,6 @@ POLICY = RetryPolicy(attempts=4)
 async def with_retries(policy: RetryPolicy, call: Callable[[], Awaitable[Any]]) -> Any:
     """One connector call under the retry policy."""
     return await policy.call_async(call, transient_http)
-
-
-def utf16_size(payload: Any) -> int:
-    """How Teams measures a message: its JSON encoded as UTF-16."""
-    return len(json.dumps(payload, ensure_ascii=False, default=str).encode("utf-16-le"))
-
-
-def card(turn: Turn, text: str | None, running: bool) -> dict:
-    """The answer card: rewritten query (small), the answer (None: the message text is the answer),
-    sources, and the buttons that fit its state."""
-    body: list[dict] = []
-    if turn.prepared.searched:
-        body.append({"type": "TextBlock", "text": f"🔎 {explicit_links(turn.rewritten)}", "size": "Small",
-                     "isSubtle": True, "wrap": True})
-    if text is not None:  # TextBlocks render Markdown links (not HTML): a document's link shows its target.
-        body.append({"type": "TextBlock", "text": explicit_links(text) or "…", "wrap": True})
-    if turn.sources and not running:
-        lines = [f"[{s.n}] {s.label} ({s.path})" for s in turn.sources]
-        body.append({"type": "TextBlock", "text": "\n\n".join(lines), "size": "Small", "isSubtle": True,
-                     "wrap": True, "separator": True})
-    return {"type": "AdaptiveCard", "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
-            "version": "1.5", "body": body, "actions": [_submit(b) for b in buttons(turn, running)]}
-
-
-_STYLES = {"primary": "positive", "danger": "destructive"}
-
-
-def _submit(button: Button) -> dict:
-    """A core button as an Action.Submit: `docbot` names the control, `target` what it acts on."""
-    action = {"type": "Action.Submit", "title": button.label, "data": {"docbot": button.control,
-                                                                      "target": button.target}}
-    if button.style in _STYLES:
-        action["style"] = _STYLES[button.style]
-    return action
-
-
-def pressed_control(data: dict) -> tuple[Control, str] | None:
-    """The control and target of a card submit; cards sent before targets existed used other keys."""
-    kind = str(data.get("docbot"))
-    if kind == "feedback":  # legacy: one kind with a helpful flag
-        kind = Control.HELPFUL if data.get("helpful") else Control.NOT_HELPFUL
-    try:
-        control = Control(kind)
-    except ValueError:
-        return None
-    target = data.get("target", next((data[k] for k in ("run", "action", "message") if k in data), ""))
-    return control, str(target)
-
-
-def citations(turn: Turn, url_base: str | None = None) -> list[Citation]:
-    """Teams citation entities for the numbered sources ([n] in the answer refers to the n-th)."""
-    out = []
-    for s in turn.numbered_sources:  # positions must match the [n] numbers, cited or not
-        hit = next((h for h in turn.prepared.hits if h.chunk.path == s.path), None)
-        url = f"{url_base.rstrip('/')}/{url_path(s.path)}" if url_base else None
-        out.append(Citation(content=_abstract(hit.chunk.text if hit else s.title), title=s.title[:80],
-                            url=url, filepath=s.path))
-    return out
-
-
-def _abstract(text: str) -> str:
-    """A citation's abstract: at most CITATION_ABSTRACT characters, cut at a word."""
-    text = " ".join(text.split())
-    if len(text) <= CITATION_ABSTRACT:
-        return text
-    cut = text.rfind(" ", 0, CITATION_ABSTRACT - 1)
-    return text[:cut if cut > CITATION_ABSTRACT // 2 else CITATION_ABSTRACT - 1] + "…"
-
-
-def ai_entity(turn: Turn, url_base: str | None) -> dict:
-    """The AI-generated label and the citations, as the message entity Teams reads (group chats and
-    channels; one-on-one streams get the same from the SDK)."""
-    claims = [{"@type": "Claim", "position": n, "appearance": {
-        "@type": "DigitalDocument", "name": c.title or f"Document #{n}", "abstract": c.content,
-        **({"url": c.url} if c.url else {})}} for n, c in enumerate(citations(turn, url_base), 1)]
-    entity: dict = {"type": "https://schema.org/Message", "@type": "Message", "@context": "https://schema.org",
-                    "@id": "", "additionalType": ["AIGeneratedContent"]}
-    if claims:
-        entity["citation"] = claims
-    return entity
-
-
-def fit(text: str, room: int) -> tuple[str, str]:
-    """(head, rest): the longest head of `text` whose UTF-16 JSON string takes at most `room` bytes,
-    cut at a line break where one is near."""
-    if utf16_size(text) <= room:
-        return text, ""
-    low, high = 0, len(text)
-    while low < high:  # binary search on the length: JSON escaping makes the size uneven per character
-        mid = (low + high + 1) // 2
-        low, high = (mid, high) if utf16_size(text[:mid]) <= room else (low, mid - 1)
-    cut = text.rfind("\n", 0, low)
-    cut = cut if cut > low // 2 else low
-    return text[:cut], text[cut:].lstrip("\n")
 
 
 class _AnonymousConnections:
@@ -250,11 +151,9 @@ class DocbotAgent(ActivityHandler):
         recipient = activity.recipient.id if activity.recipient else ""
         mentioned = {m.mentioned.id for m in activity.get_mentions() if m.mentioned is not None}
         sender, edit = activity.from_property, activity.type == "messageUpdate"
-        text = (ctx.remove_recipient_mention(activity) or activity.text or "").strip()
-        # An edit keeps the original's id; each revision is its own delivery.
-        delivery = f"edit:{activity.id}:{hashlib.sha256(text.encode()).hexdigest()[:16]}" if edit else activity.id
-        return Incoming(
-            self.key(activity), text, self.user(activity), delivery_id=delivery or "", message_id=activity.id or "",
+        text = ctx.remove_recipient_mention(activity) or activity.text or ""
+        return Incoming(  # an edit keeps the original's id
+            self.key(activity), text, self.user(activity), delivery_id=activity.id or "", message_id=activity.id or "",
             edit_of=(activity.id or "") if edit else "",
             mentioned=recipient in mentioned, direct=self.personal(activity),
             mentions_others=bool(mentioned - {recipient, ""}), reply=not self.personal(activity),
@@ -336,7 +235,7 @@ class DocbotAgent(ActivityHandler):
             if time.monotonic() - last >= self.update_every:
                 await self._update(ctx, sent.id, turn, turn.text, running=True)
                 last = time.monotonic()
-        text = turn.text + (f"\n\n_{say(Text.STOPPED, turn.prepared.question)}_" if turn.status == "cancelled" else "")
+        text = turn.text + (f"\n\n_{note}_" if (note := stopped_note(turn)) else "")
         rest = await self._update(ctx, sent.id, turn, text, running=False)
         await self.service.shown_as(turn, sent.id)
         await self._continue(ctx, turn, rest)
@@ -372,21 +271,18 @@ class DocbotAgent(ActivityHandler):
 
     async def _on_card(self, ctx: TurnContext, data: dict) -> None:
         """A card button: the core decides; the conversation is the one the card was submitted from."""
-        parsed = pressed_control(data)
+        parsed = pressed(str(data.get("docbot")), data)
         if parsed is None:
             return
-        activity_id = ctx.activity.id
-        pressed = await self.service.press(self.key(ctx.activity), *parsed, self.user(ctx.activity),
-                                           delivery_id=f"teams:{activity_id}" if activity_id else None)
-        if pressed.turn is not None:
-            await self.render(ctx, pressed.turn)
-        elif pressed.note and pressed.public and ctx.activity.reply_to_id:  # the result replaces the buttons
-            done = Activity(type="message", id=ctx.activity.reply_to_id, text=html_escape(pressed.note))
+        result = await self.service.press(self.key(ctx.activity), *parsed, self.user(ctx.activity),
+                                          delivery_id=ctx.activity.id)
+        if result.turn is not None:
+            await self.render(ctx, result.turn)
+        elif result.note and result.public and ctx.activity.reply_to_id:  # the result replaces the buttons
+            done = Activity(type="message", id=ctx.activity.reply_to_id, text=html_escape(result.note))
             await with_retries(self.policy, lambda: ctx.update_activity(done))
-        elif pressed.note and (self.personal(ctx.activity) or not pressed.ok):
-            # Teams has no message only the clicker sees: in a group a thank-you would be noise for everyone,
-            # so only refusals are said there (they name nobody).
-            await self._send(ctx, html_escape(pressed.note))
+        elif result.note and (self.personal(ctx.activity) or not result.courtesy):  # no message for one in a group
+            await self._send(ctx, html_escape(result.note))
 
 
 async def on_turn_error(context: TurnContext, error: Exception) -> None:

@@ -8,9 +8,10 @@ that the clicker may press it.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rag.messages import Text, say
 
@@ -75,3 +76,28 @@ def buttons(turn: "Turn", running: bool) -> list[Button]:
     return [Button(Control.REGENERATE, say(Text.BUTTON_REGENERATE, lang), turn.run_id),
             Button(Control.HELPFUL, say(Text.BUTTON_HELPFUL, lang), answer),
             Button(Control.NOT_HELPFUL, say(Text.BUTTON_NOT_HELPFUL, lang), answer)]
+
+
+# Buttons sent by earlier versions named their target by what it was, not `target`.
+LEGACY_TARGETS = ("run", "action", "message")
+
+
+def target_of(data: Mapping[str, Any]) -> str:
+    """What a button acts on, from the data it carried back (old buttons included)."""
+    return str(data.get("target", next((data[k] for k in LEGACY_TARGETS if k in data), "")))
+
+
+def pressed(kind: str, data: Mapping[str, Any]) -> tuple[Control, str] | None:
+    """The control and target of a button that came back (None: not one of docbot's); old buttons had one
+    `feedback` kind with a `helpful` flag."""
+    if kind == "feedback":
+        kind = Control.HELPFUL if data.get("helpful") else Control.NOT_HELPFUL
+    try:
+        return Control(kind), target_of(data)
+    except ValueError:
+        return None
+
+
+def stopped_note(turn: "Turn") -> str:
+    """What a stopped answer shows under the text it got to, in the asker's language ("" otherwise)."""
+    return say(Text.STOPPED, turn.prepared.question) if turn.status == "cancelled" else ""

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import re
 import time
 import uuid
 import weakref
 from collections.abc import AsyncGenerator
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -150,6 +151,15 @@ class Turn:
 _CITATION = re.compile(r"\[(\d{1,3})\]")
 
 
+def _delivery(message: Incoming) -> str:
+    """The delivery id a message is counted once by. An edit is its original (in its channel) and its new
+    text: a redelivered edit is the same delivery, each revision a new one (Teams gives revisions no id)."""
+    if not message.edit_of:
+        return message.delivery_id
+    revision = hashlib.sha256(message.text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"edit:{message.key.channel}:{message.edit_of}:{revision}"
+
+
 def to_history(messages: list[Message]) -> list[HistoryTurn]:
     """Stored messages as the core's history turns."""
     return [HistoryTurn(m.role, m.text, [s.get("title", "") for s in (m.sources or [])],
@@ -180,6 +190,12 @@ class Pressed:
     turn: "Turn | None" = None
     public: bool = False  # an action's result, shown to everyone in the thread
 
+    @property
+    def courtesy(self) -> bool:
+        """An acknowledgement for the clicker (thanks for feedback, stop sent): where the platform cannot say
+        it to the clicker alone, it is left unsaid rather than shown to everyone; refusals are always said."""
+        return self.ok and not self.public
+
 
 class ConversationService:
     """The one entry for every adapter: receive a message, press a button.
@@ -205,10 +221,10 @@ class ConversationService:
     async def receive(self, message: Incoming) -> Received:
         """One incoming message, from any platform: the core decides whether it is docbot's to answer
         (see bot/inbound.py) and, if so, starts its turn."""
-        key = message.key
+        key, message = message.key, replace(message, text=message.text.strip())
         if message.from_app and not self.answer_apps:
             return Received("ignored", "from_app")
-        delivery = f"{key.platform}:{message.delivery_id}" if message.delivery_id else ""
+        delivery = f"{key.platform}:{_delivery(message)}" if message.delivery_id or message.edit_of else ""
         if delivery and not await self.first_delivery(delivery):
             return Received("ignored", "duplicate")
         try:
@@ -315,8 +331,9 @@ class ConversationService:
 
     async def press(self, key: SessionKey, control: Control, target: str, user_id: str,
                     delivery_id: str | None = None, comment: str = "") -> Pressed:
-        """A button pressed in conversation `key` by `user_id`, acting on `target` (see controls.Button)."""
-        if delivery_id and not await self.first_delivery(delivery_id):
+        """A button pressed in conversation `key` by `user_id`, acting on `target` (see controls.Button);
+        `delivery_id` is the platform's id of this click, so a redelivered click counts once."""
+        if delivery_id and not await self.first_delivery(f"{key.platform}:press:{delivery_id}"):
             return Pressed(False, "duplicate")
         if not target:  # rows from before run ids have "" as theirs: an empty target must match nothing
             return Pressed(False, "not_here", say(Text.NOT_HERE, ""))

@@ -35,9 +35,10 @@ class Incoming:
     """One message as a platform delivered it, in facts every platform can state."""
 
     key: "SessionKey"
-    text: str  # as the person wrote it: platform markup and docbot's own mention removed
+    text: str  # as the person wrote it: platform markup and docbot's own mention removed (the core trims it)
     user: str
-    delivery_id: str = ""  # the same for every delivery of this message (a retry, a second event type)
+    delivery_id: str = ""  # the same for every delivery of this message (a retry, a second event type);
+    # an edit's is the core's (its original and new text), so an adapter need not make one up
     message_id: str = ""  # the message itself; an edit names it in `edit_of`
     mentioned: bool = False  # docbot was mentioned (or called by command)
     direct: bool = False  # a one-on-one conversation with docbot

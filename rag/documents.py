@@ -29,19 +29,63 @@ class Block:
 
 def row_text(header: list[str] | tuple[str, ...], cells: list[str] | tuple[str, ...]) -> str:
     """A table row as a sentence: "row label — header: value; header: value." so a lone cell (an amount)
-    is never quoted without the row it belongs to. Empty cells are left out; no header, bare values."""
+    is never quoted without the row it belongs to. Empty cells are left out; no header, bare values.
+
+    A label that is a number ("10년", "1.0", "09:12") says nothing without its column's name, so it keeps it
+    ("근속 연수 10년 — …"; "3층" already says it is a floor). Columns under one grouped header (a merged cell over sub-headers, read as
+    "Icheon Hub Standard", "Icheon Hub Cold") name the group once: "Icheon Hub Standard: 18,000, Cold: 42,000",
+    as a person reads the table, instead of repeating the group before every value."""
     cells = [" ".join(c.split()) for c in cells]
     if not any(cells):
         return ""
     header = [" ".join(h.split()) for h in header]
     label, rest = cells[0], cells[1:]
-    names = header[1:] + [""] * len(rest)
-    pairs = [f"{h}: {v}" if h and h != v else v for h, v in zip(names, rest) if v]
+    if label and label[0].isdigit() and header and header[0] and header[0].casefold() not in label.casefold():
+        label = f"{header[0]} {label}"
+    names = (header[1:] + [""] * len(rest))[: len(rest)]
+    parts = []
+    for prefix, columns in _header_groups(names):
+        pairs = [(sub, v) for sub, v in ((sub, rest[i]) for i, sub in columns) if v]
+        if not pairs:
+            continue
+        if prefix and len(pairs) > 1:
+            parts.append(f"{prefix} " + ", ".join(f"{sub}: {v}" for sub, v in pairs))
+            continue
+        for sub, v in pairs:
+            name = f"{prefix} {sub}" if prefix else sub
+            parts.append(f"{name}: {v}" if name and name != v else v)
     if not label:
-        line = "; ".join(pairs)
+        line = "; ".join(parts)
     else:
-        line = label + (" — " + "; ".join(pairs) if pairs else "")
+        line = label + (" — " + "; ".join(parts) if parts else "")
     return line if line.endswith((".", "。", "!", "?")) else line + "."
+
+
+def _header_groups(names: list[str]) -> list[tuple[str, list[tuple[int, str]]]]:
+    """Adjacent column names that begin with the same words, as (shared words, [(column, rest of name)]);
+    every other column as ("", [(column, name)])."""
+    groups: list[tuple[str, list[tuple[int, str]]]] = []
+    i = 0
+    while i < len(names):
+        prefix = _shared_words(names[i], names[i + 1]) if i + 1 < len(names) else ""
+        j = i + 1
+        if prefix:
+            while j < len(names) and names[j].startswith(prefix + " ") and len(names[j]) > len(prefix) + 1:
+                j += 1
+            groups.append((prefix, [(k, names[k][len(prefix) + 1:]) for k in range(i, j)]))
+        else:
+            groups.append(("", [(i, names[i])]))
+        i = j
+    return groups
+
+
+def _shared_words(a: str, b: str) -> str:
+    """The whole words two names begin with, when both go on past them ("" otherwise)."""
+    wa, wb = a.split(" "), b.split(" ")
+    n = 0
+    while n < min(len(wa), len(wb)) - 1 and wa[n] == wb[n]:
+        n += 1
+    return " ".join(wa[:n]) if n and len(wa) > n and len(wb) > n else ""
 
 
 @dataclass(frozen=True)

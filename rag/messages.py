@@ -62,6 +62,12 @@ class Text(StrEnum):
     BUTTON_REGENERATE = "button_regenerate"
     BUTTON_HELPFUL = "button_helpful"
     BUTTON_NOT_HELPFUL = "button_not_helpful"
+    CONSOLE_WELCOME = "console_welcome"
+    CONSOLE_HELP = "console_help"
+    CONSOLE_CTRL_C = "console_ctrl_c"
+    CONSOLE_NEW_THREAD = "console_new_thread"
+    CONSOLE_SAME_ANSWER = "console_same_answer"
+    CONSOLE_DECIDE_USAGE = "console_decide_usage"
 
 
 _CATALOGUE: dict[Text, tuple[str, str]] = {
@@ -140,6 +146,20 @@ _CATALOGUE: dict[Text, tuple[str, str]] = {
     Text.BUTTON_REGENERATE: ("다시 생성", "Regenerate"),
     Text.BUTTON_HELPFUL: ("👍 도움이 됨", "👍 Helpful"),
     Text.BUTTON_NOT_HELPFUL: ("👎 도움이 안 됨", "👎 Not helpful"),
+    # The console (`docbot chat`): its commands are its buttons.
+    Text.CONSOLE_WELCOME: ("docbot — 회사 문서에 대해 물어보세요.", "docbot — ask about your documents."),
+    Text.CONSOLE_HELP: ("명령: /new (새 대화), /regen (마지막 답변 다시 생성), /confirm N 과 /cancel N (대기 중인 작업), "
+                        "/quit. 그 밖의 입력은 모두 질문입니다.",
+                        "Commands: /new (new thread), /regen (regenerate last answer), /confirm N and /cancel N "
+                        "(a pending action), /quit. Anything else is a question."),
+    Text.CONSOLE_CTRL_C: ("(Ctrl-C는 작성 중인 답변을 멈춥니다. 나가려면 /quit 또는 Ctrl-D)",
+                          "(Ctrl-C stops an answer; /quit or Ctrl-D leaves)"),
+    Text.CONSOLE_NEW_THREAD: ("— 새 대화 —", "— new thread —"),
+    Text.CONSOLE_SAME_ANSWER: ("(오프라인 답변은 문서를 그대로 인용하므로 같은 질문에는 같은 답이 나옵니다. 다르게 찾으려면 "
+                               "질문을 바꿔 보세요)",
+                               "(offline answers are quoted from the documents, so the same question gives the same "
+                               "answer; rephrase it to search differently)"),
+    Text.CONSOLE_DECIDE_USAGE: ("사용법: /confirm N 또는 /cancel N", "usage: /confirm N or /cancel N"),
 }
 
 

@@ -73,6 +73,10 @@ Employees may work from home up to four days per week, provided their
 manager approves the schedule in advance in the HR portal.
 
 This document was repealed on 2025-06-30 and is kept for reference only.
+
+- Equipment allowance:
+  - Monitor: up to 250,000 KRW
+  - Chair: up to 150,000 KRW
 """
 
 # -------------------------------------------------------------------------------------------- Text
@@ -121,7 +125,8 @@ CONFLUENCE = f"""<!DOCTYPE html>
         </tbody></table></div>
         <h2>교통비</h2>
         <ul><li>KTX는 일반실을 기본으로 하며, 3시간 이상 이동 시 특실을 쓸 수 있습니다.</li>
-            <li>자가 차량은 km당 250원을 지급합니다.</li></ul>
+            <li>자가 차량은 km당 250원을 지급합니다.</li>
+            <li>주차비:<ul><li>공항 주차장: 1일 20,000원까지</li></ul></li></ul>
       </div>
       <div class="labels-section"><span class="label">finance</span> <span class="label">travel</span></div>
       <div class="pageSection group"><h2 class="pageSectionTitle">Attachments:</h2><a>receipt-template.xlsx</a></div>
@@ -192,7 +197,7 @@ SHAREPOINT = """<!DOCTYPE html>
 </tbody></table>
 <h2>Approved MFA methods</h2>
 <ul><li>Authenticator app push with number matching</li><li>FIDO2 security key (required for administrators)</li></ul>
-<p>SMS codes are not accepted as a second factor.</p>
+<p>SMS codes are <strong>not</strong> accepted as a <em>second factor</em>.</p>
 </div></div>
 <div class="pageViews">2,318 views</div>
 <div data-sp-feature-tag="Comments" class="commentsWrapper"><h3>Comments</h3>
@@ -399,6 +404,40 @@ def pdf_two_columns(path: Path) -> None:
            clutter=[])
 
 
+def pdf_build_notes(path: Path) -> None:
+    """Paragraphs set with the same spacing as the lines inside them: only the line lengths tell where one
+    ends. The opening line stops short of the right margin with room for the next line's first word, so it
+    ended its paragraph even though it runs past 85% of the width. (Core fonts: no Korean font needed.)"""
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4")
+    pdf.set_title("Build Farm Operating Notes")
+    pdf.set_author("Build Infrastructure")
+    pdf.set_creation_date(WHEN)
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", 16)
+    pdf.multi_cell(0, 9, "Build Farm Operating Notes", new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(2)
+    pdf.set_font("Helvetica", "", 10)
+    for text in BUILD_NOTES:
+        pdf.multi_cell(0, 5.5, text, new_x="LMARGIN", new_y="NEXT")  # no gap between paragraphs
+    pdf.output(str(path))
+    # facts: a chunk keeps "Ltd. · Revision 3" on one line (a sentence never starts with "·")
+    expect(path.name, title="Build Farm Operating Notes", paragraphs=list(BUILD_NOTES), facts=[BUILD_NOTES[0]],
+           clutter=[],
+           meta={"author": "Build Infrastructure"})
+
+
+BUILD_NOTES = (
+    "Nuri Cloud Ltd. · Revision 3 · Effective 2026-02-01 · Owner: Build Infrastructure (Park Jiwon), Platform Group",
+    "The build farm runs 40 Linux runners and 12 macOS runners. A job that waits longer than 15 minutes for a "
+    "runner is reported to the on-call build engineer, who may add temporary runners from the burst pool.",
+    "Caches are kept for 14 days.",
+    "Release builds never use the shared cache; they start from a clean workspace so that every artifact can be "
+    "rebuilt from its tag alone.",
+)
+
+
 def pdf_scanned(path: Path) -> None:
     """An image-only page, as a scanner writes it: no text layer."""
     from fpdf import FPDF
@@ -445,10 +484,13 @@ def docx_vpn(path: Path) -> None:
     document.add_heading("Troubleshooting", level=1)
     document.add_paragraph("If the client shows error 809, restart the Windows IKE service and try again.",
                            style="List Bullet")
+    document.add_paragraph("Other error codes:", style="List Bullet")
+    document.add_paragraph("Error 720: reinstall the WAN miniport driver", style="List Bullet 2")  # a sub-item
     document.save(str(path))
     expect(path.name, title="VPN 접속 가이드 / VPN guide",
            items=["1. IT 포털에서 누리 VPN 클라이언트를 내려받습니다.", "3. 연결 상태가 '연결됨'으로 바뀌면 사내 시스템에 접속합니다.",
-                  "- If the client shows error 809, restart the Windows IKE service and try again."],
+                  "- If the client shows error 809, restart the Windows IKE service and try again.",
+                  "- Other error codes — Error 720: reinstall the WAN miniport driver"],
            rows=["판교 — 게이트웨이: pg-vpn.nuri.example; 최대 세션: 12시간.",
                  "해외 (공통) — 게이트웨이: global-vpn.nuri.example; 최대 세션: global-vpn.nuri.example."],
            facts=["재택근무나 출장 중에 사내 시스템에 접속할 때는 반드시 누리 VPN을 사용합니다."],
@@ -472,6 +514,9 @@ def pptx_review(path: Path) -> None:
     body.text = "Revenue reached 18.4 billion KRW, 6% above plan"
     for text in ("Churn fell to 1.1% per month", "Two new regions launched: Busan and Osaka"):
         body.add_paragraph().text = text
+    for level, text in ((0, "New customers: 1,240 in Q1"), (1, "Enterprise: 85"), (1, "Startup programme: 1,155")):
+        paragraph = body.add_paragraph()  # sub-bullets: "85" means nothing without "New customers"
+        paragraph.text, paragraph.level = text, level
     slide.notes_slide.notes_text_frame.text = "Revenue figures are unaudited until the board meeting on 2026-04-20."
     slide = deck.slides.add_slide(deck.slide_layouts[5])
     slide.shapes.title.text = "지역별 매출 / Revenue by region"
@@ -483,7 +528,8 @@ def pptx_review(path: Path) -> None:
     slide.notes_slide.notes_text_frame.text = "오사카 리전은 2026년 2월에 열었습니다."
     deck.save(str(path))
     expect(path.name, title="2026 Q1 사업 리뷰 / Q1 business review",
-           items=["- Revenue reached 18.4 billion KRW, 6% above plan", "- Churn fell to 1.1% per month"],
+           items=["- Revenue reached 18.4 billion KRW, 6% above plan", "- Churn fell to 1.1% per month",
+                  "- New customers — Enterprise: 85"],
            rows=["부산 — Q1 매출: 4.1억; 전년 대비: +12%.", "오사카 — Q1 매출: 3.1억; 전년 대비: 신규."],
            facts=["Revenue figures are unaudited until the board meeting on 2026-04-20.", "오사카 리전은 2026년 2월에 열었습니다."],
            clutter=[], meta={"author": "전략기획팀"})
@@ -521,15 +567,20 @@ def xlsx_prices(path: Path) -> None:
     korean.append(["상품", "단위", "월 요금"])
     korean.append(["오브젝트 스토리지", "GB", 25])
     korean.append(["블록 스토리지 (SSD)", "GB", 120])
+    terms = book.create_sheet("약정 할인")  # a numeric row label ("3년") means nothing without its column
+    terms.append(["약정 기간", "할인율", "결제 방식"])
+    terms.append(["1년", "20%", "연 선납"])
+    terms.append(["3년", "45%", "연 분할"])
     big = book.create_sheet("Usage export")
     big.append(["Day", "Tenant", "Requests"])
     for n in range(2500):
         big.append([f"2026-01-{n % 28 + 1:02d}", f"tenant-{n:04d}", n * 7])
     book.save(str(path))
     expect(path.name, title="Price list 2026 / 2026 가격표",
-           rows=["n2.large — vCPU: 8; Seoul region On-demand: 182,000; Seoul region Reserved (1 yr): 127,400; Discount: 30%.",
-                 "g1.gpu — vCPU: 16; Seoul region On-demand: 2,450,000; Seoul region Reserved (1 yr): 1,960,000; Discount: 20%.",
-                 "블록 스토리지 (SSD) — 단위: GB; 월 요금: 120."],
+           rows=["n2.large — vCPU: 8; Seoul region On-demand: 182,000, Reserved (1 yr): 127,400; Discount: 30%.",
+                 "g1.gpu — vCPU: 16; Seoul region On-demand: 2,450,000, Reserved (1 yr): 1,960,000; Discount: 20%.",
+                 "블록 스토리지 (SSD) — 단위: GB; 월 요금: 120.",
+                 "약정 기간 3년 — 할인율: 45%; 결제 방식: 연 분할."],
            facts=["Compute price list 2026 (KRW per month, VAT excluded)"],
            clutter=[], notes=["Usage export"], meta={"author": "Revenue Operations"})
 
@@ -578,6 +629,7 @@ def main() -> None:
            clutter=["owner:", "status:"], meta={"status": "current", "effective": "2026-01-01", "author": "인사팀 (People Team)"})
     (OUT / "old-remote-guidelines.md").write_text(OLD_REMOTE)
     expect("old-remote-guidelines.md", title="Remote Work Guidelines (2022)",
+           items=["- Equipment allowance — Chair: up to 150,000 KRW"],  # a nested item under its parent's label
            facts=["Employees may work from home up to four days per week, provided their manager approves the schedule in advance in the HR portal."],
            clutter=[], meta={"status": "repealed"})
     (OUT / "network-maintenance.txt").write_text(NOTICE)
@@ -589,7 +641,7 @@ def main() -> None:
     expect("confluence-travel-expenses.html", title="출장 경비 정산 기준",
            facts=["출장 경비는 귀국 또는 복귀 후 10일 안에 누리페이에서 정산합니다."],
            rows=["부산·제주 — 팀원: 110,000원; 팀장 이상: 140,000원."],
-           items=["- 자가 차량은 km당 250원을 지급합니다."],
+           items=["- 자가 차량은 km당 250원을 지급합니다.", "- 주차비 — 공항 주차장: 1일 20,000원까지"],
            clutter=["Created by", "last modified", "312 views", "min read", "Was this page helpful", "We use cookies",
                     "Document generated by Confluence", "제주 숙박비가 90,000원 아니었나요", "Reply", "Space tools",
                     "법인카드 가이드", "Attachments", "receipt-template", "Spaces"],
@@ -607,7 +659,7 @@ def main() -> None:
     expect("sharepoint-password-standard.html", title="Password and MFA standard",
            facts=["All Nuri Cloud accounts must use a password of at least 14 characters and multi-factor authentication.",
                   "SMS codes are not accepted as a second factor."],
-           rows=["Service account — Password rules Rotation: Every 90 days; Password rules Lockout after: 5 failed attempts."],
+           rows=["Service account — Password rules Rotation: Every 90 days, Lockout after: 5 failed attempts."],
            clutter=["Microsoft 365", "Following", "Page details", "Analytics", "2,318 views", "Published by",
                     "Does this apply to the build servers", "Was this page helpful", "Recycle bin", "Privacy · Terms"],
            meta={})
@@ -622,6 +674,7 @@ def main() -> None:
     pdf_benefits_ko(OUT / "benefits-2026-ko.pdf")
     pdf_two_columns(OUT / "newsletter-two-columns.pdf")
     pdf_scanned(OUT / "scanned-contract.pdf")
+    pdf_build_notes(OUT / "build-farm-notes.pdf")
     docx_vpn(OUT / "vpn-guide.docx")
     pptx_review(OUT / "q1-business-review.pptx")
     xlsx_prices(OUT / "price-list-2026.xlsx")

@@ -187,18 +187,37 @@ def test_the_lease_is_renewed_while_one_long_file_is_embedded(tmp_path, tree, db
 
     from conftest import make_indexer
 
+    embedding, rival_tried = threading.Event(), threading.Event()
+
     class Slow(CountingEmbedder):
         def embed_passages(self, texts):
-            time.sleep(1.5)  # one file's embedding outlives the 0.6 s lease several times over
+            embedding.set()
+            rival_tried.wait(600)  # one file's embedding, held until the rival has tried (a hang guard)
             return super().embed_passages(texts)
 
+    store = Store(db_url)
+    renewals: list[bool] = []
+    renew = store.renew_lease
+
+    def counted(*args, **kwargs):
+        renewed = renew(*args, **kwargs)
+        renewals.append(renewed)
+        return renewed
+
+    store.renew_lease = counted  # type: ignore[method-assign]
     indexer = make_indexer(tmp_path / "i.sqlite3", analyzer, Slow(embedder))
-    job = IndexJob(Store(db_url), indexer, [FolderSource(tree, "docs")], lease_ttl=0.6, holder="first")
-    rival = IndexJob(Store(db_url), indexer, [FolderSource(tree, "docs")], lease_ttl=0.6, holder="second")
+    # A lease of 3 s renewed every second: a loaded machine delays a renewal by less than its lifetime.
+    job = IndexJob(store, indexer, [FolderSource(tree, "docs")], lease_ttl=3.0, holder="first")
+    rival = IndexJob(Store(db_url), indexer, [FolderSource(tree, "docs")], lease_ttl=3.0, holder="second")
     result = {}
     worker = threading.Thread(target=lambda: result.setdefault("run", job.run("cli")))
     worker.start()
-    time.sleep(1.0)
-    assert rival.run("cli") is None  # the first runner's lease was renewed mid-file
-    worker.join()
+    try:
+        assert embedding.wait(600)
+        while len(renewals) < 4:  # renewed past the first lease's lifetime: counted, not timed
+            time.sleep(0.01)
+        assert all(renewals) and rival.run("cli") is None  # the first runner's lease was renewed mid-file
+    finally:
+        rival_tried.set()
+        worker.join()
     assert result["run"].status == "done" and result["run"].added == 2

@@ -133,8 +133,9 @@ class AdapterContract:
         assert [await driver.outcome(event) for event, _ in BURST] == [expected for _, expected in BURST]
 
 
-async def _until(condition, limit: int = 6000) -> None:
-    """Poll `condition` (total: it never raises on a missing row) every 10 ms, at most `limit` times."""
+async def _until(condition, limit: int = 60_000) -> None:
+    """Poll `condition` (total: it never raises on a missing row) every 10 ms, at most `limit` times (a guard
+    against a hang of at least ten minutes, not a budget: a loaded machine answers slowly)."""
     for _ in range(limit):
         if condition():
             return

@@ -60,3 +60,11 @@ def test_an_over_long_sentence_is_cut_into_pieces_that_each_fit_the_chunk():
     chunks = OverlapChunker(1000, 100).chunk(Document("a.txt", "T", [Section.of("", text)]))
     assert [len(c.text) for c in chunks] == [1000, 1000, 500]
     assert "".join(c.text for c in chunks) == text  # cut, in order, nothing lost or repeated
+
+
+def test_a_sentence_never_starts_with_what_cannot_start_one():
+    from rag.ingest.chunking import sentences
+
+    assert sentences("Nuri Cloud Ltd. · Revision 3 · Owner: Build team. Caches are kept for 14 days.") == \
+        ["Nuri Cloud Ltd. · Revision 3 · Owner: Build team.", "Caches are kept for 14 days."]
+    assert sentences("Use a key, e.g. the deploy key. 다음 문장입니다.") == ["Use a key, e.g. the deploy key.", "다음 문장입니다."]

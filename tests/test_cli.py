@@ -9,6 +9,7 @@ from docbot.cli import app
 from docbot.runtime import Runtime
 from docbot.server import make_app
 from docbot.settings import Settings
+from rag.messages import Text, say
 
 
 @pytest.fixture
@@ -70,7 +71,7 @@ def test_chat_with_piped_stdin_shows_rewrite_answer_and_sources(env, docs):
     assert "» search: 연차는 1년에 며칠이야?  (none)" in out
     followup = next(line for line in out.splitlines() if line.startswith("» search: 그럼 남은 건 이월돼?"))
     assert "연차" in followup and "(offline)" in followup
-    assert "offline answers are quoted from the documents, so the same question gives the same answer" in out
+    assert say(Text.CONSOLE_SAME_ANSWER, True) in out  # in the language of the question it regenerates
     assert "vacation-policy.md" in out and "[1]" in out
     assert "— new thread —" in out and "route: chitchat" in out
     assert out.count("그럼 남은 건 이월돼?") == 2  # asked, then regenerated

@@ -126,5 +126,27 @@ async def test_the_models_load_behind_the_prompt_and_the_first_question_waits_fo
     await asyncio.sleep(0.2)
     assert order == ["loading"]  # the question is waiting, not asked against half-loaded parts
     release.set()
-    await asyncio.wait_for(running, 60)
+    await asyncio.wait_for(running, 600)  # a guard against a hang
     assert order == ["loading", "loaded", "asked"] and "•" in out.getvalue()
+
+
+async def test_the_consoles_own_notes_come_from_the_catalogue_in_the_askers_language(service):
+    import io
+
+    from rich.console import Console
+
+    from adapters.console import ConsoleChat
+    from rag.messages import Text, say
+
+    out = io.StringIO()
+    chat = ConsoleChat(service, out=Console(file=out, width=400, highlight=False), user="kim")
+    assert await chat.handle("/regen")  # nothing asked yet: English, the console's default
+    assert say(Text.NOTHING_TO_REGENERATE, False) in out.getvalue()
+    assert await chat.handle("재택근무는 일주일에 몇 번 가능해?")
+    for line in ("/regen", "/confirm x", "/help"):
+        assert await chat.handle(line)
+    said = out.getvalue()
+    for key in (Text.CONSOLE_SAME_ANSWER, Text.CONSOLE_DECIDE_USAGE, Text.CONSOLE_HELP):
+        assert say(key, True) in said and say(key, False) not in said
+    assert await chat.handle("새 대화")
+    assert f"{say(Text.CONSOLE_NEW_THREAD, True)} {say(Text.STARTED_OVER, True)}" in out.getvalue()

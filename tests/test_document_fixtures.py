@@ -36,6 +36,9 @@ def test_facts_read_back_whole(name):
         assert any(fact in c.text for c in chunks), fact
     for whole in spec.get("rows", []) + spec.get("items", []) + spec.get("terms", []):
         assert whole in lines, whole
+    blocks = [b.text for section in doc.sections for b in section.blocks]
+    for paragraph in spec.get("paragraphs", []):  # rebuilt as the author set it: not glued, not cut
+        assert paragraph in blocks, paragraph
 
 
 @pytest.mark.parametrize("name", READABLE)

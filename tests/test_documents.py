@@ -138,3 +138,23 @@ def test_labelled_lines_and_dot_leaders_are_not_taken_for_wrapped_text():
 def test_markdown_emphasis_and_link_targets_are_not_quoted():
     doc = load("e.md", "# E\n\n**Repealed** — see [the current policy](https://wiki.example.com/p/1) and `POL-7`.\n".encode())
     assert doc.sections[0].text == "Repealed — see the current policy and POL-7."
+
+
+def test_a_numeric_row_label_keeps_its_column_name():
+    # "10년 — 휴가: 15일" does not say ten years of what; the question asks about years of service.
+    assert row_text(["근속 연수", "휴가", "여행 지원금"], ["10년", "15일", "2,000,000원"]) == \
+        "근속 연수 10년 — 휴가: 15일; 여행 지원금: 2,000,000원."
+    assert row_text(["Version", "Date"], ["1.4", "2026-01-12"]) == "Version 1.4 — Date: 2026-01-12."
+    assert row_text(["Hub", "OTIF"], ["Icheon Hub", "97.8%"]) == "Icheon Hub — OTIF: 97.8%."  # a name: as it was
+
+
+def test_columns_under_a_grouped_header_name_the_group_once():
+    header = ["Service", "Unit", "Icheon Hub Standard", "Icheon Hub Cold", "Busan Hub Standard", "Busan Hub Cold"]
+    assert row_text(header, ["Pallet storage", "pallet per month", "18,000", "42,000", "15,500", "38,000"]) == \
+        "Pallet storage — Unit: pallet per month; Icheon Hub Standard: 18,000, Cold: 42,000; " \
+        "Busan Hub Standard: 15,500, Cold: 38,000."
+    # one value left in a group: its full column name
+    assert row_text(header, ["Extra", "item", "", "300", "", ""]) == "Extra — Unit: item; Icheon Hub Cold: 300."
+    # names that only end alike are not a group
+    assert row_text(["Hub", "Standard cut-off", "Peak cut-off"], ["Icheon Hub", "16:00", "14:00"]) == \
+        "Icheon Hub — Standard cut-off: 16:00; Peak cut-off: 14:00."

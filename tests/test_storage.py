@@ -54,17 +54,86 @@ class StoreContract:
         assert store.forget_sightings(-1) == 1 and store.first_sighting("slack:Ev1")
 
     def test_migrations_build_exactly_the_models_schema(self, db_url):
-        """The Alembic history and the SQLModel models agree: a model changed without a migration fails here."""
+        """The Alembic history and the SQLModel models agree, and slack_sdk's OAuth tables are slack_sdk's own
+        layout: a model (or a slack_sdk upgrade) changed without a migration fails here."""
         from alembic.autogenerate import compare_metadata
         from alembic.migration import MigrationContext
-        from sqlmodel import SQLModel
 
         store = Store(db_url)
         with store.engine.connect() as conn:
-            diff = compare_metadata(MigrationContext.configure(conn), SQLModel.metadata)
+            diff = compare_metadata(MigrationContext.configure(conn), _expected_schema())
             version = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
         assert diff == [] and version == _migration_head()
         Store(db_url)  # opening again is a no-op
+
+    def test_slack_oauth_stores_work_on_the_migrated_schema_alone(self, db_url):
+        """The installation and state tables come from the migrations: slack_sdk's stores save and find an
+        install and issue and consume a state without creating anything themselves."""
+        from slack_sdk.oauth.installation_store import Installation
+        from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
+        from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
+
+        store = Store(db_url)
+        installations = SQLAlchemyInstallationStore(client_id="c1", engine=store.engine)
+        installations.save(Installation(app_id="A1", team_id="T2", user_id="U1", bot_token="xoxb-t2",
+                                        bot_id="B1", bot_user_id="UB1", bot_scopes=["chat:write"]))
+        assert installations.find_bot(enterprise_id=None, team_id="T2").bot_token == "xoxb-t2"
+        states = SQLAlchemyOAuthStateStore(expiration_seconds=60, engine=store.engine)
+        state = states.issue()
+        assert states.consume(state) and not states.consume(state)
+
+    def test_tables_slack_sdk_made_before_the_migration_are_adopted(self, db_url):
+        """A database where slack_sdk's `create_all` made the OAuth tables (here an older slack_sdk's, without
+        the refresh-token columns) upgrades without failing, keeps its installs and gains the columns."""
+        import sqlalchemy as sa
+        from alembic import command
+        from alembic.config import Config
+        from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
+        from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
+
+        from bot.storage import MIGRATIONS, make_engine
+
+        engine = make_engine(db_url)
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        with engine.begin() as connection:  # docbot before this migration
+            config.attributes["connection"] = connection
+            command.upgrade(config, "0004")
+        old = sa.MetaData()
+        bots = SQLAlchemyInstallationStore.build_bots_table(old, "slack_bots")
+        for column in ("bot_refresh_token", "bot_token_expires_at"):  # slack_sdk before 3.8
+            bots._columns.remove(bots.c[column])
+        SQLAlchemyInstallationStore.build_installations_table(old, "slack_installations")
+        SQLAlchemyOAuthStateStore.build_oauth_states_table(old, "slack_oauth_states")
+        old.create_all(engine)
+        with engine.begin() as connection:
+            connection.execute(bots.insert().values(client_id="c1", app_id="A1", team_id="T9", bot_token="xoxb-t9",
+                                                    is_enterprise_install=False, installed_at=sa.func.now()))
+        engine.dispose()
+        store = Store(db_url)
+        found = SQLAlchemyInstallationStore(client_id="c1", engine=store.engine).find_bot(enterprise_id=None,
+                                                                                           team_id="T9")
+        assert found is not None and found.bot_token == "xoxb-t9"
+        with store.engine.connect() as conn:
+            assert {"bot_refresh_token", "bot_token_expires_at"} <= {
+                c["name"] for c in sa.inspect(conn).get_columns("slack_bots")}
+
+
+def _expected_schema():
+    """docbot's models and slack_sdk's OAuth tables as slack_sdk defines them (the `bot` layer writes those out
+    in its migration because it never imports a chat SDK)."""
+    import sqlalchemy as sa
+    from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
+    from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
+    from sqlmodel import SQLModel
+
+    expected = sa.MetaData()
+    for table in SQLModel.metadata.tables.values():
+        table.to_metadata(expected)
+    SQLAlchemyInstallationStore.build_installations_table(expected, "slack_installations")
+    SQLAlchemyInstallationStore.build_bots_table(expected, "slack_bots")
+    SQLAlchemyOAuthStateStore.build_oauth_states_table(expected, "slack_oauth_states")
+    return expected
 
 
 def _migration_head() -> str:

@@ -158,8 +158,7 @@ async def test_a_stop_sent_from_another_chat_stops_nothing(teams, connector, mon
     slow_answers(monkeypatch, 40, delay=0.05)
     await teams.post_only("/api/messages", json=message("Tell me about on-call", connector.service_url,
                                                         conversation="a:victim", activity_id="v-1"))
-    deadline = time.monotonic() + 10
-    while not teams.service._active and time.monotonic() < deadline:
+    while not teams.service._active:  # the answer has started (the test's timeout guards a hang)
         await asyncio.sleep(0.02)
     running, = teams.service._active.values()
     await teams.post_only("/api/messages", json=message("", connector.service_url, conversation="a:attacker",

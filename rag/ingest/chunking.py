@@ -17,8 +17,9 @@ from rag.documents import ATOMIC_KINDS, Chunk, Document, Section
 from rag.errors import ConfigurationError
 from rag.models.embeddings import Embedder
 
-# Sentence ends: terminal punctuation followed by space (Korean uses it too), and line breaks.
-_SENTENCE_END = re.compile(r"(?<=[.!?。？！])\s+|\n+")
+# Sentence ends: terminal punctuation followed by space (Korean uses it too), and line breaks. What follows
+# must be able to start a sentence: after "e.g. the", "Ltd. · Revision 3" or "No. 5, …" the line goes on.
+_SENTENCE_END = re.compile(r"(?<=[.!?。？！])\s+(?=[^a-z·•,;:)\]}\-–—/|])|\n+")
 # Units are joined by line breaks, so a list item, a table row or a heading-like line stays
 # its own line in the chunk and is never glued onto the sentence after it.
 JOIN = "\n"

@@ -15,7 +15,7 @@ from bs4 import BeautifulSoup, NavigableString, Tag
 
 from rag.documents import Document, Metadata
 from rag.ingest.metadata import metadata_from
-from rag.ingest.outline import Outline, one_line, table_from_grid
+from rag.ingest.outline import Outline, one_line, sub_item, table_from_grid
 
 DROP_TAGS = ["script", "style", "noscript", "template", "nav", "header", "footer", "aside", "form", "button",
              "iframe", "svg", "canvas", "select", "input", "textarea", "dialog", "menu", "object", "embed"]
@@ -129,6 +129,31 @@ def _main(soup: BeautifulSoup) -> Tag:
     return body if isinstance(body, Tag) else soup
 
 
+# Elements whose edges separate words; any other element (em, code, a, span) sits inside a line, and the text
+# around it carries its own spaces, so "shows <em>certificate expired</em>, open" reads without " ,".
+_BREAKS = _BLOCKS | set(_HEADINGS) | {"br", "li", "ul", "ol", "dl", "dt", "dd", "table", "tr", "td", "th", "pre",
+                                      "caption", "hr", "img"}
+_SKIPPED = ("Comment", "Doctype", "Declaration", "ProcessingInstruction", "CData")
+
+
+def _gather(node: Tag) -> str:
+    out: list[str] = []
+    for child in node.children:
+        if isinstance(child, NavigableString):
+            if child.__class__.__name__ not in _SKIPPED:
+                out.append(str(child))
+        elif isinstance(child, Tag):
+            inner = _gather(child)
+            out.append(f" {inner} " if child.name in _BREAKS else inner)
+    return "".join(out)
+
+
+def text_of(node: Tag) -> str:
+    """An element's text as one line, read the way a browser lays it out: spaces where blocks and cells
+    meet, none added around inline elements."""
+    return one_line(_gather(node))
+
+
 def _words(tag: Tag) -> str:
     classes: list[str] | str = tag.get("class") or []
     return " ".join([*(classes if isinstance(classes, list) else [classes]), str(tag.get("id") or "")])
@@ -153,14 +178,14 @@ def _walk(node: Tag, outline: Outline) -> None:
     inline: list[str] = []
 
     def flush() -> None:
-        text = one_line(" ".join(inline))
+        text = one_line("".join(inline))
         inline.clear()
         if not chrome(text):
             outline.add("paragraph", text)
 
     for child in node.children:
         if isinstance(child, NavigableString):
-            if child.__class__.__name__ in ("Comment", "Doctype", "Declaration", "ProcessingInstruction", "CData"):
+            if child.__class__.__name__ in _SKIPPED:
                 continue
             inline.append(str(child))
             continue
@@ -169,7 +194,7 @@ def _walk(node: Tag, outline: Outline) -> None:
         name = child.name
         if name in _HEADINGS:
             flush()
-            outline.heading(_HEADINGS[name], child.get_text(" ", strip=True))
+            outline.heading(_HEADINGS[name], text_of(child))
         elif name == "table":
             flush()
             _table(child, outline)
@@ -188,7 +213,7 @@ def _walk(node: Tag, outline: Outline) -> None:
             flush()
             _walk(child, outline)
         else:
-            inline.append(child.get_text(" "))
+            inline.append(_gather(child))
     flush()
 
 
@@ -200,7 +225,8 @@ def chrome(text: str) -> bool:
     return bool(len(text) <= 120 and (_CHROME_TEXT.search(text) or _UI_STRIP.match(text)))
 
 
-def _list(node: Tag, outline: Outline) -> None:
+def _list(node: Tag, outline: Outline, parent: str = "") -> None:
+    """Items in order, numbered as shown; a nested list's items carry their parent item's label."""
     ordered = node.name == "ol"
     start = int(str(node.get("start"))) if str(node.get("start", "")).isdigit() else 1
     n = start
@@ -208,20 +234,20 @@ def _list(node: Tag, outline: Outline) -> None:
         nested = li.find_all(["ul", "ol"], recursive=False)
         for sub in nested:
             sub.extract()
-        text = li.get_text(" ", strip=True)
+        text = text_of(li)
         if not chrome(text):
-            outline.add("item", (f"{n}. " if ordered else "- ") + text)
+            outline.add("item", (f"{n}. " if ordered else "- ") + (sub_item(parent, text) if parent else text))
         n += 1
         for sub in nested:
-            _list(sub, outline)
+            _list(sub, outline, text)
 
 
 def _definitions(node: Tag, outline: Outline) -> None:
     term = ""
     for child in node.find_all(["dt", "dd"]):
         if child.name == "dt":
-            term = child.get_text(" ", strip=True)
-        elif text := child.get_text(" ", strip=True):
+            term = text_of(child)
+        elif text := text_of(child):
             outline.add("term", f"{term}: {text}" if term else text)
 
 
@@ -242,7 +268,7 @@ def _table(node: Tag, outline: Outline) -> None:
                 row.append(text)
                 pending = _consume(pending, col, left)
                 col += 1
-            text = cell.get_text(" ", strip=True)
+            text = text_of(cell)
             span = _span(cell, "colspan")
             for _ in range(span):
                 if (down := _span(cell, "rowspan")) > 1:
@@ -267,7 +293,7 @@ def _table(node: Tag, outline: Outline) -> None:
         grid = [merged, *grid[header_rows:]]
     caption = node.find("caption")
     if isinstance(caption, Tag) and caption.get_text(strip=True):
-        outline.add("paragraph", caption.get_text(" ", strip=True))
+        outline.add("paragraph", text_of(caption))
     keyed = header_rows == 0 and row_labels == len(grid)  # "Status | Resolved" rows: label and value, no header
     table = table_from_grid(grid, header=not (keyed or (header_rows == 0 and not _looks_like_header(grid[0]))))
     if table is not None:

@@ -17,7 +17,7 @@ from rag.errors import DocumentError
 from rag.ingest.html import read_html
 from rag.ingest.metadata import front_matter
 from rag.ingest.office import read_docx, read_pptx, read_xlsx
-from rag.ingest.outline import Outline, one_line, unwrap
+from rag.ingest.outline import Outline, one_line, sub_item, unwrap
 from rag.ingest.pdf import read_pdf
 
 # Larger files are almost always exports or dumps, not documents people ask about.
@@ -49,6 +49,7 @@ def load_markdown(path: str, raw: bytes) -> Document:
     h1 = ""
     level = 0  # the heading being read (0: none)
     marker = ""  # a list item's marker, put back in front of its text so steps keep their numbers
+    items: list[str] = []  # the text of each list item open around this point, outermost first
     table: list[list[str]] | None = None
     for tok in tokens:
         if tok.type == "table_open":
@@ -70,8 +71,15 @@ def load_markdown(path: str, raw: bytes) -> Document:
             level = 0
         elif tok.type == "list_item_open":
             marker = f"{tok.info}{tok.markup} " if tok.info else "- "
+            items.append("")
+        elif tok.type == "list_item_close":
+            items.pop()
         elif tok.type == "inline" and marker:
-            outline.add("item", marker + _inline_text(tok))  # a list item's wrapped lines are always one item
+            item = _inline_text(tok)
+            items[-1] = item
+            parent = items[-2] if len(items) > 1 else ""
+            # a list item's wrapped lines are always one item; a nested one is read under its parent's label
+            outline.add("item", marker + (sub_item(parent, item) if parent else item))
             marker = ""
         elif tok.type == "inline":
             for line in unwrap(_inline_text(tok).splitlines()):

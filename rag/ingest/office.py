@@ -16,7 +16,7 @@ from datetime import date, datetime
 
 from rag.documents import Document, Metadata, Table
 from rag.ingest.metadata import metadata_from, text_metadata, title_status
-from rag.ingest.outline import Outline, one_line, table_from_grid
+from rag.ingest.outline import Outline, one_line, sub_item, table_from_grid
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +60,7 @@ def read_docx(path: str, raw: bytes) -> Document:
     outline = Outline()
     opening: list[str] = []
     numbers: dict[tuple[str, int], int] = {}
+    parents: dict[int, str] = {}  # the last list item at each level
     title = ""
     for element in document.element.body.iterchildren():
         tag = element.tag.rsplit("}", 1)[-1]
@@ -79,7 +80,10 @@ def read_docx(path: str, raw: bytes) -> Document:
             outline.heading(level, text)
             title = title or (text if style == "Title" else "")
         elif marker := _list_marker(paragraph, style, numbers):
-            outline.add("item", marker + text)
+            level = _list_level(paragraph)
+            parents = {k: v for k, v in parents.items() if k < level}
+            parent, parents[level] = parents.get(level - 1, ""), text
+            outline.add("item", marker + (sub_item(parent, text) if parent else text))  # read under its parent
         else:
             outline.add("paragraph", text)
         if len(opening) < 12:
@@ -87,6 +91,16 @@ def read_docx(path: str, raw: bytes) -> Document:
     if not meta.title and title:
         meta = Metadata(**{**meta.as_dict(), "title": title, "tags": tuple(meta.tags)})
     return _finish(path, meta, outline, opening)
+
+
+def _list_level(paragraph) -> int:
+    """A list paragraph's indent level (w:ilvl; "List Bullet 2" styles count from 1)."""
+    ppr = paragraph._p.pPr
+    num = ppr.numPr if ppr is not None else None
+    if num is not None and num.ilvl is not None:
+        return int(num.ilvl.val)
+    style = (paragraph.style.name if paragraph.style is not None else "") or ""
+    return int(match[1]) - 1 if (match := re.search(r"List (?:Bullet|Number) (\d)$", style)) else 0
 
 
 def _list_marker(paragraph, style: str, numbers: dict[tuple[str, int], int]) -> str:
@@ -167,10 +181,16 @@ def _pptx_shape(shape, outline: Outline, opening: list[str]) -> None:
     elif shape.has_text_frame:
         paragraphs = [p for p in shape.text_frame.paragraphs if p.text.strip()]
         body = len(paragraphs) > 1
+        parents: dict[int, str] = {}  # the last bullet seen at each indent level
         for paragraph in paragraphs:
             text = paragraph.text
-            if body or paragraph.level > 0:
-                outline.add("item", "  " * paragraph.level + "- " + text)
+            level = paragraph.level
+            parents = {k: v for k, v in parents.items() if k < level}
+            parents[level] = text
+            if level > 0 and (parent := parents.get(level - 1)):
+                text = sub_item(parent, text)  # a sub-bullet is read under its bullet
+            if body or level > 0:
+                outline.add("item", "- " + text)
             else:
                 outline.add("paragraph", text)
             if len(opening) < 12:

@@ -74,6 +74,25 @@ def table_from_grid(grid: list[list[str]], header: bool = True) -> Table | None:
     return Table(tuple(rows[0]), tuple(tuple(r) for r in rows[1:]))
 
 
+_LABEL_END = re.compile(r"[:：]\s")
+
+
+def item_label(text: str) -> str:
+    """What a list item says its sub-items are about: its words before a colon ("Temporary staff: 320 in
+    total" -> "Temporary staff"), else the whole item when short enough to be a label, else ""."""
+    text = one_line(re.sub(r"^(?:[-*•]|\d{1,3}[.)])\s+", "", text))
+    if (match := _LABEL_END.search(text + " ")) and 0 < match.start() <= 40:
+        return text[: match.start()]
+    return text.rstrip(":：") if len(text) <= 60 else ""
+
+
+def sub_item(parent: str, text: str) -> str:
+    """A nested list item with its parent's label in front ("Temporary staff — Busan New Port Hub: 140"), so
+    a chunk or an answer line that quotes it alone still says what the figure counts."""
+    label = item_label(parent)
+    return f"{label} — {one_line(text)}" if label else one_line(text)
+
+
 WRAP_MIN = 30  # a paragraph whose longest line is shorter was not hard-wrapped: its breaks are meant
 # A line that starts with a label ("Busan office: …", "담당자: …") or carries dot leaders ("Chuseok ...... 9/24")
 # is a line of its own, whatever its length.

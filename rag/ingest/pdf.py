@@ -45,6 +45,7 @@ class _Line:
     bold: bool
     text: str
     margin: bool = False  # in the page's top or bottom margin band
+    first_word: float = 0.0  # width of the line's first word, with the space before it
 
 
 @dataclass
@@ -135,9 +136,22 @@ def _read_page(number: int, page) -> _Page:
         bold = sum(1 for c in chars if "bold" in str(c.get("fontname", "")).lower()) > len(chars) / 2
         top, bottom = float(raw["top"]), float(raw["bottom"])
         x1 = max(float(c["x1"]) for c in chars)
-        out.lines.append(_Line(number, top, bottom, float(raw["x0"]), x1, sizes.most_common(1)[0][0], bold, text,
-                               top < height * MARGIN or bottom > height * (1 - MARGIN)))
+        size = sizes.most_common(1)[0][0]
+        out.lines.append(_Line(number, top, bottom, float(raw["x0"]), x1, size, bold, text,
+                               top < height * MARGIN or bottom > height * (1 - MARGIN),
+                               _first_word(chars) + size * 0.25))
     return out
+
+
+def _first_word(chars: list[dict]) -> float:
+    """How wide the line's first word is: up to its first space or first gap wider than a fifth of the size."""
+    ordered = sorted(chars, key=lambda c: c["x0"])
+    end = ordered[0]
+    for c in ordered[1:]:
+        if not c["text"].strip() or c["x0"] - end["x1"] > float(c["size"]) * 0.2:
+            break
+        end = c
+    return float(end["x1"]) - float(ordered[0]["x0"])
 
 
 def _inside(obj: dict, box: tuple) -> bool:
@@ -279,12 +293,15 @@ def _right_edges(lines: list[_Line]) -> dict[int, float]:
 
 def _continues(prev: _Line, line: _Line, right: float) -> bool:
     """Whether a line carries on the paragraph of the line before it: same size, the line before ran to the
-    column's right edge (a short line ended its paragraph), and either the next line down (gap under about
+    column's right edge (a short line ended its paragraph, as did one with room left for the next line's first
+    word: a wrap moves a word down only when it does not fit), and either the next line down (gap under about
     one line) or the top of the next page after a line that did not end a sentence."""
     if abs(prev.size - line.size) > 0.6 or prev.bold != line.bold:
         return False
     if prev.x1 < right - 0.15 * max(right - prev.x0, 1):
         return False
+    if right - prev.x1 > line.first_word:
+        return False  # the next line's first word would have fitted: the line before ended its paragraph
     if line.page != prev.page:
         return line.page == prev.page + 1 and not prev.text.endswith(_SENTENCE_END)
     gap = line.top - prev.bottom
