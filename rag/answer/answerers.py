@@ -67,12 +67,11 @@ class ExtractiveAnswerer:
     """
 
     def __init__(self, analyzer: Analyzer, embedder: Embedder, max_sentences: int = 4, reader: Reader | None = None,
-                 same_gap: float = 1.0, other_gap: float = 0.8, several_gap: float = 2.5, max_steps: int = 10):
+                 same_gap: float = 1.0, other_gap: float = 0.8, max_steps: int = 10):
         self.reader = reader or Reader(analyzer, embedder)
         self.max_sentences, self.max_steps = max_sentences, max_steps
         self.same_gap = same_gap  # a second sentence of the lead's document within this much of the lead
         self.other_gap = other_gap  # another document's best sentence within this much of the lead
-        self.several_gap = several_gap  # ... or this much when the question asks two things at once
 
     def judge(self, question: str, query: str, hits: list[Hit]) -> Reading:
         """The reading the answer will quote from (the pipeline judges answerability on it)."""
@@ -101,14 +100,17 @@ class ExtractiveAnswerer:
         if steps:
             return steps
         same = [c for c in reading.candidates[1:] if c.path == lead.path and c.score >= lead.score - self.same_gap]
+        # A two-part question may have each part in another document: the best sentence of every read
+        # document then (as many as fit), otherwise only of documents nearly as good as the lead.
+        several = asks_several(question)
+        gap, most = (float("inf"), self.max_sentences - 1) if several else (self.other_gap, 2)
         others: list[Candidate] = []
-        gap = self.several_gap if asks_several(question) else self.other_gap
         for c in reading.candidates[1:]:
-            if c.path != lead.path and c.score >= lead.score - gap and \
-                    all(o.path != c.path for o in others):
+            if c.path != lead.path and c.score >= lead.score - gap and all(o.path != c.path for o in others):
                 others.append(c)
-        room = max(0, self.max_sentences - 1 - len(others[:2]))
-        return [lead, *sorted(same[: min(room, 2)], key=lambda c: c.position), *others[:2]][: self.max_sentences]
+        others = others[:most]
+        room = max(0, self.max_sentences - 1 - len(others))
+        return [lead, *sorted(same[: min(room, 2)], key=lambda c: c.position), *others][: self.max_sentences]
 
     def _procedure(self, reading: Reading, lead: Candidate) -> list[Candidate]:
         """The numbered steps around the lead, whole and in order, when the question asks how or the lead
