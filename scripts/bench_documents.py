@@ -6,6 +6,9 @@ Defaults to the fixture corpus (tests/fixtures/documents) and the Solbit corpus 
 Reading is timed over every file (`--repeat` times, best run kept: the machine is shared); embedding
 with the configured default embedder (e5) over a sample of each format's chunks, scaled to all of them.
 The parsing share is read / (read + embed): what reading adds to an indexing run at the embedder's speed.
+Both are CPU time of this process (all its threads), not wall time: on a shared machine wall time measures
+the neighbours. `--embed-sample 0` skips embedding and prices it at e5's measured 0.2-0.3 CPU-s a chunk
+(ARCHITECTURE.md).
 """
 from __future__ import annotations
 
@@ -41,16 +44,27 @@ def main() -> None:
         raw = path.read_bytes()
         best = None
         for _ in range(args.repeat):
-            started = time.perf_counter()
+            started = time.process_time()
             try:
                 found = chunker.chunk(load(path.name, raw))
             except DocumentError:
                 found = []
-            elapsed = time.perf_counter() - started
+            elapsed = time.process_time() - started
             best = elapsed if best is None else min(best, elapsed)
         read_s[fmt] += best or 0.0
         counts[fmt] += 1
         chunks[fmt].extend(found)
+
+    if args.embed_sample <= 0:
+        print(f"{'format':7} {'files':>5} {'chunks':>6} {'read CPU-s':>10} {'ms/chunk':>9} {'share at e5 0.3-0.2':>20}")
+        for fmt in sorted(counts) + ["all"]:
+            n = sum(counts.values()) if fmt == "all" else counts[fmt]
+            pool_n = sum(len(v) for v in chunks.values()) if fmt == "all" else len(chunks[fmt])
+            read = sum(read_s.values()) if fmt == "all" else read_s[fmt]
+            low, high = read / (read + 0.3 * pool_n or 1), read / (read + 0.2 * pool_n or 1)
+            print(f"{fmt:7} {n:>5} {pool_n:>6} {read:>10.2f} {1000 * read / max(pool_n, 1):>9.1f} "
+                  f"{low:>10.1%} - {high:.1%}")
+        return
 
     from rag.models.embeddings import E5Embedder
 
@@ -63,10 +77,10 @@ def main() -> None:
     for fmt in sorted(counts):
         pool = chunks[fmt]
         sample = rng.sample(pool, min(args.embed_sample, len(pool)))
-        started = time.perf_counter()
+        started = time.process_time()
         if sample:
             embedder.embed_passages([c.embedding_text() for c in sample])
-        per_chunk = (time.perf_counter() - started) / max(len(sample), 1)
+        per_chunk = (time.process_time() - started) / max(len(sample), 1)
         embed = per_chunk * len(pool)
         read = read_s[fmt]
         share = read / (read + embed) if read + embed else 0.0
