@@ -151,7 +151,8 @@ class ConsoleChat:
             self.out.print(f"\n[dim]{stopped_note(turn)}[/]", end="")
         self.out.print()
         for source in turn.sources:
-            self.out.print(f"[dim]  [{source.n}] {_escape(source.label)} ({_escape(self._link(source.path))})[/]")
+            link = source.url or self._link(source.path)  # the document's stored link first
+            self.out.print(f"[dim]  [{source.n}] {_escape(source.label)} ({_escape(link)})[/]")
         decisions = [b for b in buttons(turn, running=False) if b.control in (Control.CONFIRM, Control.CANCEL)]
         if decisions:  # the console's buttons are commands
             self.out.print("[bold]" + "  ".join(f"\\[{_escape(b.label)}: /{b.control} {b.target}]"

@@ -8,17 +8,20 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import json
 import logging
 import re
 import time
+from collections.abc import Callable
 from contextlib import aclosing
 from contextvars import ContextVar
 from typing import Any
 
-from aiohttp import web
+from aiohttp import ClientError, web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.response import BoltResponse
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
@@ -61,6 +64,17 @@ APPEND_LIMIT = 2000  # characters per appendStream call
 _MENTION = re.compile(r"<@[A-Z0-9]+>")
 # Writing into a stream or message Slack already closed is normal flow after Stop, not an error.
 _CLOSED = {"message_not_in_streaming_state", "message_not_found", "cant_update_message", "not_in_streaming_state"}
+# Message metadata on docbot's posts: a post whose call timed out may still have been made (Slack deduplicates
+# nothing), so before posting again docbot looks for it in the thread by its run and part.
+REPLY_EVENT = "docbot_reply"
+POST_ATTEMPTS = 2  # tries at one post (each timed-out try looked for first); then the turn apologises
+LOOKUP_PAGES = 10  # pages of conversations.replies read when looking for a post (200 messages each)
+
+
+def _ts(ts: str) -> tuple[int, int]:
+    """A Slack timestamp as a sortable pair (seconds, micro): compared as numbers, never as floats."""
+    seconds, _, micro = ts.partition(".")
+    return int(seconds or 0), int(micro or 0)
 
 
 def _button(button: Button, team: str) -> dict:
@@ -92,6 +106,55 @@ def _context(text: str) -> dict:
     return {"type": "context", "elements": [{"type": "mrkdwn", "text": text[:SECTION_LIMIT]}]}
 
 
+def _api_method(exc: BaseException) -> str:
+    """The Web API method a failed call was for: slack_sdk names it in the URL of Slack's answer, or (a
+    timeout, a dropped connection) in `api_call`'s frame on the way out."""
+    if isinstance(exc, SlackApiError):
+        url = str(getattr(exc.response, "api_url", "") or "")
+        return url.rstrip("/").rpartition("/")[2] or "unknown"
+    tb = exc.__traceback__
+    while tb is not None:
+        method = tb.tb_frame.f_locals.get("api_method")
+        if isinstance(method, str):
+            return method
+        tb = tb.tb_next
+    return ""
+
+
+def _error_code(exc: BaseException) -> str:
+    """A failed call's error as a short, bounded label: Slack's error code, `timeout`, `connection`."""
+    if isinstance(exc, SlackApiError):
+        return str(exc.response.get("error") or f"http_{exc.response.status_code}")
+    if isinstance(exc, TimeoutError):
+        return "timeout"
+    if isinstance(exc, ClientError):
+        return "connection"
+    return exc.__class__.__name__
+
+
+class _Counted:
+    """The Web API client as docbot uses it: every call that fails is logged in one line and counted in
+    /metrics (`docbot_platform_errors_total`), then raised to the caller as before."""
+
+    def __init__(self, client: AsyncWebClient, failed: Callable[[BaseException, str], object]):
+        self._client, self._failed = client, failed
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._client, name)
+        if name.startswith("_") or not inspect.iscoroutinefunction(attr):
+            return attr
+
+        @functools.wraps(attr)
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await attr(*args, **kwargs)
+            except Exception as exc:
+                self._failed(exc, name.replace("_", "."))
+                raise
+
+        return call
+
+
 class SlackRenderer:
     """Blocks for a turn: rewritten query, answer sections, sources, buttons."""
 
@@ -112,8 +175,9 @@ class SlackRenderer:
         links = []
         for s in turn.sources:
             label = slack_escape(s.label).replace("|", "¦")  # '|' would end the link's label early
-            target = f"<{self.source_url_base}{url_path(s.path)}|{label}>" if self.source_url_base \
-                else f"{label} (`{slack_escape(s.path)}`)"
+            url = s.url or (f"{self.source_url_base}{url_path(s.path)}" if self.source_url_base else "")
+            # the stored link first (a wiki page, a permalink); mrkdwn wants & escaped inside a link too
+            target = f"<{url.replace('&', '&amp;')}|{label}>" if url else f"{label} (`{slack_escape(s.path)}`)"
             links.append(f"[{s.n}] {target}")
         return _context("\n".join(links))
 
@@ -194,7 +258,7 @@ class NativeStream(_Writer):
         try:
             await self._flush()
         except Exception as exc:  # SlackApiError, a timeout: what Slack has is what was shown
-            log.warning("chat.appendStream failed in %s: %s; stopping the stream", self.channel, exc)
+            log.info("chat.appendStream failed in %s: %s; stopping the stream", self.channel, _brief(exc))
             self.broken = True
         tail = [b for b in (self.renderer.sources(turn),) if b] + self.renderer.controls(turn, key, False)
         if stopped_note(turn):
@@ -203,18 +267,22 @@ class NativeStream(_Writer):
             await self.client.chat_stopStream(channel=self.channel, ts=self.ts, blocks=tail)
         except SlackApiError as exc:
             if exc.response.get("error") not in _CLOSED:
-                log.warning("chat.stopStream failed in %s: %s", self.channel, exc)
+                log.info("chat.stopStream failed in %s: %s", self.channel, _brief(exc))
         except Exception as exc:  # a timeout: Slack may well have stopped it
-            log.warning("chat.stopStream failed in %s: %s", self.channel, exc)
+            log.info("chat.stopStream failed in %s: %s", self.channel, _brief(exc))
         if self.broken:
             await turn.service.shown(turn, self.shown, "partial")
         if self.control_ts:  # the Stop button goes; the query line stays, or the message goes with it
             head = self.renderer.query_line(turn)
-            if head is None:  # nothing was searched: an empty message would show its fallback text
-                await self.client.chat_delete(channel=self.channel, ts=self.control_ts)
-            else:  # the notification text is a fixed phrase, never the user's words
-                await self.client.chat_update(channel=self.channel, ts=self.control_ts,
-                                              text=say(Text.SEARCHED, turn.prepared.question), blocks=[head])
+            try:
+                if head is None:  # nothing was searched: an empty message would show its fallback text
+                    await self.client.chat_delete(channel=self.channel, ts=self.control_ts)
+                else:  # the notification text is a fixed phrase, never the user's words
+                    await self.client.chat_update(channel=self.channel, ts=self.control_ts,
+                                                  text=say(Text.SEARCHED, turn.prepared.question), blocks=[head])
+            except Exception as exc:  # the answer is shown and stored; a Stop button left behind does nothing
+                log.info("the control message above the answer in %s was not updated: %s", self.channel,
+                            _brief(exc))
 
 
 class UpdateStream(_Writer):
@@ -225,29 +293,45 @@ class UpdateStream(_Writer):
         self.client, self.renderer, self.channel, self.thread, self.ts = client, renderer, channel, thread, ts
         self.turn, self.key, self.every = turn, key, every
         self.text, self.last = "", time.monotonic()
+        self.shown = ""  # the answer text the message showed after the last update Slack took
 
     async def append(self, text: str) -> None:
         self.text += text
         if time.monotonic() - self.last >= self.every:
-            await self._update(running=True)
+            try:
+                await self._update(running=True)
+            except Exception as exc:  # a progress update: the next one (or the final one) shows the text
+                log.info("chat.update failed in %s: %s", self.channel, _brief(exc))
+                self.last = time.monotonic()
 
-    async def _update(self, running: bool) -> None:
-        messages = self.renderer.message(self.turn, self.key, self.text, running)
+    async def _update(self, running: bool, stopped: str = "") -> None:
+        messages = self.renderer.message(self.turn, self.key, self.text + stopped, running)
         try:
             notification = slack_markdown(self.text[:3000]) or say(Text.SEARCHING, self.turn.prepared.question)
             await self.client.chat_update(channel=self.channel, ts=self.ts, text=notification, blocks=messages[0])
         except SlackApiError as exc:
             if exc.response.get("error") not in _CLOSED:
                 raise
-        self.last = time.monotonic()
+        self.last, self.shown = time.monotonic(), self.text
         if not running:
             for extra in messages[1:]:
                 await self.client.chat_postMessage(channel=self.channel, thread_ts=self.thread, blocks=extra,
                                                    text=say(Text.CONTINUED, self.turn.prepared.question))
 
     async def finish(self, turn: Turn, key: SessionKey) -> None:
-        self.text = turn.text + (f"\n\n_{note}_" if (note := stopped_note(turn)) else "")
-        await self._update(running=False)
+        """The final update, tried twice (an update is idempotent: repeating one that timed out after Slack
+        made it changes nothing); if Slack takes neither, the stored answer becomes what it last showed."""
+        stopped = f"\n\n_{note}_" if (note := stopped_note(turn)) else ""
+        self.text = turn.text
+        for attempt in range(1, POST_ATTEMPTS + 1):
+            try:
+                await self._update(running=False, stopped=stopped)
+                return
+            except Exception as exc:
+                log.info("chat.update of the final answer failed in %s (try %d): %s", self.channel, attempt,
+                            _brief(exc))
+        if self.shown != turn.text:
+            await turn.service.shown(turn, self.shown, "partial")
 
 
 class SlackAdapter:
@@ -280,8 +364,37 @@ class SlackAdapter:
     @property
     def client(self) -> AsyncWebClient:
         """The Web API client of the workspace being served: the one Bolt hands the listener (with that
-        team's token when installs come through OAuth), else the app's own."""
-        return _CLIENT.get() or self.app.client
+        team's token when installs come through OAuth), else the app's own; its failures are counted."""
+        return _Counted(_CLIENT.get() or self.app.client, self._failed)  # type: ignore[return-value]
+
+    def _failed(self, exc: BaseException, method: str = "") -> bool:
+        """A Web API call failed: one log line (the traceback only at debug level: `docbot --debug`) and
+        `docbot_platform_errors_total{platform, method, error}`, once per failure however far it travels.
+        False when `exc` is not a failed Slack call (a bug: the caller shows its traceback)."""
+        if getattr(exc, "_docbot_counted", False):
+            return True
+        method = _api_method(exc) or method
+        if not method:
+            return False
+        error = _error_code(exc)
+        try:
+            exc._docbot_counted = True  # type: ignore[attr-defined]
+        except AttributeError:  # pragma: no cover  (exceptions take attributes)
+            pass
+        self.service.metrics.platform_errors.labels("slack", method, error).inc()
+        log.warning("slack %s failed: %s", method, error)
+        log.debug("slack %s failed", method, exc_info=exc)
+        return True
+
+    async def _on_error(self, error: Exception, response: BoltResponse | None = None) -> BoltResponse | None:
+        """What escaped Bolt's middleware (auth.test) or a listener: a failed Web API call is the one line
+        `_failed` wrote (Bolt's default handler logged a traceback) and the request is still acknowledged
+        (Bolt would answer 500; Slack's API is unreachable, a retry of the event would fare no better);
+        anything else is a bug, logged with its traceback."""
+        if not self._failed(error):
+            log.error("a Slack listener failed: %s", error.__class__.__name__, exc_info=error)
+            return None
+        return BoltResponse(status=200, body="") if response is not None else None
 
     def mount(self, web_app: web.Application, path: str = "/slack/events") -> None:
         """Serve Slack's HTTP requests (events, interactivity, slash commands) on the docbot server, and the
@@ -312,7 +425,12 @@ class SlackAdapter:
         if not _well_formed(raw, request.content_type):
             return web.json_response({"error": "malformed request body"}, status=400)
         bolt_request = await to_bolt_request(request)
-        return await to_aiohttp_response(await self.app.async_dispatch(bolt_request))
+        try:
+            return await to_aiohttp_response(await self.app.async_dispatch(bolt_request))
+        except Exception as exc:  # Bolt's own calls (auth.test) failing: acknowledged; Slack is unreachable anyway
+            if not self._failed(exc):
+                raise
+            return web.Response(status=200)
 
     def _register(self) -> None:
         app = self.app
@@ -322,6 +440,7 @@ class SlackAdapter:
         app.event("assistant_thread_context_changed")(self._on_context_changed)
         app.action(_ACTION_ID)(self._on_press)
         app.command("/docbot")(self._on_command)
+        app.error(self._on_error)
 
     # --- events -------------------------------------------------------------------------
 
@@ -436,17 +555,18 @@ class SlackAdapter:
             log.info("assistant thread title not set in %s: %s", key.channel, exc.__class__.__name__)
 
     async def render(self, turn: Turn, key: SessionKey, user: str) -> None:
-        """Stream the turn into the thread; the stored answer is final whatever Slack does.
+        """Stream the turn into the thread; the stored answer is what the thread shows, whatever Slack does.
 
-        If Slack refuses to open the answer message (503s after retries), the turn still ends: it is
-        stored as failed with Slack's error, and the thread is free for the next question at once.
+        If the answer message cannot be opened (Slack refuses, or times out twice), the user gets a short
+        apology instead, and the turn is stored as `failed` with Slack's error and the apology as its text
+        (empty if even that could not be posted); the thread is free for the next question at once.
         """
         turn.delivered = asyncio.Event()  # a shutdown waits for the stream to be stopped, not just stored
         try:
             writer = await self._open(turn, key, user)
         except Exception as exc:  # SlackApiError, a timeout, a dropped connection: the turn must still end
-            log.error("could not open the answer message in %s: %s", key.channel, exc)
-            await turn.fail(f"slack: {exc}")
+            log.info("could not open the answer message in %s (%s): apologising", key.channel, _brief(exc))
+            await self._apologise(turn, key, f"slack: {_brief(exc)}")
             turn.delivered.set()
             return
         try:
@@ -459,24 +579,95 @@ class SlackAdapter:
             finally:
                 turn.delivered.set()
 
+    async def _apologise(self, turn: Turn, key: SessionKey, error: str) -> None:
+        """Say sorry in the thread (posted at most once, like the answer message) and store exactly that."""
+        apology = say(Text.ERROR, turn.prepared.question)
+        try:
+            await self._post(key, turn.run_id, "apology", text=slack_escape(apology))
+        except Exception as exc:
+            log.info("could not post an apology in %s either: %s", key.channel, _brief(exc))
+            apology = ""
+        await turn.fail(error, shown=apology)
+
+    async def _post(self, key: SessionKey, run_id: str, part: str, **fields: Any) -> str:
+        """chat.postMessage into the thread, never doubled by a timeout: a call that timed out may have been
+        posted (Slack deduplicates nothing), so docbot looks for its post (message metadata: run and part)
+        before trying again; POST_ATTEMPTS tries. Returns the message's ts; raises when it is not posted."""
+        payload = {"run": run_id, "part": part}
+        for attempt in range(1, POST_ATTEMPTS + 1):
+            try:
+                posted = await self.client.chat_postMessage(
+                    channel=key.channel, thread_ts=key.thread, metadata={"event_type": REPLY_EVENT,
+                                                                         "event_payload": payload}, **fields)
+                return posted["ts"]
+            except SlackApiError:
+                raise  # Slack answered: it did not post it
+            except Exception as exc:  # a timeout or a dropped connection: posted or not, Slack did not say
+                log.info("chat.postMessage timed out in %s (try %d): %s; looking for it in the thread",
+                            key.channel, attempt, _brief(exc))
+                found = await self._find(key, lambda m: (m.get("metadata") or {}).get("event_payload") == payload)
+                if found:
+                    return found
+                if attempt == POST_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _find(self, key: SessionKey, match: Callable[[dict], bool], after: str | None = None) -> str | None:
+        """The ts of docbot's newest message in the thread that `match`es (after `after`), read with
+        conversations.replies; None when there is none or the thread cannot be read."""
+        bot, cursor, found = await self._bot_user_id(), None, None
+
+        async def read(cursor: str | None) -> Any:  # a read that times out is tried once more: "not found"
+            try:                                     # would post the message a second time
+                return await self.client.conversations_replies(channel=key.channel, ts=key.thread, limit=200,
+                                                               include_all_metadata=True, cursor=cursor,
+                                                               oldest=after)
+            except SlackApiError:
+                raise
+            except Exception:
+                return await self.client.conversations_replies(channel=key.channel, ts=key.thread, limit=200,
+                                                               include_all_metadata=True, cursor=cursor,
+                                                               oldest=after)
+
+        try:
+            for _ in range(LOOKUP_PAGES):
+                page = await read(cursor)
+                for message in page.get("messages") or []:
+                    if message.get("user") == bot and (after is None or _ts(message["ts"]) > _ts(after)) \
+                            and match(message):
+                        found = message["ts"]
+                cursor = (page.get("response_metadata") or {}).get("next_cursor")
+                if not cursor:
+                    break
+        except Exception as exc:  # no history scope, or Slack slow again: not found
+            log.info("could not read thread %s to find docbot's message: %s", key.thread, _brief(exc))
+        return found
+
     async def _open(self, turn: Turn, key: SessionKey, user: str) -> _Writer:
         if self.streaming:
-            control = await self.client.chat_postMessage(
-                channel=key.channel, thread_ts=key.thread, text=say(Text.SEARCHING, turn.prepared.question),
+            control = await self._post(
+                key, turn.run_id, "control", text=say(Text.SEARCHING, turn.prepared.question),
                 blocks=[b for b in (self.renderer.query_line(turn),) if b] + self.renderer.controls(turn, key, True))
             try:
                 started = await self.client.chat_startStream(
                     channel=key.channel, thread_ts=key.thread, recipient_team_id=key.tenant or None,
                     recipient_user_id=user or None)
                 return NativeStream(self.client, self.renderer, key.channel, key.thread, started["ts"],
-                                    control["ts"], self.update_every)
+                                    control, self.update_every)
             except SlackApiError as exc:
                 log.info("chat.startStream unavailable (%s); falling back to chat.update", exc.response.get("error"))
-                await self.client.chat_delete(channel=key.channel, ts=control["ts"])
-        posted = await self.client.chat_postMessage(
-            channel=key.channel, thread_ts=key.thread, text=say(Text.SEARCHING, turn.prepared.question),
-            blocks=self.renderer.message(turn, key, "", running=True)[0])
-        return UpdateStream(self.client, self.renderer, key.channel, key.thread, posted["ts"], turn, key,
+                await self.client.chat_delete(channel=key.channel, ts=control)
+            except Exception as exc:  # timed out: Slack may have opened the stream; use it, or the control message
+                log.info("chat.startStream timed out in %s: %s; looking for the stream", key.channel, _brief(exc))
+                stream = await self._find(key, lambda m: not m.get("metadata"), after=control)
+                if stream:
+                    return NativeStream(self.client, self.renderer, key.channel, key.thread, stream, control,
+                                        self.update_every)
+                return UpdateStream(self.client, self.renderer, key.channel, key.thread, control, turn, key,
+                                    self.update_every)
+        posted = await self._post(key, turn.run_id, "answer", text=say(Text.SEARCHING, turn.prepared.question),
+                                  blocks=self.renderer.message(turn, key, "", running=True)[0])
+        return UpdateStream(self.client, self.renderer, key.channel, key.thread, posted, turn, key,
                             self.update_every)
 
     # --- buttons and commands --------------------------------------------------------------
@@ -546,8 +737,9 @@ class SlackAdapter:
                 await respond(text=say(Text.USAGE, False), response_type="ephemeral")
                 return
             await self._answer_command(command, text, respond)
-        except Exception:  # Bolt would only log "unhandled"; the asker must hear something
-            log.exception("/docbot failed in %s", command.get("channel_id"))
+        except Exception as exc:  # Bolt would only log "unhandled"; the asker must hear something
+            if not self._failed(exc):  # a failed Slack call is already its one line; anything else is a bug
+                log.exception("/docbot failed in %s", command.get("channel_id"))
             await respond(text=say(Text.ERROR, text), response_type="ephemeral")
 
     async def _answer_command(self, command: dict, text: str, respond) -> None:
@@ -573,6 +765,13 @@ class SlackAdapter:
         turn = (await self.service.receive(Incoming(key, text, user, mentioned=True))).turn
         if turn is not None:
             await self.render(turn, key, user)
+
+
+def _brief(exc: BaseException) -> str:
+    """An exception in a few words for one log line: Slack's error code, or the exception's class and text."""
+    if isinstance(exc, SlackApiError):
+        return f"SlackApiError {exc.response.get('error')}"
+    return f"{exc.__class__.__name__} {exc}".strip()
 
 
 _TIMESTAMP = re.compile(r"^[0-9]{1,12}$")  # seconds since the epoch, ASCII digits only

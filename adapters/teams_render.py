@@ -62,7 +62,7 @@ def citations(turn: Turn, url_base: str | None = None) -> list[Citation]:
     out = []
     for s in turn.numbered_sources:  # positions must match the [n] numbers, cited or not
         hit = next((h for h in turn.prepared.hits if h.chunk.path == s.path), None)
-        url = f"{url_base.rstrip('/')}/{url_path(s.path)}" if url_base else None
+        url = s.url or (f"{url_base.rstrip('/')}/{url_path(s.path)}" if url_base else None)  # the stored link first
         out.append(Citation(content=_abstract(hit.chunk.text if hit else s.title), title=s.title[:80],
                             url=url, filepath=s.path))
     return out

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, urlsplit
 
 from rag.messages import Text, say
 
@@ -53,11 +54,22 @@ class SourceLink:
     title: str
     heading: str
     path: str
+    url: str = ""  # the document's own link, stored by its source (a wiki page, a Git permalink): preferred
 
     @property
     def label(self) -> str:
         """Title, and the section when it says something the title does not."""
         return self.title + (f" — {self.heading}" if self.heading and self.heading != self.title else "")
+
+
+def web_url(url: str) -> str:
+    """A stored document link fit to show: http(s) with a host only (a document's own metadata may say
+    `javascript:` or `file:`), with the characters chat markup reads as syntax (<, >, |, spaces, quotes)
+    percent-encoded so a link cannot end early or smuggle markup; "" otherwise."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return ""
+    return quote(url.strip(), safe="/:?#[]@!$&'()*+,;=%~.-_")
 
 
 def buttons(turn: "Turn", running: bool) -> list[Button]:

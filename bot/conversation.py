@@ -22,7 +22,7 @@ from rag.understand.rewrite import HistoryTurn, Rewrite
 from rag.understand.routing import Intent, Route
 
 from .actions import ActionService
-from .controls import Control, SourceLink
+from .controls import Control, SourceLink, web_url
 from .inbound import DM_SESSION_SECONDS, Incoming, Received, is_start_over
 from .observability import RUN_ID, SESSION_ID, Metrics
 from .ratelimit import RateLimiter
@@ -88,7 +88,7 @@ class Turn:
     @property
     def numbered_sources(self) -> list[SourceLink]:
         """Every document handed to the answer, numbered as [n] refers to them."""
-        return [SourceLink(s.number, s.title, s.hits[0].chunk.heading, s.path)
+        return [SourceLink(s.number, s.title, s.hits[0].chunk.heading, s.path, web_url(s.hits[0].chunk.meta.url))
                 for s in number_sources(self.prepared.hits)]
 
     @property
@@ -133,12 +133,13 @@ class Turn:
                 self.status = "interrupted"
             await self.service.finish(self, (time.perf_counter() - started) * 1000)
 
-    async def fail(self, error: str) -> None:
+    async def fail(self, error: str, shown: str = "") -> None:
         """End a turn whose answer could not be shown (the platform refused it): stored as `failed` with
-        the error, the thread's run released. The answer is not generated."""
+        the error and what the platform did show instead (an apology, or nothing), the thread's run
+        released. The answer is not generated."""
         if self.finishing:
             return
-        self.status, self.error = "failed", error[:500]
+        self.status, self.error, self.text = "failed", error[:500], shown
         await self.service.finish(self, 0.0)
 
     async def collect(self) -> str:
@@ -149,6 +150,10 @@ class Turn:
 
 
 _CITATION = re.compile(r"\[(\d{1,3})\]")
+
+
+class _Duplicate(Exception):
+    """Another delivery of the same message stored its question first (on another replica)."""
 
 
 def _delivery(message: Incoming) -> str:
@@ -217,26 +222,36 @@ class ConversationService:
         self._active: dict[SessionKey, Turn] = {}
         self.spill = Spill(self.metrics)  # turns the database could not take, written when it recovers
         self._locks: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+        self._receiving: set[str] = set()  # delivery ids being received in this process right now
 
     async def receive(self, message: Incoming) -> Received:
         """One incoming message, from any platform: the core decides whether it is docbot's to answer
-        (see bot/inbound.py) and, if so, starts its turn."""
+        (see bot/inbound.py) and, if so, starts its turn.
+
+        Its delivery id is stored in the same transaction as the question (`Store.add_question`): a process
+        killed before that leaves no trace, so the platform's retry is answered; a redelivery after it is a
+        duplicate. Deliveries of one message racing in this process are told apart before any platform
+        call (the status line, reading the thread) is made for the second."""
         key, message = message.key, replace(message, text=message.text.strip())
         if message.from_app and not self.answer_apps:
             return Received("ignored", "from_app")
         delivery = f"{key.platform}:{_delivery(message)}" if message.delivery_id or message.edit_of else ""
-        if delivery and not await self.first_delivery(delivery):
+        if delivery in self._receiving:  # checked and taken with no await in between
             return Received("ignored", "duplicate")
+        if delivery:
+            self._receiving.add(delivery)
         try:
-            return await self._receive(message)
-        except BaseException:  # not stored: the platform's retry of this message must be answered, not dropped
-            if delivery:
-                await self.forget_delivery(delivery)
-            raise
+            if delivery and await self.seen(delivery):
+                return Received("ignored", "duplicate")
+            return await self._receive(message, delivery)
+        finally:
+            self._receiving.discard(delivery)
 
-    async def _receive(self, message: Incoming) -> Received:
+    async def _receive(self, message: Incoming, delivery: str) -> Received:
         key = message.key
         if message.direct and not message.edit_of and is_start_over(message.text):
+            if delivery and not await self.first_delivery(delivery):  # no question to store: its own claim
+                return Received("ignored", "duplicate")
             await self.start_over(key)
             return Received("answered", "started_over", note=say(Text.STARTED_OVER, message.text))
         known = await self.takes_part(key)
@@ -244,19 +259,27 @@ class ConversationService:
             if known and not message.from_app:  # a person who spoke here counts from now on
                 await self._seen(key, {message.user} | message.participants)
             return Received("ignored", "not_for_docbot")
-        answered = f"answered:{key.platform}:{key.channel}:{message.edit_of or message.message_id}"
+        claims: tuple[str, ...] = (delivery,) if delivery else ()
+        marks: tuple[str, ...] = ()
         if message.edit_of or message.message_id:
             # An edit is answered when its original was not (a typo fixed before docbot saw it, a mention
             # added); an answered question's edit is left alone (the answer stays next to what it answered).
-            if not await self.first_delivery(answered) and message.edit_of:
-                return Received("ignored", "edit_of_answered")
+            answered = f"answered:{key.platform}:{key.channel}:{message.edit_of or message.message_id}"
+            if message.edit_of:
+                if await self.seen(answered):
+                    return Received("ignored", "edit_of_answered")
+                claims += (answered,)
+            else:
+                marks = (answered,)
         first = not known
         if message.accepted is not None:
             await message.accepted(first)
         context = await self._context(message, first)
         turn = await self.ask(key, message.text, message.user, context=context,
-                              participants=set(message.participants), private=message.private)
-        assert turn is not None  # no delivery id given to ask: never a duplicate
+                              participants=set(message.participants), private=message.private, claims=claims,
+                              marks=marks)
+        if turn is None:  # another delivery of this message (another replica) stored it first
+            return Received("ignored", "duplicate")
         if turn.prepared.route.intent == Intent.RATE_LIMITED:
             return Received("refused", "rate_limited", turn=turn, first_contact=first)
         return Received("answered", "asked", turn=turn, first_contact=first)
@@ -313,19 +336,33 @@ class ConversationService:
 
     async def ask(self, key: SessionKey, text: str, user_id: str = "", delivery_id: str | None = None,
                   context: list[Earlier] | None = None, participants: set[str] | None = None,
-                  private: bool = False) -> Turn | None:
+                  private: bool = False, claims: tuple[str, ...] = (),
+                  marks: tuple[str, ...] = ()) -> Turn | None:
         """Start a turn; None when `delivery_id` was seen before (a platform's redelivery, on any replica).
 
         Turns of one thread run in order: a new question stops the running answer and waits
         until it is stored, then reads the history before storing itself. `context` is what was
         said in the thread before docbot was called into it: on first contact it is stored as the
-        conversation's history (and the trace says how many messages came from it).
+        conversation's history (and the trace says how many messages came from it). `claims` (delivery
+        ids) and `marks` are stored in the question's own transaction (see `Store.add_question`).
         """
-        if delivery_id and not await self.first_delivery(delivery_id):
+        if delivery_id and await self.seen(delivery_id):
             return None
+        return await self._ask(key, text, user_id, context=context, participants=participants, private=private,
+                               claims=claims + ((delivery_id,) if delivery_id else ()), marks=marks)
+
+    async def _ask(self, key: SessionKey, text: str, user_id: str, *, context: list[Earlier] | None = None,
+                   participants: set[str] | None = None, private: bool = False, claims: tuple[str, ...] = (),
+                   marks: tuple[str, ...] = ()) -> Turn | None:
         async with self._lock(key):
+            if claims and await self.seen(*claims):  # stored by a delivery that held the lock before this one
+                return None
             await self._supersede(key)
-            turn = await self._start(key, clean_text(text), user_id, context or [], participants or set())
+            try:
+                turn = await self._start(key, clean_text(text), user_id, context or [], participants or set(),
+                                         claims, marks)
+            except _Duplicate:
+                return None
             turn.private = private
             return turn
 
@@ -481,6 +518,19 @@ class ConversationService:
         """The stored answer a platform message shows, if recorded."""
         return await self.store.call(self.store.linked, platform, platform_id)
 
+    async def seen(self, *delivery_ids: str) -> bool:
+        """Whether any of these delivery ids was stored with its question (False when the database cannot
+        say: a possible duplicate answer beats silence)."""
+        def any_seen() -> bool:
+            return any(self.store.sighted(d) for d in delivery_ids)
+
+        try:
+            return await self.store.call(any_seen)
+        except DocbotError as exc:
+            log.error("duplicate-delivery check unavailable; answering anyway: %s", exc)
+            self.metrics.errors.labels("storage").inc()
+            return False
+
     async def first_delivery(self, delivery_id: str) -> bool:
         """True the first time a platform delivery id is seen (any replica). When the database cannot
         say, True: a possible duplicate answer beats silence."""
@@ -499,13 +549,6 @@ class ConversationService:
         except DocbotError as exc:
             log.error("cannot tell whether docbot is in thread %s: %s", key.thread, exc)
             return False
-
-    async def forget_delivery(self, delivery_id: str) -> None:
-        """Undo `first_delivery` for a message that could not be stored, so the platform's retry is answered."""
-        try:
-            await self.store.call(self.store.forget_sighting, delivery_id)
-        except DocbotError as exc:
-            log.error("could not release delivery %s for a retry: %s", delivery_id, exc)
 
     async def shown(self, turn: Turn, text: str, status: str) -> None:
         """The platform showed only `text` of a finished turn (a failed append): what is stored is what was
@@ -568,9 +611,10 @@ class ConversationService:
                         self.supersede_wait)
 
     async def _start(self, key: SessionKey, text: str, user_id: str, context: list[Earlier] | None = None,
-                     participants: set[str] | None = None) -> Turn:
+                     participants: set[str] | None = None, claims: tuple[str, ...] = (),
+                     marks: tuple[str, ...] = ()) -> Turn:
         try:
-            return await self._start_stored(key, text, user_id, context or [], participants or set())
+            return await self._start_stored(key, text, user_id, context or [], participants or set(), claims, marks)
         except StorageError as exc:  # the database is down: still answer, with an apology, and say so in the log
             log.error("conversation database unavailable; answering without storing: %s", exc)
             self.metrics.errors.labels("storage").inc()
@@ -582,27 +626,31 @@ class ConversationService:
             return turn
 
     def _open(self, key: SessionKey, text: str, user_id: str, run_id: str, context: list[Earlier],
-              participants: set[str]) -> tuple[int, list[Message], int, int]:
+              participants: set[str], claims: tuple[str, ...] = (),
+              marks: tuple[str, ...] = ()) -> tuple[int, list[Message], int, int]:
         """The conversation, its recent history (the thread's earlier messages on first contact), how many
         of those came from the thread, and the stored question (one trip to a worker thread). Everyone the
-        thread showed (its earlier speakers included) is remembered as a participant."""
+        thread showed (its earlier speakers included) is remembered as a participant. The question, the
+        thread's earlier messages and the delivery ids it claims are one transaction; `_Duplicate` when
+        another delivery claimed them first."""
         if self.spill:  # the database is back (or still down: then this turn fails below as well)
             self.spill.drain(self.store)
         conv = self.store.conversation(key.platform, key.tenant, key.channel, key.thread)
         assert conv.id is not None
         self.store.add_participants(conv.id, participants | {e.user_id for e in context if e.role == "user"})
         history = self.store.history(conv.id, self.history_turns, after=conv.reset_after)
-        borrowed = 0
+        earlier: tuple[Message, ...] = ()
         if not history and context:
-            for earlier in context[-self.history_turns:]:
-                self.store.add(Message(conversation_id=conv.id, role=earlier.role, text=clean_text(earlier.text),
-                                       user_id=earlier.user_id, status="context", intent=earlier.intent,
-                                       rewritten=earlier.rewritten, sources=list(earlier.sources)))
-            history = self.store.history(conv.id, self.history_turns, after=conv.reset_after)
-            borrowed = len(history)
-        question = self.store.add(Message(conversation_id=conv.id, role="user", text=text,
-                                          user_id=user_id, run_id=run_id))
-        return conv.id, history, borrowed, question.id or 0  # set: the row is stored
+            earlier = tuple(Message(conversation_id=conv.id, role=e.role, text=clean_text(e.text), user_id=e.user_id,
+                                    status="context", intent=e.intent, rewritten=e.rewritten, sources=list(e.sources))
+                            for e in context[-self.history_turns:])
+        question = self.store.add_question(Message(conversation_id=conv.id, role="user", text=text,
+                                                   user_id=user_id, run_id=run_id), claims, marks, earlier)
+        if question is None:
+            raise _Duplicate
+        if earlier:
+            history = list(earlier)
+        return conv.id, history, len(earlier), question.id or 0  # set: the row is stored
 
     def _record(self, question_id: int, prepared: Prepared, conversation_id: int, run_id: str, user_id: str,
                 text: str) -> tuple[PendingAction | None, int]:
@@ -615,14 +663,16 @@ class ConversationService:
         return action, answer.id or 0  # set: the row is stored
 
     async def _start_stored(self, key: SessionKey, text: str, user_id: str, context: list[Earlier],
-                            participants: set[str]) -> Turn:
+                            participants: set[str], claims: tuple[str, ...] = (),
+                            marks: tuple[str, ...] = ()) -> Turn:
         started = time.perf_counter()
         run_id = uuid.uuid4().hex[:12]
         SESSION_ID.set(f"{key.platform}:{key.channel}:{key.thread}")
         RUN_ID.set(run_id)
         # Storage is blocking I/O: it runs on a worker thread so one slow database never stalls other turns.
         conversation_id, messages, borrowed, question_id = await self.store.call(self._open, key, text, user_id,
-                                                                                 run_id, context, participants)
+                                                                                 run_id, context, participants,
+                                                                                 claims, marks)
         history = to_history(messages)
         try:
             if self.limiter and not self.limiter.allow(user_id or key.channel, f"{key.platform}:{key.channel}"):

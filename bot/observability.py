@@ -35,6 +35,9 @@ class Metrics:
                                   registry=self.registry)
         self.spilled = Gauge("docbot_spilled_turns", "Turns kept in memory until the conversation database "
                              "takes them again", registry=self.registry)
+        self.platform_errors = Counter("docbot_platform_errors_total", "Chat platform calls that failed, by "
+                                       "platform, method and error", ["platform", "method", "error"],
+                                       registry=self.registry)
         self.spill_dropped = Counter("docbot_spill_dropped_total", "Waiting turns dropped because the spill was "
                                      "full", registry=self.registry)
 

@@ -396,6 +396,46 @@ class Store:
                     return candidate
         raise AssertionError("unreachable: tenacity reraises")  # pragma: no cover
 
+    def add_question(self, question: Message, claims: tuple[str, ...] = (), marks: tuple[str, ...] = (),
+                     before: tuple[Message, ...] = ()) -> Message | None:
+        """Store a question together with the delivery ids it claims, in one transaction: a process killed
+        before it leaves neither (the platform's retry is answered), after it both (a redelivery is a
+        duplicate). None when another delivery already claimed one of `claims`; `marks` are remembered if
+        absent (never a conflict); `before` rows (a thread's earlier messages) go in first. Retried like
+        `add`: a retry finds a question whose COMMIT landed instead of storing it twice."""
+        rows = [*before, question]
+        fields = [row.model_dump(exclude={"id"}) for row in rows]
+        for attempt in _retrying(self.retry_deadline):
+            with attempt:
+                first = attempt.retry_state.attempt_number == 1
+                candidates = rows if first else [Message.model_validate(f) for f in fields]
+                for _race in range(2):  # a mark another replica wrote at the same moment: look again, once
+                    with self._guard(), self._session() as session:
+                        if not first and (landed := session.exec(_same_row(candidates[-1])).first()) is not None:
+                            log.warning("a retried question had landed before its connection died; not stored twice")
+                            return landed
+                        wanted = list(dict.fromkeys([*claims, *marks]))
+                        taken = set(session.exec(select(SeenEvent.id).where(SeenEvent.id.in_(wanted))).all()) \
+                            if wanted else set()
+                        if taken & set(claims):
+                            return None
+                        session.add_all([SeenEvent(id=i) for i in wanted if i not in taken])
+                        session.add_all(candidates)
+                        try:
+                            session.commit()
+                            return candidates[-1]
+                        except IntegrityError:  # a claim or mark written by a concurrent delivery
+                            session.rollback()
+                            candidates = [Message.model_validate(f) for f in fields]
+                return None  # raced twice on the same ids: another delivery of this message has them
+        raise AssertionError("unreachable: tenacity reraises")  # pragma: no cover
+
+    @_retried
+    def sighted(self, event_id: str) -> bool:
+        """Whether a delivery id was recorded (read only; `add_question` records it with its question)."""
+        with self._guard(), self._session() as session:
+            return session.get(SeenEvent, event_id) is not None
+
     @_retried
     def update(self, message_id: int, **fields: Any) -> None:
         """Change fields of a stored message."""

@@ -160,6 +160,8 @@ def _setup(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log debu
                       json_logs=log_format == "json")
     if not verbose and log_format != "json":  # its per-attempt warnings restate the one line `explain` prints
         logging.getLogger("elastic_transport").setLevel(logging.ERROR)
+    if debug:  # a failed platform call is one line; its traceback is logged at debug level, shown with --debug
+        logging.getLogger("adapters").setLevel(logging.DEBUG)
 
 
 @app.command()

@@ -20,7 +20,9 @@ from rag.index.embedded import SqliteSearchIndex
 from rag.index.indexer import BATCH_CHUNKS, LOCAL_BATCH_CHUNKS, Indexer
 from rag.index.port import RebuildableIndex
 from rag.ingest.chunking import Chunker, OverlapChunker, SemanticChunker
+from rag.ingest.connectors.confluence import ConfluenceSource
 from rag.ingest.connectors.git import GitSource, mirror_path
+from rag.ingest.connectors.graph import GraphSource, msal_token
 from rag.ingest.sources import FolderSource, Source, narrowed, overlaps, with_owners
 from rag.models.embeddings import E5Embedder, Embedder, OpenAIEmbedder, USEEmbedder, VectorCache
 from rag.models.llm import OpenAIChat
@@ -34,7 +36,7 @@ from rag.understand.rewrite import LLMRewriter, OfflineRewriter, Rewriter
 from rag.understand.routing import Router
 
 from . import threads
-from .settings import COSINE_GAPS, GitSpec, Settings, SourceSpec, secret
+from .settings import COSINE_GAPS, ConfluenceSpec, GitSpec, GraphSpec, Settings, SourceSpec, secret
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +134,8 @@ class Runtime:
         """Configured sources: DOCBOT_SOURCES (folders and connectors), else one folder per DOCBOT_DOCS entry."""
         s = self.settings
         connectors: list[Source] = [self._git_source(spec) for spec in s.sources if isinstance(spec, GitSpec)]
+        connectors += [self._confluence_source(spec) for spec in s.sources if isinstance(spec, ConfluenceSpec)]
+        connectors += [self._graph_source(spec) for spec in s.sources if isinstance(spec, GraphSpec)]
         return [*self.folder_sources, *connectors]
 
     @cached_property
@@ -161,6 +165,20 @@ class Runtime:
                          visibility=frozenset(spec.channels) if spec.channels else None, link=spec.link or "",
                          token=secret(spec.token_env, spec.token_file, f"the Git source {spec.repository}"),
                          username=spec.username)
+
+    def _confluence_source(self, spec: ConfluenceSpec) -> ConfluenceSource:
+        return ConfluenceSource(spec.base_url, list(spec.spaces), spec.edition, spec.name,
+                                visibility=frozenset(spec.channels) if spec.channels else None, email=spec.email or "",
+                                token=secret(spec.token_env, spec.token_file, f"the Confluence source {spec.base_url}"),
+                                listing_every=spec.listing_every, policy=self.retry_policy)
+
+    def _graph_source(self, spec: GraphSpec) -> GraphSource:
+        client_secret = secret(spec.client_secret_env, spec.client_secret_file, f"the {spec.kind} source {spec.drive}")
+        if not client_secret:
+            raise ConfigurationError(f"the {spec.kind} source {spec.drive} needs client_secret_env or client_secret_file")
+        return GraphSource(spec.drive, msal_token(spec.tenant_id, spec.client_id, client_secret), spec.folder,
+                           spec.name, visibility=frozenset(spec.channels) if spec.channels else None,
+                           policy=self.retry_policy, kind=spec.kind)
 
     def source_for(self, path: Path) -> FolderSource:
         """The source an ad hoc `docbot index <path>` runs: the configured source it lies in, narrowed

@@ -61,13 +61,44 @@ class GitSpec(_Spec):
     username: str = Field("x-access-token", description="user name sent with the token (GitHub: x-access-token)")
 
 
+class ConfluenceSpec(_Spec):
+    """A DOCBOT_SOURCES entry of kind "confluence": the pages of some spaces, synced by CQL `lastmodified`."""
+
+    kind: Literal["confluence"]
+    base_url: str = Field(min_length=1, description="https://<site>.atlassian.net/wiki (Cloud) or the server's URL")
+    spaces: list[str] = Field(min_length=1, description="space keys to index")
+    edition: Literal["cloud", "datacenter"] = "cloud"
+    name: str = ""
+    channels: list[str] | None = Field(None, description="channel ids that may see it; unset: every channel")
+    email: str | None = Field(None, description="Cloud: the Atlassian account the API token belongs to")
+    token_env: str | None = Field(None, description="environment variable holding the API token (Cloud) or PAT (DC)")
+    token_file: Path | None = Field(None, description="file holding the API token or PAT")
+    listing_every: int = Field(1, ge=1, description="list every page (for deletions) every N runs; CQL between")
+
+
+class GraphSpec(_Spec):
+    """A DOCBOT_SOURCES entry of kind "sharepoint" or "onedrive": one drive through Microsoft Graph `delta`."""
+
+    kind: Literal["sharepoint", "onedrive"]
+    drive: str = Field(min_length=1, description="drives/<drive-id>, sites/<site-id>/drive or users/<upn>/drive")
+    folder: str = Field("", description="only the files under this folder of the drive")
+    name: str = ""
+    channels: list[str] | None = Field(None, description="channel ids that may see it; unset: every channel")
+    tenant_id: str = Field(min_length=1, description="the Entra tenant (directory) id")
+    client_id: str = Field(min_length=1, description="the app registration's application (client) id")
+    client_secret_env: str | None = Field(None, description="environment variable holding the client secret")
+    client_secret_file: Path | None = Field(None, description="file holding the client secret")
+
+
 def _source_kind(value: Any) -> str:
     """Which spec a DOCBOT_SOURCES entry is: its `kind`, "folder" when it has none (the old format)."""
-    return (value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)) or "folder"
+    kind = (value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)) or "folder"
+    return "sharepoint" if kind == "onedrive" else kind  # one spec reads both
 
 
-SOURCE_KINDS = ("folder", "git")
-AnySourceSpec = Annotated[Annotated[SourceSpec, Tag("folder")] | Annotated[GitSpec, Tag("git")],
+SOURCE_KINDS = ("folder", "git", "confluence", "sharepoint")
+AnySourceSpec = Annotated[Annotated[SourceSpec, Tag("folder")] | Annotated[GitSpec, Tag("git")]
+                          | Annotated[ConfluenceSpec, Tag("confluence")] | Annotated[GraphSpec, Tag("sharepoint")],
                           Discriminator(_source_kind)]
 
 
@@ -118,7 +149,7 @@ class Settings(BaseSettings):
     sources: list[AnySourceSpec] = Field(default_factory=list,
                                 description='Sources, JSON: [{"name": "handbook", "path": "docs", "include": ["*.md"], '
                                             '"exclude": ["drafts/*"], "channels": ["C0123"]}] (channels: only cited there); '
-                                            'kind "git" for a repository (docs/connectors.md)')
+                                            'kind "git" for a repository, "confluence" for wiki spaces, "sharepoint"/"onedrive" for a drive (docs/connectors.md)')
     index_schedule: str | None = Field("*/15 * * * *", description="crontab (UTC) or '<n>s'; empty disables")
     index_full_schedule: str | None = Field(None, description="periodic full re-embed, e.g. '0 3 * * 0'")
     index_on_start: bool = Field(True, description="`docbot serve` runs an incremental index once at start-up")

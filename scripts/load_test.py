@@ -103,6 +103,7 @@ async def run(args) -> dict:
            "DOCBOT_RATE_LIMIT_PER_CHANNEL": "0", "DOCBOT_DATABASE_URL": db_url}
     if args.slow_rate:
         env["DOCBOT_HTTP_TIMEOUT"] = str(args.http_timeout)
+    env["DOCBOT_SLACK_UPDATE_SECONDS"] = str(args.update_seconds)
     docbot = str(Path(sys.executable).parent / "docbot")
     cache = Path(args.index_cache)
     if not (cache / "index.sqlite3").exists():  # indexing costs minutes on a busy machine: once
@@ -129,12 +130,11 @@ async def run(args) -> dict:
             async def thread(user: int, n: int) -> None:
                 channel, root = f"C{user % 7}", f"17000{user:03d}{n:02d}.000100"
                 for turn, text in enumerate(QUESTIONS[(user + n) % len(QUESTIONS)][: args.turns]):
-                    ts = root if turn == 0 else f"17000{user:03d}{n:02d}.00{turn:02d}00"
+                    ts = f"17000{user:03d}{n:02d}.{(turn + 1) * 100:06d}"  # unique per message, as Slack's are
                     body = event_body(f"<@UBOT> {text}" if turn == 0 else text, event_id=f"Ev{user}-{n}-{turn}",
                                       ts=ts, channel=channel, thread_ts=None if turn == 0 else root,
                                       kind="app_mention" if turn == 0 else "message", user=f"U{user}")
-                    done_before = sum(1 for b in slack.named("chat.startStream")
-                                      if b.get("thread_ts") == root and b.get("channel") == channel)
+                    done_before = finished_replies(slack, channel, root)
                     t0 = time.perf_counter()
                     sent.append((channel, root, text))
                     try:
@@ -147,7 +147,7 @@ async def run(args) -> dict:
                         await until_answered(slack, channel, root, done_before + 1, args.timeout)
                         latencies.append((time.perf_counter() - t0) * 1000)
                     except TimeoutError:  # the user asks the follow-up anyway (and the database will tell)
-                        errors.append(f"no closed stream in {channel}/{root} turn {turn + 1}")
+                        errors.append(f"no finished reply in {channel}/{root} turn {turn + 1}")
 
             if args.burst:
                 await burst(session, slack, port, args, latencies, errors, sent)
@@ -163,6 +163,8 @@ async def run(args) -> dict:
         await llm.close()
     lost = count_messages(db_url, sent)
     lost["slack_calls_answered_late"] = len(slack.slowed)
+    lost["replies_shown_twice"] = doubled_replies(slack)
+    lost["streams_left_open"] = sum(1 for state in slack._posted.values() if state == "streaming")
     if schema:
         drop_schema(args.database_url, schema)
     if args.burst:
@@ -200,23 +202,41 @@ async def burst(session, slack: SlackStandIn, port: int, args, latencies: list, 
         await until_answered(slack, channel, root, args.burst, args.timeout)
     except TimeoutError:
         errors.append("not every reply stream was closed in time")
-    starts = {b["_reply_ts"] for b in slack.named("chat.startStream") if b.get("thread_ts") == root}
-    closed = [b for b in slack.named("chat.stopStream") if b["ts"] in starts]
-    latencies.extend([(time.perf_counter() - t0) * 1000] * len(closed))
+    latencies.extend([(time.perf_counter() - t0) * 1000] * finished_replies(slack, channel, root))
+
+
+def finished_replies(slack: SlackStandIn, channel: str, root: str) -> int:
+    """How many of docbot's replies in a thread have ended, as Slack shows them: a stopped stream, a control
+    message updated with the whole answer (the stream never opened), or an apology."""
+    mine = [b for b in slack.named("chat.postMessage") if b.get("thread_ts") == root and b.get("channel") == channel]
+    parts = {b["_reply_ts"]: ((b.get("metadata") or {}).get("event_payload") or {}).get("part") for b in mine
+             if "_reply_ts" in b}
+    starts = {b["_reply_ts"] for b in slack.named("chat.startStream")
+              if b.get("thread_ts") == root and b.get("channel") == channel and "_reply_ts" in b}
+    stopped = {b["ts"] for b in slack.named("chat.stopStream")} & starts
+    updated = {b["ts"] for b in slack.named("chat.update") if parts.get(b.get("ts")) == "control"
+               and '"markdown"' in json.dumps(b.get("blocks") or []) and "docbot_stop" not in json.dumps(b.get("blocks") or [])}
+    return len(stopped) + len(updated) + sum(1 for part in parts.values() if part == "apology")
+
+
+def doubled_replies(slack: SlackStandIn) -> int:
+    """Replies Slack shows twice: the same run's control message, answer or apology posted more than once."""
+    from collections import Counter
+
+    posts = Counter(json.dumps((b.get("metadata") or {}).get("event_payload"), sort_keys=True)
+                    for b in slack.named("chat.postMessage") if b.get("metadata") and "_reply_ts" in b)
+    return sum(n - 1 for n in posts.values() if n > 1)
 
 
 async def until_answered(slack: SlackStandIn, channel: str, root: str, count: int, timeout: float) -> None:
-    """Wait until the thread has `count` finished streams."""
+    """Wait until the thread has `count` finished replies."""
     deadline = time.monotonic() + timeout
     while True:
-        starts = [b["_reply_ts"] for b in slack.named("chat.startStream")
-                  if b.get("thread_ts") == root and b.get("channel") == channel]
-        stopped = {b["ts"] for b in slack.named("chat.stopStream")}
-        if len([ts for ts in starts if ts in stopped]) >= count:
+        if finished_replies(slack, channel, root) >= count:
             return
         if time.monotonic() > deadline:
             raise TimeoutError
-        await asyncio.sleep(0.02)
+        await asyncio.sleep(0.1)
 
 
 def database(url: str | None, data_dir: str) -> tuple[str, str]:
@@ -254,6 +274,8 @@ def count_messages(db_url: str, sent: list[tuple[str, str, str]]) -> dict:
             "SELECT c.channel, c.thread, m.text, m.run_id FROM message m JOIN conversation c "
             "ON c.id = m.conversation_id WHERE m.role = 'user'")).all()
         answers = dict(conn.execute(text("SELECT run_id, status FROM message WHERE role = 'assistant'")).all())
+        apologies = dict(conn.execute(text("SELECT run_id, text FROM message WHERE role = 'assistant' "
+                                           "AND status = 'failed'")).all())
         empty = conn.execute(text("SELECT count(*) FROM message WHERE role = 'assistant' AND status = 'complete' "
                                   "AND text = ''")).scalar()
     engine.dispose()
@@ -265,6 +287,9 @@ def count_messages(db_url: str, sent: list[tuple[str, str, str]]) -> dict:
             "duplicated": sum(max(0, n - posted[k]) for k, n in stored.items()),
             "answers_by_status": dict(statuses),
             "answered": sum(n for status, n in statuses.items() if status in ("complete", "partial", "cancelled")),
+            # failed: no answer message could be opened; the stored text is what was shown instead
+            "apologised": sum(1 for *_, run_id in users if apologies.get(run_id)),
+            "silent": sum(1 for *_, run_id in users if run_id in apologies and not apologies[run_id]),
             "empty_complete_answers": empty}
 
 
@@ -279,6 +304,7 @@ def main() -> None:
                         help="PostgreSQL URL (a fresh schema is made and dropped); default: SQLite in the data dir")
     parser.add_argument("--slow-rate", type=float, default=0.0, help="share of Slack calls answered late")
     parser.add_argument("--slow-seconds", type=float, default=4.0, help="how late")
+    parser.add_argument("--update-seconds", type=float, default=0.2, help="docbot's Slack update interval")
     parser.add_argument("--http-timeout", type=float, default=2.0,
                         help="docbot's outside-call timeout while calls are slowed (below --slow-seconds)")
     parser.add_argument("--index-cache", default=str(Path(tempfile.gettempdir()) / "docbot-load-index"),

@@ -22,7 +22,7 @@ from rag.understand.intent import IntentClassifier, load_examples  # noqa: E402
 def main() -> None:
     embedder = E5Embedder()
     examples = load_examples()
-    data = ROOT / "rag" / "data"
+    data = ROOT / "rag" / "understand" / "data"  # where load_examples() and the classifier look
     for old in data.glob("intent-examples-*.npy"):
         old.unlink()
     classifier = IntentClassifier(embedder, examples)  # nothing shipped any more: embeds them in one batch

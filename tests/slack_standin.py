@@ -44,6 +44,10 @@ class SlackStandIn:
     slow_seconds: float = 0.0
     slowed: list[str] = field(default_factory=list)  # methods answered late
     slow_methods: set[str] = field(default_factory=set)  # methods always answered late
+    # The next n calls of a method answered late: with effect ("late": Slack did it, the answer is slow) or
+    # without ("lost": the request timed out before Slack did anything). Slack deduplicates neither.
+    late_next: dict = field(default_factory=dict)
+    lost_next: dict = field(default_factory=dict)
     seed: int = 30
     _ts: itertools.count = field(default_factory=lambda: itertools.count(1))
     _posted: dict = field(default_factory=dict)  # ts -> "message" | "streaming" | "stopped", docbot's own
@@ -77,9 +81,18 @@ class SlackStandIn:
     async def _handle(self, request: web.Request) -> web.Response:
         """The method's answer; a `slow_rate` share of calls (all but auth.test) is answered only after
         `slow_seconds`, as Slack does under load: the call took effect, the client may have given up."""
-        response = await self._method(request)
         method = request.match_info["method"]
-        if method in self.slow_methods or (self.slow_rate and method != "auth.test" and self._rng.random() < self.slow_rate):
+        if self.lost_next.get(method):
+            self.lost_next[method] -= 1
+            self.slowed.append(method)
+            await asyncio.sleep(self.slow_seconds)
+            return web.json_response({"ok": False, "error": "request_timeout"})  # the client gave up long ago
+        response = await self._method(request)
+        if self.late_next.get(method):
+            self.late_next[method] -= 1
+            self.slowed.append(method)
+            await asyncio.sleep(self.slow_seconds)
+        elif method in self.slow_methods or (self.slow_rate and method != "auth.test" and self._rng.random() < self.slow_rate):
             self.slowed.append(request.match_info["method"])
             await asyncio.sleep(self.slow_seconds)
         return response
@@ -120,15 +133,26 @@ class SlackStandIn:
         if method in ("chat.postMessage", "chat.startStream"):
             body["_reply_ts"] = self._next_ts()  # recorded so tests can follow the message
             self._posted[body["_reply_ts"]] = "streaming" if method == "chat.startStream" else "message"
+            if body.get("thread_ts"):  # conversations.replies shows docbot's own replies too
+                reply = {"type": "message", "user": BOT_USER, "bot_id": f"B{body['_team']}", "ts": body["_reply_ts"],
+                         "thread_ts": body["thread_ts"], "text": body.get("text") or ""}
+                if body.get("metadata"):
+                    reply["metadata"] = body["metadata"]
+                self.threads.setdefault(body["thread_ts"], []).append(reply)
             return web.json_response({"ok": True, "channel": body.get("channel"), "ts": body["_reply_ts"]})
         if method == "chat.stopStream":
             self._posted[body.get("ts")] = "stopped"
         if method == "chat.delete":
             self._posted.pop(body.get("ts"), None)
-        if method == "conversations.replies":
-            limit = int(body.get("limit") or 1000)
-            messages = self.threads.get(body.get("ts"), [])
-            return web.json_response({"ok": True, "messages": messages[:limit], "has_more": len(messages) > limit})
+        if method == "conversations.replies":  # oldest first; `oldest` excludes earlier replies; paged by cursor
+            limit, start = min(int(body.get("limit") or 1000), 1000), int(body.get("cursor") or 0)
+            oldest = float(body.get("oldest") or 0)
+            messages = [m for m in self.threads.get(body.get("ts"), []) if float(m["ts"]) > oldest]
+            if str(body.get("include_all_metadata")).lower() not in ("1", "true"):  # Slack's default: no metadata
+                messages = [{k: v for k, v in m.items() if k != "metadata"} for m in messages]
+            page, more = messages[start:start + limit], len(messages) > start + limit
+            return web.json_response({"ok": True, "messages": page, "has_more": more,
+                                      "response_metadata": {"next_cursor": str(start + limit) if more else ""}})
         if method == "chat.postEphemeral":
             return web.json_response({"ok": True, "message_ts": self._next_ts()})
         return web.json_response({"ok": True, "channel": body.get("channel"), "ts": body.get("ts", "")})
@@ -188,6 +212,10 @@ class SlackStandIn:
             return "message_not_in_streaming_state"
         if method == "chat.appendStream" and len(str(body.get("markdown_text") or "")) > 12_000:
             return "msg_too_long"
+        metadata = body.get("metadata")
+        if metadata is not None and (not isinstance(metadata, dict) or not isinstance(metadata.get("event_type"), str)
+                                     or not isinstance(metadata.get("event_payload"), dict)):
+            return "invalid_metadata_format"
         return ""
 
     async def _socket(self, request: web.Request) -> web.WebSocketResponse:

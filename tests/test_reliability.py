@@ -2,6 +2,7 @@
 the driver's edge (backends terminated, acknowledgements lost, a full database file)."""
 from __future__ import annotations
 
+import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -350,3 +351,176 @@ async def test_a_failed_append_stops_the_stream_and_stores_what_was_shown(slack_
     shown = "".join(b["markdown_text"] for b in appends[:2])
     assert answer.text == shown and answer.status == "partial"  # what was shown is what is stored
     assert slack._posted[slack.named("chat.stopStream")[0]["ts"]] == "stopped"
+
+
+# --- the answer message's own calls time out (chat.postMessage, chat.startStream) ------------------------------
+
+def _docbot_posts(slack, thread: str) -> list[dict]:
+    """docbot's messages in a thread, as conversations.replies shows them (Slack keeps every post)."""
+    return [m for m in slack.threads.get(thread, []) if m.get("user") == "UBOT"]
+
+
+async def _asked(client, slack, service, thread: str, event_id: str):
+    """Ask once with a mention; wait until the turn is stored, released, and every stream docbot opened is
+    stopped (each check total: False until the rows exist). Returns the stored answer."""
+    from slack_standin import event_body
+
+    assert (await _post(client, event_body("<@UBOT> Beacon이 뭐야?", event_id=event_id, ts=thread))).status == 200
+
+    def answer():
+        conv = service.store.find_conversation("slack", "T1", "C1", thread)
+        latest = service.store.history(conv.id, 1) if conv is not None else []
+        return latest[0] if latest and latest[0].role == "assistant" and latest[0].status != "streaming" else None
+
+    await _until(lambda: answer() is not None and not service._active
+                 and "streaming" not in slack._posted.values() and (
+                     answer().status == "failed" or any(m for m in slack.calls if m[0] in ("chat.stopStream", "chat.update"))))
+    await _until(lambda: not slack.late_next.get("chat.update"))  # nothing of this turn is still on its way
+    return answer()
+
+
+def _streamed(slack) -> str:
+    return "".join(b["markdown_text"] for b in slack.named("chat.appendStream"))
+
+
+async def test_an_answer_message_slack_posted_late_is_found_not_posted_twice(slack_bot):
+    """chat.postMessage timed out but Slack had posted it (Slack deduplicates nothing): docbot finds its post
+    in the thread instead of posting a second one, and answers in it."""
+    client, slack, service = slack_bot
+    slack.late_next = {"chat.postMessage": 1}
+    answer = await _asked(client, slack, service, "1700000900.000100", "EvLate")
+    controls = _docbot_posts(slack, "1700000900.000100")
+    assert len(controls) == 2  # the one control message (found, not repeated) and the stream under it
+    assert answer.status == "complete" and answer.text and answer.text == _streamed(slack)
+
+
+async def test_an_answer_message_slack_never_got_is_posted_again(slack_bot):
+    client, slack, service = slack_bot
+    slack.lost_next = {"chat.postMessage": 1}
+    answer = await _asked(client, slack, service, "1700000901.000100", "EvLost")
+    assert len(slack.named("chat.postMessage")) == 1 and len(_docbot_posts(slack, "1700000901.000100")) == 2
+    assert answer.status == "complete" and answer.text == _streamed(slack)
+
+
+async def test_a_stream_start_that_timed_out_is_found_and_used(slack_bot):
+    """chat.startStream timed out after Slack opened the stream: that stream carries the answer and is
+    stopped (no second stream, none left open)."""
+    client, slack, service = slack_bot
+    slack.late_next = {"chat.startStream": 1}
+    answer = await _asked(client, slack, service, "1700000902.000100", "EvStream")
+    assert len(slack.named("chat.startStream")) == 1
+    assert [slack._posted[b["ts"]] for b in slack.named("chat.stopStream")] == ["stopped"]
+    assert answer.status == "complete" and answer.text == _streamed(slack)
+
+
+async def test_a_stream_that_never_opened_leaves_the_answer_in_the_control_message(slack_bot):
+    client, slack, service = slack_bot
+    slack.lost_next = {"chat.startStream": 1}
+    answer = await _asked(client, slack, service, "1700000903.000100", "EvNoStream")
+    assert not slack.named("chat.appendStream")
+    final = slack.named("chat.update")[-1]
+    assert final["ts"] == _docbot_posts(slack, "1700000903.000100")[0]["ts"]
+    from adapters.markup import slack_markdown
+
+    shown = [b["text"] for b in final["blocks"] if b["type"] == "markdown"]
+    assert answer.status == "complete" and answer.text and shown == [slack_markdown(answer.text)]
+
+
+async def test_when_no_answer_message_can_be_opened_the_user_gets_an_apology_and_it_is_stored(slack_bot):
+    """Both attempts at the answer message time out unposted: an apology is posted, and the stored answer is
+    that apology (status failed, Slack's error in its timings), not an answer nobody saw."""
+    client, slack, service = slack_bot
+    slack.lost_next = {"chat.postMessage": 2}
+    answer = await _asked(client, slack, service, "1700000904.000100", "EvSorry")
+    shown = _docbot_posts(slack, "1700000904.000100")
+    assert len(shown) == 1 and shown[0]["text"]
+    assert answer.status == "failed" and answer.text == shown[0]["text"] and "Timeout" in answer.timings["error"]
+
+
+async def test_when_even_the_apology_cannot_be_posted_nothing_shown_is_stored(slack_bot):
+    client, slack, service = slack_bot
+    slack.lost_next = {"chat.postMessage": 4}
+    answer = await _asked(client, slack, service, "1700000905.000100", "EvSilent")
+    assert not _docbot_posts(slack, "1700000905.000100")
+    assert answer.status == "failed" and answer.text == ""
+
+
+# --- a delivery is remembered in the same transaction as its question ---------------------------------------
+
+class _Killed(BaseException):
+    """The process dies here (kill -9): nothing after this line runs, no cleanup either."""
+
+
+async def test_a_process_killed_before_the_question_is_stored_leaves_no_sighting(glossary_service, monkeypatch):
+    """The delivery id was written before the question: killed in between, Slack's retry was then dropped as a
+    duplicate and the question lost. Now both are one transaction: the retry finds neither and is answered."""
+    from bot.inbound import Incoming
+
+    service = glossary_service
+    key = SessionKey("slack", "T1", "C1", "1700001000.000100")
+    message = Incoming(key, "Beacon이 뭐야?", "u1", delivery_id="C1:1700001000.000100",
+                       message_id="1700001000.000100", mentioned=True)
+    add_message = Store.add
+
+    def killed(store, row):  # the question's insert is where the process dies
+        if isinstance(row, Message) and row.role == "user":
+            raise _Killed
+        return add_message(store, row)
+
+    monkeypatch.setattr(Store, "add", killed)
+    monkeypatch.setattr(Store, "add_question", lambda *a, **k: killed(a[0], a[1]), raising=False)
+    monkeypatch.setattr(type(service), "forget_delivery", lambda *a, **k: _nothing(), raising=False)
+    with pytest.raises(_Killed):
+        await service.receive(message)
+    monkeypatch.undo()
+    restarted = ConversationService(service.store, service.pipeline)  # a new process on the same database
+    received = await restarted.receive(message)  # Slack's retry of the same message
+    assert received.outcome == "answered" and received.turn is not None
+    await received.turn.collect()
+    assert _rows(service.store, Message, Message.role == "user") == 1
+    again = await restarted.receive(message)  # a redelivery after it was stored: handled once
+    assert (again.outcome, again.reason) == ("ignored", "duplicate")
+    assert _rows(service.store, Message, Message.role == "user") == 1
+
+
+async def _nothing() -> None:
+    return None
+
+
+# --- issue 28 item 7: a failed platform call is one log line, a counter, and still a 200 ----------------------
+
+def _no_tracebacks(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.exc_info and r.levelno >= logging.INFO]
+
+
+async def test_a_failed_slack_call_is_one_line_counted_and_the_event_acknowledged(slack_bot, caplog):
+    """A DM's "start over" note cannot be posted (Slack answers 503): Bolt logged a 40-line traceback and
+    nothing counted it. Now: one line, docbot_platform_errors_total by platform, method and error, and 200."""
+    from slack_standin import event_body
+
+    client, slack, service = slack_bot
+    caplog.set_level(logging.INFO)
+    slack.unavailable = {"chat.postMessage"}
+    body = event_body("start over", event_id="EvNote", ts="1700001100.000100", channel="D1", kind="message",
+                      channel_type="im")
+    assert (await _post(client, body)).status == 200
+    line = b'docbot_platform_errors_total{error="service_unavailable",method="chat.postMessage",platform="slack"} 1.0'
+    await _until(lambda: line in service.metrics.render())
+    await _until(lambda: any("chat.postMessage" in r.getMessage() for r in caplog.records))
+    assert _no_tracebacks(caplog) == []
+    said = [r for r in caplog.records if "chat.postMessage" in r.getMessage() and r.name != "aiohttp.access"]
+    assert len(said) == 1  # the stand-in's own access log aside
+
+
+async def test_slack_unreachable_while_authorizing_is_acknowledged_not_500(slack_bot, caplog):
+    """auth.test (Bolt's first call) timed out: the request was a 500 with a traceback."""
+    from slack_standin import event_body
+
+    client, slack, service = slack_bot
+    caplog.set_level(logging.INFO)
+    slack.lost_next = {"auth.test": 1}
+    body = event_body("<@UBOT> Beacon이 뭐야?", event_id="EvAuth", ts="1700001101.000100")
+    assert (await _post(client, body)).status == 200
+    assert b'docbot_platform_errors_total{error="timeout",method="auth.test",platform="slack"} 1.0' \
+        in service.metrics.render()
+    assert _no_tracebacks(caplog) == []

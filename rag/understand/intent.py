@@ -18,7 +18,16 @@ import numpy as np
 
 from rag.models.embeddings import Embedder
 from rag.text.analysis import Analyzer
-from rag.understand.routing import INTENTS, Intent, Route, rule_route
+from rag.understand.routing import (
+    INTENTS,
+    SMALL_TALK_ASKED,
+    Intent,
+    Route,
+    asks_for_something,
+    may_be_live,
+    rule_route,
+    what_it_asks,
+)
 
 EXAMPLES = "intents.jsonl"
 _CODE = re.compile(r"\b[A-Za-z]+[-_.][\w.-]+\b|\b[A-Z]{2,}\d*\b|\b\w*\d+\w*\b")
@@ -110,15 +119,27 @@ class ClassifierRouter:
         ruled = rule_route(original)
         if ruled:
             return Route(ruled.intent, ruled.confidence, entities, ruled.reason)
-        texts = [original] if rewritten.strip() == original.strip() else [original, rewritten]
+        # The classifier reads what the message says after its chatty opening ("ok thanks, ..."): a "thanks"
+        # in front pulls a question towards small talk otherwise.
+        own = what_it_asks(original)
+        texts = [own] if rewritten.strip() in (original.strip(), own) else [own, rewritten]
         # The user's own words say what they want; the rewrite only adds the topic.
         probs = self.classifier.predict(texts)
         weights = np.array([1.0] if len(texts) == 1 else [0.7, 0.3])
         mixed = (weights @ probs) * self.priors
         mixed /= mixed.sum()
+        if not may_be_live(original):
+            # Live state needs a time marker or a changing subject ("right now", "down", "지금", "장애") and no
+            # words of rules; without them it is a question for the documents: its share goes to them.
+            live = self.classifier.labels.index(Intent.REALTIME_LOOKUP)
+            mixed[self.classifier.labels.index(Intent.KNOWLEDGE_SEARCH)] += mixed[live]
+            mixed[live] = 0.0
         best = int(mixed.argmax())
         scores = {str(label): round(float(p), 4) for label, p in zip(self.classifier.labels, mixed)}
-        return Route(self.classifier.labels[best], float(mixed[best]), entities, "classifier", scores)
+        intent, confidence = self.classifier.labels[best], float(mixed[best])
+        if intent == Intent.CHITCHAT and confidence > SMALL_TALK_ASKED and asks_for_something(original):
+            confidence = SMALL_TALK_ASKED  # a message that asks for something is never sure small talk
+        return Route(intent, confidence, entities, "classifier", scores)
 
     def entities(self, text: str) -> list[str]:
         """Codes, names and topic words mentioned in the message."""

@@ -74,59 +74,316 @@ def _rx(*parts: str) -> re.Pattern:
     return re.compile("|".join(parts), re.IGNORECASE)
 
 
-_CHITCHAT = _rx(
-    r"^\s*+((ok(ay)?|cool|great|nice|awesome|got it)[\s,!.]*+)?(hi|hello|hey|yo|thanks?|thank you|thx|ty|cheers|bye|"
-    r"good (morning|night|evening)|ok(ay)?|cool|great|nice|awesome|got it|lol|haha|how are you|who are you|"
-    r"what can you do)\b[\s!.?~]*+$",
-    r"^\s*+(ㅎㅎ|ㅋㅋ|ㅠㅠ)*+\s*+(안녕|반가|고마워|고맙|감사(합니다|해요|해|드려요)?\s*+[!.~]*+\s*+$|ㅎㅎ|ㅋㅋ|ㅠ|잘 ?자|수고|좋아|알겠|"
-    r"오케이|넵|네\s*+$|응\s*+$|굿|너는 누구|뭐 할 수 있)",
+# --- Clauses: the chatty words a message opens with, split from what it asks -----------------------------
+#
+# People put thanks, agreement or a reaction in front of what they want ("ok thanks, now restart the
+# billing service", "오케이 그럼 환불 처리해줘", "ㅇㅋ 감사"). The rules read what is left after those
+# opening words; a message that is nothing but such words is small talk. Matching is per token (split on
+# white space), so no pattern here ever sees more than one word.
+
+# Single English words that open a message without asking anything: acknowledgements, thanks, greetings,
+# reactions, discourse markers ("so", "then", "also"), the bot's name.
+_CHATTER_WORDS = frozenset("""
+ok okay k kk okey alright cool great nice awesome perfect sure yes yeah yep yup fine right understood noted
+thanks thank thx ty tysm cheers appreciated hi hello hey yo morning evening bye goodbye
+wow whoa yikes oops ugh ouch damn omg oh ah aha ahh hmm hmmm huh meh lol lmao haha hahaha hehe interesting
+funny weird neat lovely amazing brilliant wonderful excellent super sweet gotcha
+so then also and but btw anyway well um uh docbot bot
+""".split())
+# Two-word openers ("thank you", "got it", "sounds good").
+_CHATTER_PAIRS = frozenset({
+    ("thank", "you"), ("thanks", "again"), ("a", "lot"), ("got", "it"), ("i", "see"),
+    ("sounds", "good"), ("all", "right"), ("no", "worries"), ("no", "problem"), ("good", "morning"),
+    ("good", "evening"), ("good", "night"), ("makes", "sense"), ("appreciate", "it"), ("oh", "no"),
+    ("great", "stuff"), ("thank", "u"), ("that", "helps"), ("nice", "one"), ("fair", "enough"),
+    ("many", "thanks"), ("much", "appreciated"), ("so", "much"),
+})
+# Korean openers: a stem with the endings it takes ("고마워요", "감사합니다", "알겠습니다", "좋네요", "그럼").
+_KO_CHATTER = re.compile(
+    r"^(?:고마워|고맙|감사|땡큐|알겠|알았|오케이|오키|좋아|좋네|좋다|좋습니|좋군|넵|네|넹|예|응|웅|그래|그럼|그러면|그렇구나|"
+    r"그렇군|그렇네|아하|오호라|오호|오|와|우와|아|헐|대박|흠|음|아이고|에휴|헉|앗|어머|확인했|이해했|수고|반가|안녕|굿|나이스|"
+    r"근데|그런데|그리고|혹시|참|아무튼|암튼)"
+    r"(?:요|해|해요|합니다|했어|했어요|했습니다|드려요|드립니다|드림|습니다|어|어요|았어|았어요|겠어|겠어요|겠습니다|"
+    r"네요|네|다|군요|구나|요|니다|하세요|하셨어요|했다|워|워요|면|데|고)?"
 )
-# Mutation verbs as requests addressed to docbot ("...해줘", "please delete", "can you restart").
-# Questions about doing something are document questions: "how do I delete", "롤백해야 해?"
-# (obligation), "예약해?" (a bare verb asked with a question mark), "can you remove a partition
-# from a kafka topic?" (a capability question about a thing in general, not a request).
-_ACTION = _rx(
+_JAMO_OR_SYMBOLS = re.compile(r"^(?:[ㄱ-ㅎㅏ-ㅣ]++|[^\w\s]++|[ㄱ-ㅎㅏ-ㅣ^~;:)(]++)")
+_PUNCT = ",.!~;:…·-"
+_TOKEN = re.compile(r"\S++")
+# Patterns used only with match / fullmatch start with "^" too: a search over a long text then fails at once
+# at every later position instead of trying a hundred words there.
+MAX_RULE_CHARS = 2000  # rules read at most this much of a message (the pipeline clips longer ones anyway)
+
+
+def _chatty(word: str) -> bool:
+    word = word.strip(_PUNCT).lower()
+    if not word:
+        return True  # punctuation or an emoji stands between the openers
+    return (word in _CHATTER_WORDS or bool(_KO_CHATTER.fullmatch(word))
+            or bool(_JAMO_OR_SYMBOLS.fullmatch(word)) or bool(_KO_CHATTER_LAUGH.fullmatch(word)))
+
+
+_KO_CHATTER_LAUGH = re.compile(r"^(?:[ㅋㅎㅠㅜ]|ㅇㅋ|ㅇㅇ|ㄳ|ㄱㅅ|ㄱㄱ)++")
+
+
+def split_chatter(text: str) -> tuple[str, str]:
+    """(the chatty opening words, the rest): "오케이 그럼 환불 처리해줘" -> ("오케이 그럼", "환불 처리해줘")."""
+    text = text.strip()[:MAX_RULE_CHARS]
+    tokens = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text)]
+    i, end = 0, 0
+    while i < len(tokens):
+        word = tokens[i][2]
+        if word.rstrip(_PUNCT).endswith("?"):
+            break  # "ok?" asks something: it is the rest
+        if i + 1 < len(tokens) and not word.rstrip().endswith(tuple(_PUNCT)):
+            pair = (word.lower(), tokens[i + 1][2].strip(_PUNCT).lower())
+            if pair in _CHATTER_PAIRS and not tokens[i + 1][2].rstrip(_PUNCT).endswith("?"):
+                end, i = tokens[i + 1][1], i + 2
+                continue
+        if not _chatty(word):
+            break
+        end, i = tokens[i][1], i + 1
+    return text[:end].strip(), text[end:].strip()
+
+
+# Words that only join a message to the conversation ("so", "그럼"): the classifier may read them, they pull
+# it nowhere (and the message's own vector is then the one the search embeds anyway).
+_CONNECTIVES = frozenset("so then and also but btw anyway well um uh 그럼 그러면 근데 그런데 그리고 혹시 참 아무튼 암튼".split())
+
+
+def what_it_asks(text: str) -> str:
+    """The message without its small-talk opening ("ok thanks, ..."), for the classifier; the message itself
+    when it opens with nothing or only with connectives."""
+    chatter, rest = split_chatter(text)
+    words = [w.strip(_PUNCT).lower() for w in chatter.split()]
+    if not rest or all(not w or w in _CONNECTIVES for w in words):
+        return text
+    return rest
+
+
+# --- What a message asks for ------------------------------------------------------------------------------
+
+# Korean requests end a clause with 줘 / 주세요 / 부탁해 ... (also "...해 주실 수 있나요?"). The verb right before
+# the ending says what is asked: to be told something (information) or to change something (an action).
+_KO_REQUEST = _rx(
+    r"(?:줘|줘요|주세요|주십시오|주실래요|주시겠어요|주시겠습니까|줄래|줄래요|주라|주면 좋겠어|"
+    r"부탁해|부탁해요|부탁드려요|부탁드립니다|부탁합니다|부탁|"
+    r"주실\s?수\s?있(?:나요|을까요|어요|습니까)|줄\s?수\s?있(?:어|나|니|을까))[\Wㅎㅋㅠㅜ]*+$",  # then only punctuation, emoji, ㅎㅎ
+)
+_KO_FILLER = re.compile(r"^(?:좀|좀만|해|해서|다시|빨리|한번|한 번|바로|지금|얼른|꼭|제발|싹|다|하나|같이)")
+_KO_INFO_VERB = _rx(r"(?:알려|설명|요약|정리|가르쳐|보여|찾아|비교|번역|말해|확인|체크|검색|추천|계산|읽어|링크)")
+# "...해야 해?" (obligation), "신청해도 돼?" (permission): questions about doing, not requests.
+_KO_OBLIGATION = _rx(r"(?:해야|돼야|되야|하면 안|해도|하나요|합니까|되나요|인가요)")
+# Bare imperatives and "let's" forms of mutation verbs ("삭제해", "롤백하자"), as before.
+_KO_ACTION = _rx(
     r"(삭제|복구|생성|재시작|재색인|색인|재인덱스|인덱싱|배포|추가|변경|수정|등록|취소|승인|발송|실행|초기화|롤백|신청|예약|만들|지우|바꾸|보내|올리|"
-    r"잡아|켜|꺼|열어|잠가)"
-    r"(?!\w{0,12}야)\w{0,12}\s{0,3}(해\s*줘|해\s*주세요|해\s*줄래|해\s*주실래요|해\s*주시겠어요|하자|해라|해(?!\s*\?)|줘|"
-    r"주세요|줄래)\s*+[.!?]*+\s*+$",
-    r"^\s*(please\s+|can you\s+|could you\s+|would you\s+|go ahead and\s+)?"
-    r"(delete|remove|restore|create|restart|reboot|deploy|re-?index|add|update|change|send|approve|revoke|"
-    r"cancel|run|trigger|reset|rollback|roll back|open|close|grant|disable|enable|schedule|book|turn (on|off))\b",
+    r"잡아|켜|꺼|열어|잠가|처리|진행|정지|해지|차단|잠금|풀어|넣어|빼|막아|닫아|올려|내려)"
+    r"(?!\w{0,12}야)\w{0,12}\s{0,3}(하자|해라|해(?!\s*\?)|시켜)\s*+[.!]*+\s*+$",
 )
+_EN_REQUEST_OPENER = re.compile(
+    r"^(?:(?:please|pls|plz|kindly|now|then|just|also|so|and|(?:can|could|would|will) (?:you|u)|go ahead and|"
+    r"i (?:want|need) you to|i'd like you to)\s++)++", re.IGNORECASE)
+_EN_POLITE = re.compile(r"\b(?:please|pls|plz|kindly|(?:can|could|would|will) (?:you|u)|go ahead and|"
+                        r"i (?:want|need) you to|i'd like you to)\b", re.IGNORECASE)
+_EN_INFO_VERB = re.compile(
+    r"^(?:tell|show|explain|summari[sz]e|describe|compare|find|look|search|check|give|list|translate|define|"
+    r"walk|remind me (?:what|how|who|where|when|which|why|of)|help|point|recommend|suggest|calculate|confirm|"
+    r"verify|send me|share with me)\b", re.IGNORECASE)
+_EN_TELL = re.compile(r"^(?:tell me|show me|explain|summari[sz]e|describe|compare|find|look up|list|give me)\b",
+                      re.IGNORECASE)
+_EN_QUESTION_WORD = re.compile(r"^(?:what|which|who|whom|whose|where|when|why|how|is|are|was|were|"
+                               r"do(?! (?:it|that|this|them|so)\b)|does|did|"
+                               r"should|must|may|might|am)\b", re.IGNORECASE)
+_FOR_ME = re.compile(r"\bfor (?:me|us)\b\W*+$", re.IGNORECASE)
+_EN_ACTION_VERB = re.compile(
+    r"^(?:delete|remove|restore|recover|create|make|restart|reboot|deploy|redeploy|re-?index|index|add|update|"
+    r"change|edit|modify|send|post|publish|upload|share|approve|reject|deny|revoke|grant|cancel|run|rerun|"
+    r"trigger|reset|roll ?back|revert|open|close|reopen|archive|unarchive|enable|disable|turn (?:on|off)|"
+    r"switch (?:on|off)|schedule|reschedule|book|reserve|block|unblock|lock|unlock|suspend|freeze|unfreeze|"
+    r"file|submit|apply|register|issue|refund|credit|pay|order|assign|reassign|invite|kick|ban|mute|unmute|"
+    r"notify|ping|page|escalate|set|set up|configure|install|uninstall|upgrade|downgrade|migrate|merge|stop|"
+    r"start|pause|resume|kill|purge|flush|clear|rename|move|copy|sync|extend|renew|rotate|expire|terminate|"
+    r"provision|spin up|scale|handle|process|fix|take care of|go ahead|proceed|go for it|carry on|remind|"
+    r"put|place|attach|forward|tag|label|mark|flag|pin|unpin|subscribe|unsubscribe|join|leave|"
+    r"do (?:it|that|this|them|so)|get (?:it|that) done)\b", re.IGNORECASE)
+# A capability question about things in general is a document question: "can you remove a partition from a
+# kafka topic?"; so is asking how or when.
 _HOW_TO = _rx(r"\b(how (do|can|should|to)|what happens|when|why|policy|rule|process|procedure)\b",
               r"^\s*(can|could) (you|i|we) \w+ (a|an|any) \w[^?]*\?\s*$",
               r"(방법|어떻게|절차|정책|규정|언제|왜|누가|누구|몇|얼마|어디|가능해|되나요|돼\?)")
-# The user asking what *they* (or the team) should or may do is a document question, however
-# mutation-like its verb: "do I need approval to restart the gateway?", "should we roll back if...?",
-# "휴가는 며칠 전에 신청해야 해?". ("can you ...?" is addressed to docbot: not here.)
-_SELF_QUESTION = _rx(
-    r"^\s*(do|does|did|should|must|can|could|may|am|are|is it (ok|okay|allowed)( for (me|us))? to)\s+"
-    r"(i|we|me|us|they|employees|engineers|people)?\b[^?]*\?\s*$",
-    r"(해야|돼야|하면 안|해도|하나요|합니까|되나요|인가요)\s*(해|돼|되나|하나|할까|되지|하지|돼요|해요|하나요|되나요|나요|요|까)?\s*\?\s*$",
+_CLAUSE = re.compile(r"[^,.;!\n]++")  # a clause: up to the next comma, full stop, semicolon or line break
+
+
+def request_kind(text: str) -> Intent | None:
+    """ACTION when a clause asks docbot to change something, KNOWLEDGE_SEARCH when one asks to be told
+    something ("요약해줘", "tell me"), None when no clause is a request."""
+    found: Intent | None = None
+    for m in _CLAUSE.finditer(text[:MAX_RULE_CHARS]):
+        clause = m.group().strip()
+        if not clause:
+            continue
+        kind = _korean_request(clause) or _english_request(clause)
+        if kind == Intent.ACTION:
+            return kind
+        found = found or kind
+    return found
+
+
+def _korean_request(clause: str) -> Intent | None:
+    ending = _KO_REQUEST.search(clause)
+    if ending:
+        head = clause[:ending.start()]
+        if _KO_OBLIGATION.search(head[-6:]):
+            return None
+        # The verb is the last word before the ending, past fillers ("정지 좀 해주실 수 있나요" -> 정지):
+        # "요약본 공유해줘" shares (an action); "요약해줘" summarises (information).
+        words = [w for w in head[-40:].split() if not _KO_FILLER.fullmatch(w)]
+        verb = words[-1] if words else head[-12:]
+        return Intent.KNOWLEDGE_SEARCH if _KO_INFO_VERB.match(verb) or _KO_INFO_VERB.search(verb[-6:]) else Intent.ACTION
+    if _KO_ACTION.search(clause) and not _HOW_TO.search(clause):
+        return Intent.ACTION
+    return None
+
+
+def _english_request(clause: str) -> Intent | None:
+    opener = _EN_REQUEST_OPENER.match(clause)
+    verb = clause[opener.end():] if opener else clause
+    asked = bool(opener and _EN_POLITE.search(opener.group())) or bool(_FOR_ME.search(clause))
+    if _EN_QUESTION_WORD.match(verb):
+        return None
+    if _EN_INFO_VERB.match(verb):
+        return Intent.KNOWLEDGE_SEARCH if asked or _EN_TELL.match(verb) else None
+    if _EN_ACTION_VERB.match(verb) and not _HOW_TO.search(clause) and (asked or not clause.endswith("?")):
+        return Intent.ACTION
+    return None
+
+
+# --- Live state: a present-time marker and a subject that changes by the minute ----------------------------
+#
+# "who is on call right now?", "is that error still happening?", "WMS 점검 아직 안 끝났어?": the documents
+# cannot know. A time marker alone is not enough ("what's the current hotel limit?", "can it still be
+# recovered?", "지금 신청해도 돼?" are about rules), nor is a volatile word alone ("what is an incident?").
+_NOW = _rx(r"\b(right now|now|currently|current|at the moment|at present|as we speak|still|yet|anymore|today|"
+           r"this (minute|morning|afternoon))\b",
+           r"(지금|현재|아직|실시간|방금|오늘|이 시간)")
+_VOLATILE = _rx(
+    r"\b(on[- ]?call|down|outages?|incidents?|errors?|5\d\d s|5\d\ds?|5xx|failing|failures?|broken|working|running|"
+    r"online|offline|available|free|busy|queue|queued|backlog|latency|load|status|health|healthy|unhealthy|"
+    r"happening|occurring|ongoing|in progress|resolved|fixed|over|finished|done|maintenance|deploying|"
+    r"rolling out|stuck|slow|reachable|responding|open|occupied|in stock|out of|deployed|released|merged|"
+    r"shipped|rolled out)\b",
+    r"\b(is|are|be|still)\s++(?:[\w.-]++\s++){0,4}up\b",
+    r"(온콜|당직|상태|장애|에러|오류|다운|살아|죽었|죽어|떠\s?있|돌아|돌고|동작|작동|접속|로그인|먹통|느려|느린|점검|"
+    r"끝났|끝나|진행\s?중|발생|실패|성공했|고장|터졌|터진|뻗었|뻗은|끊겼|끊긴|안\s?돼|안\s?되|비어|비었|남아|남았|대기|몇\s?건|몇\s?명|몇\s?개|배포\s?중|처리\s?중|해결됐|복구됐|"
+    r"잘\s?돼|돼\?|되나요|되고|되는|(?<!수 )(?<!수)(있어\?|있나\?|있나요)|(?<=\s)나(\?|요))",
 )
-# A reaction that thanks or agrees, with no question in it, is small talk whatever topic words it
-# carries ("ok thanks, the hotel limit makes sense now").
-_REACTION = _rx(
-    r"^(?!.*\b(what|which|who|where|how|when|why|tell|show)\b)\s*(ok(ay)?|great|nice|cool|perfect|awesome|thanks|"
-    r"thank you|thx|got it|makes sense|that helps|that's (exactly )?what i needed)\b[^?]*$",
-    r"^(?!.*(뭐|무엇|어디|언제|누가|누구|어떻게|몇|얼마|알려|보여))\s*(알겠|좋아|좋네|오케이|넵|네 ?알|감사|고마워|고맙|이해했)[^?]*$",
+# Words of rules and documents, and questions about what one may or must do: about the documents, however
+# "now" they are asked.
+_RULES = _rx(
+    r"\b(policy|policies|rules?|limits?|procedure|process|guidelines?|documents?|docs?|handbook|allowed|"
+    r"allowance|deadline|valid|eligible|entitled|required|should (i|we)|do (i|we) need|how (do|can|should)|"
+    r"what (do|should) (i|we)|what now|what next)\b",
+    r"(규정|정책|절차|가이드|문서|한도|기준|기한|유효|방법|어떻게|해야|해도)",
+    r"도\s?(돼|되나|되요|돼요|될까|되죠|되는|괜찮)",  # "-어도 돼?": may I (permission)
 )
-_REALTIME = _rx(
-    r"\b(right now|currently|at the moment|live|status of|"
-    r"is [^?]{1,40} (down|(?<!backed )(?<!set )(?<!signed )(?<!picked )(?<!looked )(?<!held )up|online|working)\b|uptime|"
-    r"who is on[- ]call (now|today)|how many .{1,40} (now|today|online)|current (status|price|load|queue))\b",
-    r"(지금|현재|실시간|방금).{0,20}(상태|몇|누구|얼마|살아|떠|다운|장애|온라인|접속|돌아|동작|작동|대기)",
+# Whether something can be done ("can it still be recovered?", "아직 복구할 수 있어?"): about rules, unless the
+# subject itself changes by the minute ("지금 VPN 접속할 수 있어?").
+_POSSIBLE = _rx(r"\b((can|could) (i|we|it|they|you|that|this|these|those)|is it possible|possible|recoverable)\b",
+                r"(수\s?있|수\s?없|가능)")
+_LIVE = _rx(
+    r"\b(status of|uptime|current (status|load|queue)|who is on[- ]call (now|today))\b",
+    r"\bhow many\b[^?]{1,60}\b(right now|now|today|at the moment|currently)\b",  # a count now
+    r"\bis [^?]{1,40} ((down|online|offline|working|healthy)|(?<!backed )(?<!set )(?<!signed )(?<!picked )"
+    r"(?<!looked )(?<!held )(?<!follow )up)\b",
     r"(상태|장애).{0,6}(어때|어떄|확인해|괜찮)",
 )
 
 
-# Asking to be told something is a document question, however imperative it sounds ("요약해줘").
-_INFO_REQUEST = _rx(
-    r"(요약|설명|정리|알려|가르쳐|보여|찾아|비교)\w{0,12}\s{0,3}(해\s*줘|해\s*주세요|해\s*줄래|줘|주세요|줄래|봐)",
-    r"^\s*(please\s+|can you\s+|could you\s+)?(summari[sz]e|explain|tell me|show me|describe|compare|find|look up)\b",
-)
+def may_be_live(text: str) -> bool:
+    """Whether live state is a possible reading: a subject that changes by the minute (an error, an outage,
+    on-call, "down", "장애", "접속") and no words of rules or of what one may or must do. Without one, the
+    classifier's "live state" is its lean on any "how many / when / still" question ("how many failed logins
+    lock the account?", "is overtime still paid at 1.5x?"), not a reading."""
+    text = text[:MAX_RULE_CHARS]
+    if _RULES.search(text):
+        return False
+    return bool(_VOLATILE.search(text) or _LIVE.search(text))
 
+
+def is_live_state(text: str) -> bool:
+    """Whether a message asks about the state of something now (a live lookup, not the documents)."""
+    text = text[:MAX_RULE_CHARS]
+    if _RULES.search(text):
+        return False
+    return bool(_LIVE.search(text) or (_NOW.search(text) and _VOLATILE.search(text)))
+
+
+# --- Small talk that is not a bare "thanks" ---------------------------------------------------------------
+
+# Questions about docbot itself.
+_ABOUT_DOCBOT = _rx(
+    r"^\s*+(how are you|how's it going|who are you|what are you|what can you do|what do you do|are you a bot|"
+    r"what's up|sup)\b[\s!.?~]*+$",
+    r"^\s*+(너는?\s?누구|넌 누구|누구세요|뭐 할 수 있|무엇을 할 수 있|뭘 할 수 있|잘 지냈|잘 지내|뭐해)",
+)
+# A reaction: an evaluative word or phrase with no question in it ("that's funny", "아쉽다", "오 신기하네").
+_REACTION_EN = _rx(
+    r"^(?!.*\b(what|which|who|where|how|when|why|tell|show)\b)\s*(ok(ay)?|great|nice|cool|perfect|awesome|"
+    r"thanks|thank you|thx|got it|makes sense|that helps|that's (exactly )?what i needed|understood|alright|"
+    r"i see|sounds good|cheers|appreciate)\b[^?]*$",
+    r"^(thanks|thank you|thx|ty|cheers)( so much| a lot| again)? for (the|your|all|this|that|everything)\b[^?]*$",
+    r"^(that's|that is|thats|this is|it's|its|so|very|really|how|what an?|such an?)?\s*+(so |really |very |pretty |"
+    r"kinda |super |exactly |just )?(funny|great|good|cool|nice|awesome|amazing|weird|strange|odd|annoying|"
+    r"interesting|sad|unfortunate|helpful|useful|fast|quick|clear|wild|crazy|hilarious|brilliant|neat|fair|fine|"
+    r"bad|terrible|a relief|a shame|a lifesaver|good to know|what i needed|all i needed|what i wanted|"
+    r"perfect|lovely|too bad)\b[^?]*$",
+    r"^(i )?(didn't|did not|never) know( that)?\b[^?]*$",
+    r"^you('re| are) (a |the )?(lifesaver|star|legend|best|great|awesome|amazing|helpful)\b[^?]*$",
+)
+_REACTION_KO = _rx(
+    r"^(정말|진짜|너무|완전|좀|역시|와|오)?\s*+(아쉽|신기|웃기|재밌|재미있|멋지|멋있|대단|놀랍|슬프|짜증|피곤|힘들|다행|"
+    r"훌륭|좋|빠르|깔끔|편하|유용|최고|천재|고생|살았)\w{0,4}[\s!.~ㅠㅜㅋㅎ^]*+$",
+    r"^(?!.*(뭐|무엇|어디|언제|누가|누구|어떻게|몇|얼마|알려|보여|줘|주세요|부탁))\s*(알겠|좋아|좋네|오케이|넵|네 ?알|감사|"
+    r"고마워|고맙|이해했|잘 봤|잘 읽었|덕분에|도움이? ?(됐|되었|많이))[^?]*$",
+)
+_REMARK = _rx(r"^(the|that|that's|thats|this|it|it's|its|i|i'm|i've|you|you're|we|makes|so|very|really|exactly|just|"
+              r"all|everything|for|totally|super|pretty|now|much|good|great|nice|perfect|helpful|clear)\b")
+# "really?", "진짜?": a reaction put as a question.
+_ECHO = _rx(r"^(really|seriously|for real|no way|are you sure|is that so|is that right|right)[\s?!.~]*+$",
+            r"^(진짜|정말|레알|실화|그래|그래요|그런가요|정말요|진짜요|그렇죠|맞죠)[\s?!.~ㅋㅎㅠ]*+$")
+# Quick arithmetic: numbers, operators and the words that ask for a result, nothing from the documents.
+_ARITH_TOKEN = re.compile(r"\d[\d,.]*+|[가-힣]++|[a-z']++|\S", re.IGNORECASE)
+_ARITH_WORDS = _rx(
+    r"^(what's|whats|what|is|are|how|much|many|equals?|plus|minus|times|multiplied|divided|by|of|over|percent|"
+    r"squared|cubed|sqrt|square|root|calculate|compute|the|and|to|in|x|k|m|won|krw|usd|dollars?|eur|off|"
+    r"discount|after|then|if|a|an|please|pls)$",
+    r"^(곱하기|더하기|빼기|나누기|나눈|곱한|더한|뺀|제곱|루트|할인|할인하면|하면|이면|면|계산|계산해줘|계산해|"
+    r"얼마|얼마야|얼마예요|얼마지|얼마인가요|얼마니|몇|몇이야|이야|야|하고|배|배는|값|값은|결과|결과는|답|답은)$",
+    # a number's unit and particle: "만원의", "원에서", "퍼센트는"
+    r"^(십|백|천|만|억)?(원|달러|퍼센트|프로|개|명)?(의|은|는|이|가|에서|에|을|를|로|으로|과|와|이면|면|이야|야)?$",
+)
+_ARITH_SYMBOLS = frozenset("+-*/×÷=%^()?!.,~x")
+
+
+def is_arithmetic(text: str) -> bool:
+    """A sum with nothing else in it ("what's 15% of 2400?", "3 곱하기 7은?"): nothing to search for."""
+    numbers, operator = 0, False
+    for token in _ARITH_TOKEN.findall(text[:200]):
+        if token[0].isdigit():
+            numbers += 1
+        elif token in _ARITH_SYMBOLS:
+            operator = operator or token not in "?!.,~"
+        elif _ARITH_WORDS.fullmatch(token):
+            operator = operator or token.lower() in _OPERATOR_WORDS or token.startswith(("곱", "더", "빼", "나누", "나눈", "뺀", "할인", "제곱"))
+        else:
+            return False
+    return numbers >= 2 or (numbers == 1 and operator)
+
+
+_OPERATOR_WORDS = frozenset({"plus", "minus", "times", "multiplied", "divided", "percent", "squared", "cubed",
+                             "sqrt", "root", "x", "off", "discount", "over"})
+
+
+# --- Questions --------------------------------------------------------------------------------------------
 
 # A message that reads as a question: a question mark, an English question word or auxiliary first,
 # or a Korean question ending. Possessive quantifiers and bounded spans only: linear on any input.
@@ -135,11 +392,37 @@ _QUESTION = _rx(
     r"^\s*+(what|which|who|whom|whose|where|when|why|how|is|are|was|were|does|do|did|should|must|may)\b",
     r"(뭐|무엇|어디|언제|누가|누구|어떻게|몇|얼마|왜|나요|니|냐|까|어때|인가요|인가)\s*+$",
 )
+# The user asking what *they* (or the team) should or may do is a document question, however
+# mutation-like its verb: "do I need approval to restart the gateway?", "should we roll back if...?",
+# "휴가는 며칠 전에 신청해야 해?". ("can you ...?" is addressed to docbot: not here.)
+_SELF_QUESTION = _rx(
+    r"^\s*(do|does|did|should|must|can|could|may|am|are|is it (ok|okay|allowed)( for (me|us))? to)\s+"
+    r"(i|we|me|us|they|employees|engineers|people)?\b[^?]*\?\s*$",
+    r"^\s*(what|where|who) (do|should|must|can) (i|we) (do|go|ask|contact|call|tell)\b",
+    r"(해야|돼야|하면 안|해도|하나요|합니까|되나요|인가요)\s*(해|돼|되나|하나|할까|되지|하지|돼요|해요|하나요|되나요|나요|요|까)?\s*\?\s*$",
+)
+# Anything that asks: a question, a request, a question word anywhere. Small talk is never sure of itself
+# on such a message (issue 24: "고마워, ... 좀 올려줘" was small talk at 0.92).
+_ASKS = _rx(
+    r"\?",
+    r"\b(please|pls|plz|can you|could you|would you|will you|tell me|show me|help me|for me|i need|i want)\b",
+    r"^\s*+(what|which|who|whom|whose|where|when|why|how)\b",
+    r"(뭐|무엇|어디|언제|누가|누구|어떻게|몇|얼마|왜|알려|줘|주세요|부탁|해야|할까|있나|없나|인가)",
+)
 
 
 def reads_as_question(text: str) -> bool:
     """Whether a message is put as a question (not as a request to do something)."""
-    return bool(_QUESTION.search(text[:2000]))
+    return bool(_QUESTION.search(text[:MAX_RULE_CHARS]))
+
+
+def asks_for_something(text: str) -> bool:
+    """Whether a message asks a question or asks for something to be done, anywhere in it."""
+    text = text[:MAX_RULE_CHARS]
+    return bool(_ASKS.search(text) or request_kind(text))
+
+
+SMALL_TALK_SURE, SMALL_TALK_ASKED = 0.92, 0.8  # small talk on a message that asks stays below 0.85
 
 
 def reconcile(model: Route, offline: Route, original: str, threshold: float) -> Route:
@@ -156,6 +439,18 @@ def reconcile(model: Route, offline: Route, original: str, threshold: float) -> 
     if offline.intent == Intent.KNOWLEDGE_SEARCH and confident and reads_as_question(original):
         return Route(offline.intent, offline.confidence, offline.entities or model.entities,
                      f"{offline.reason}; a question, not {model.intent} (llm)", offline.scores)
+    if model.intent == Intent.CHITCHAT and asks_for_something(original):
+        # The model called a message that asks for something small talk ("고마워, 그 문서 좀 올려줘"): the
+        # offline router's confident reading stands; a request to change something is asked about, not run.
+        if confident and offline.intent == Intent.ACTION:
+            scores = {**offline.scores, Intent.ACTION.value: max(offline.confidence, RISKY_SHARE)}
+            return Route(AMBIGUOUS, min(model.confidence, offline.confidence), offline.entities or model.entities,
+                         f"llm said small talk, {offline.reason} said action: asked", scores)
+        if confident:
+            return Route(offline.intent, offline.confidence, offline.entities or model.entities,
+                         f"{offline.reason}; asks for something, not small talk (llm)", offline.scores)
+        return Route(model.intent, min(model.confidence, SMALL_TALK_ASKED), model.entities, model.reason,
+                     model.scores)
     if model.intent != Intent.ACTION:
         return model
     if confident:
@@ -167,20 +462,39 @@ def reconcile(model: Route, offline: Route, original: str, threshold: float) -> 
 
 
 def rule_route(original: str) -> Route | None:
-    """The route when a pattern is unmistakable, else None (the classifier decides)."""
-    text = original.strip()
+    """The route when a pattern is unmistakable, else None (the classifier decides).
+
+    The rules read the message after its chatty opening words ("ok thanks,", "오케이 그럼"): what is
+    left says what the message wants; nothing left means small talk.
+    """
+    text = original.strip()[:MAX_RULE_CHARS]
     if not text:
         return Route(Intent.CHITCHAT, 1.0, reason="empty")
-    if _CHITCHAT.search(text):
-        return Route(Intent.CHITCHAT, 0.92, reason="small-talk pattern")
-    if _REACTION.search(text) and not _INFO_REQUEST.search(text):
-        return Route(Intent.CHITCHAT, 0.85, reason="reaction pattern")
-    if _REALTIME.search(text):
+    asks = asks_for_something(text)
+    small_talk = SMALL_TALK_ASKED if asks else SMALL_TALK_SURE
+    chatter, rest = split_chatter(text)
+    if not rest:
+        return Route(Intent.CHITCHAT, small_talk, reason="small-talk pattern")
+    if _ABOUT_DOCBOT.search(rest):
+        return Route(Intent.CHITCHAT, SMALL_TALK_ASKED, reason="a question about docbot")
+    if _ECHO.search(rest):
+        return Route(Intent.CHITCHAT, SMALL_TALK_ASKED, reason="reaction put as a question")
+    if is_arithmetic(rest):
+        return Route(Intent.CHITCHAT, SMALL_TALK_ASKED, reason="arithmetic")
+    request = request_kind(rest)
+    if request == Intent.ACTION:
+        return Route(Intent.ACTION, 0.9, reason="mutation request pattern" + (" after small talk" if chatter else ""))
+    if is_live_state(rest):
         return Route(Intent.REALTIME_LOOKUP, 0.9, reason="live-state pattern")
-    if _SELF_QUESTION.search(text) and not text.lower().lstrip().startswith(("can you", "could you")):
-        return Route(Intent.KNOWLEDGE_SEARCH, 0.85, reason="question about what to do")
-    if _ACTION.search(text) and not _HOW_TO.search(text):
-        return Route(Intent.ACTION, 0.9, reason="mutation request pattern")
-    if _INFO_REQUEST.search(text):
+    if request == Intent.KNOWLEDGE_SEARCH:
         return Route(Intent.KNOWLEDGE_SEARCH, 0.9, reason="information request pattern")
+    if any(_SELF_QUESTION.search(c.group().strip()) and not c.group().strip().lower().startswith(("can you", "could you"))
+           for c in _CLAUSE.finditer(rest)):
+        return Route(Intent.KNOWLEDGE_SEARCH, 0.85, reason="question about what to do")
+    # A reaction after "ok"/"thanks" goes on about what was said ("ok thanks, the hotel limit makes sense
+    # now"); a rest that opens with anything else may be a request in words the rules do not know.
+    reacting = _REACTION_EN.search(rest) or _REACTION_KO.search(rest) or _REACTION_KO.search(text) or (
+        _REACTION_EN.search(text) and _REMARK.match(rest))
+    if not asks and reacting:
+        return Route(Intent.CHITCHAT, 0.85, reason="reaction pattern")
     return None

@@ -1,0 +1,239 @@
+"""SharePoint document libraries and OneDrive folders through Microsoft Graph's driveItem `delta`.
+
+The cursor is the drive's `@odata.deltaLink` plus every item's id, name and parent id: delta reports items
+by id, without `parentReference.path`, and renaming a folder reports the folder only, not what is in it
+(learn.microsoft.com/graph/api/driveitem-delta, Remarks), so paths are rebuilt from the id tree every run.
+A file whose path changed (it, or a folder above it, was renamed or moved) is its old path deleted and the
+new one indexed; a file under a deleted folder is deleted with it. A 410 Gone on the delta link (the token
+expired: `resyncChangesApplyDifferences`, `resyncChangesUploadDifferences`, `resyncRequired`) starts a
+fresh enumeration, answered as `complete` so the index drops whatever the drive no longer holds.
+
+A file's version is its id and `cTag` (changes with the content only): an unchanged file is not downloaded
+again. Files are downloaded one at a time (`/items/{id}/content`, which redirects to a pre-authenticated
+URL) only when that version is not indexed, and only for the types the loaders read; a file over the size
+limit is refused from the size delta reports, unread.
+
+Tokens: client credentials (app-only) from msal, Microsoft's own library (already installed: the Teams
+SDK depends on it), which caches the token until it expires.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from rag.documents import Metadata
+from rag.errors import ConfigurationError, DocumentError, SourceUnavailable
+from rag.ingest.connectors.base import Changes
+from rag.ingest.connectors.http import HttpClient, NotFound
+from rag.ingest.loaders import MAX_FILE_BYTES, supported
+from rag.ingest.sources import SourceFile, private
+from rag.resilience import RetryPolicy
+
+log = logging.getLogger(__name__)
+
+GRAPH = "https://graph.microsoft.com/v1.0"
+LOGIN = "https://login.microsoftonline.com"
+SCOPE = "https://graph.microsoft.com/.default"
+
+
+def msal_token(tenant: str, client_id: str, secret: str, authority_host: str = LOGIN,
+               http_client: Any = None) -> Callable[[], str]:
+    """An app-only token provider (OAuth client credentials) backed by msal's in-memory token cache."""
+    apps: list[Any] = []  # built on first use: msal discovers the authority over the network when built
+
+    def token() -> str:
+        if not apps:
+            import msal
+
+            extra = {"http_client": http_client} if http_client is not None else {}
+            try:
+                apps.append(msal.ConfidentialClientApplication(
+                    client_id, client_credential=secret, authority=f"{authority_host.rstrip('/')}/{tenant}",
+                    instance_discovery=None if authority_host == LOGIN else False, **extra))
+            except (ValueError, OSError) as exc:  # discovery failed: unreachable, or no such tenant
+                raise SourceUnavailable(f"Microsoft Entra: cannot reach tenant {tenant} "
+                                        f"({exc.__class__.__name__})") from None
+        got = apps[0].acquire_token_for_client(scopes=[SCOPE])
+        if "access_token" not in got:  # msal answers errors as a dict: never the secret, only codes
+            raise SourceUnavailable(f"Microsoft Entra refused the client credentials for {client_id}: "
+                                    f"{got.get('error', '?')} {str(got.get('error_codes', ''))}")
+        return str(got["access_token"])
+
+    return token
+
+
+@dataclass
+class GraphSource:
+    """One drive (`drive`: `drives/{drive-id}`, `sites/{site-id}/drive` or `users/{user}/drive`), optionally
+    only the files under `folder` (delta runs on the drive root: SharePoint and OneDrive for Business do not
+    offer it on sub-folders), read with an app-only token from `token` (a callable; see `msal_token`)."""
+
+    drive: str
+    token: Callable[[], str] = field(repr=False)
+    folder: str = ""
+    name: str = ""
+    visibility: frozenset[str] | None = None
+    graph_url: str = GRAPH
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
+    max_retry_after: float = 120.0
+    sleep: Any = None
+    kind: str = "sharepoint"
+    complete: bool = True
+    http: HttpClient = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.drive = self.drive.strip("/")
+        parts = self.drive.split("/")
+        if not (len(parts) == 2 and parts[0] == "drives" or len(parts) == 3 and parts[0] in ("sites", "users", "groups")
+                and parts[2] == "drive"):
+            raise ConfigurationError(f"a SharePoint/OneDrive source's drive must be drives/<id>, sites/<id>/drive, "
+                                     f"users/<id>/drive or groups/<id>/drive, got {self.drive!r}")
+        self.folder = self.folder.strip("/")
+        self.name = self.name or "sharepoint"
+        extra = {"sleep": self.sleep} if self.sleep else {}
+        self.http = HttpClient(self.graph_url, "Microsoft Graph",
+                               lambda: {"Authorization": f"Bearer {self.token()}", "Accept": "application/json"},
+                               self.policy, self.max_retry_after, **extra)
+
+    @property
+    def key(self) -> str:
+        return f"graph:{self.graph_url.rstrip('/')}/{self.drive}" + (f":/{self.folder}" if self.folder else "")
+
+    @property
+    def fingerprint(self) -> str:
+        return repr((self.drive, self.folder))
+
+    def files(self) -> list[SourceFile]:
+        return self.changes(None).changed
+
+    def changes(self, cursor: str | None) -> Changes:
+        before = self.http.requests
+        link, tree = self._parse(cursor)
+        if link is not None:
+            try:
+                items, new_link = self._delta(link)
+                complete = False
+            except NotFound as gone:  # 410: the delta token expired; start again from scratch
+                if gone.status != 410:
+                    raise SourceUnavailable(f"Microsoft Graph has no drive {self.drive} (HTTP {gone.status})") from None
+                log.warning("SharePoint/OneDrive source %s: delta token expired (%s); enumerating the drive again",
+                            self.name, _code(gone.body))
+                link = None
+        if link is None:
+            try:
+                items, new_link = self._delta(f"{self.drive}/root/delta")
+            except NotFound as missing:
+                raise SourceUnavailable(f"Microsoft Graph has no drive {self.drive} (HTTP {missing.status})") from None
+            complete, old_tree = True, tree
+            tree = {}
+        else:
+            old_tree = dict(tree)
+        for item in items:  # the latest state of each item; the same item may come more than once
+            item_id = str(item.get("id"))
+            if "deleted" in item:
+                tree.pop(item_id, None)
+            elif "root" in item:
+                tree[item_id] = {"n": "", "p": None, "d": True}
+            else:
+                entry: dict[str, Any] = {"n": item.get("name", ""), "p": (item.get("parentReference") or {}).get("id"),
+                                         "d": "folder" in item}
+                if "file" in item:
+                    entry.update(t=item.get("cTag") or item.get("eTag") or "", s=item.get("size"),
+                                 u=item.get("webUrl", ""), a=_who(item), m=(item.get("lastModifiedDateTime") or "")[:10])
+                tree[item_id] = entry
+        old_paths, new_paths = self._paths(old_tree), self._paths(tree)
+        touched = {str(i.get("id")) for i in items}
+        changed = [self._file(i, p, tree[i]) for i, p in new_paths.items()
+                   if complete or i in touched or old_paths.get(i) != p]
+        deleted = sorted({p for i, p in old_paths.items() if new_paths.get(i) != p} - set(new_paths.values())) \
+            if not complete else []
+        state = json.dumps(tree, separators=(",", ":"), ensure_ascii=False)
+        return Changes(f"{new_link}\n{state}", sorted(changed, key=lambda f: f.path), deleted, complete,
+                       self.http.requests - before)
+
+    @staticmethod
+    def _parse(cursor: str | None) -> tuple[str | None, dict[str, dict]]:
+        if not cursor:
+            return None, {}
+        link, _, state = cursor.partition("\n")
+        try:
+            return link, dict(json.loads(state))
+        except ValueError:
+            log.warning("SharePoint/OneDrive source: unreadable cursor; enumerating the drive again")
+            return None, {}
+
+    def _delta(self, first: str) -> tuple[list[dict], str]:
+        """Every page of a delta round: items until the page that carries the `@odata.deltaLink`."""
+        items: list[dict] = []
+        body = self.http.get_json(first)
+        while True:
+            items.extend(body.get("value") or [])
+            if body.get("@odata.deltaLink"):
+                return items, str(body["@odata.deltaLink"])
+            following = body.get("@odata.nextLink")
+            if not following:
+                raise SourceUnavailable("Microsoft Graph ended a delta round with neither nextLink nor deltaLink")
+            body = self.http.get_json(following)
+
+    def _paths(self, tree: dict[str, dict]) -> dict[str, str]:
+        """Each indexable file's path below the drive root (or `folder`), from the id tree; files under a
+        folder that is gone, or outside `folder`, or of a type no loader reads, are left out."""
+        memo: dict[str, str | None] = {}
+
+        def path_of(item_id: str | None, depth: int = 0) -> str | None:
+            if item_id is None or item_id not in tree or depth > 200:
+                return None
+            if item_id in memo:
+                return memo[item_id]
+            entry = tree[item_id]
+            if entry.get("p") is None:  # the root
+                memo[item_id] = ""
+                return ""
+            parent = path_of(entry["p"], depth + 1)
+            memo[item_id] = None if parent is None else (f"{parent}/{entry['n']}" if parent else entry["n"])
+            return memo[item_id]
+
+        out = {}
+        for item_id, entry in tree.items():
+            if entry.get("d"):
+                continue
+            full = path_of(item_id)
+            if full is None:
+                continue
+            if self.folder:
+                if not full.startswith(self.folder + "/"):
+                    continue
+                full = full[len(self.folder) + 1:]
+            if supported(Path(full)) and not private(full):
+                out[item_id] = full
+        return out
+
+    def _file(self, item_id: str, path: str, entry: dict) -> SourceFile:
+        meta = Metadata(url=entry.get("u", ""), author=entry.get("a", ""), updated=entry.get("m", ""))
+        size = entry.get("s")
+        return SourceFile(path, lambda: self._download(item_id, path, size), meta=meta,
+                          size=size if isinstance(size, int) else None, version=f"graph:{item_id}:{entry.get('t', '')}")
+
+    def _download(self, item_id: str, path: str, size: int | None) -> bytes:
+        if size is not None and size > MAX_FILE_BYTES:
+            raise DocumentError(path, f"file is {size // 1_048_576} MB (limit {MAX_FILE_BYTES // 1_048_576} MB)")
+        try:
+            return self.http.get_bytes(f"{self.drive}/items/{quote(item_id)}/content", limit=MAX_FILE_BYTES)
+        except NotFound:
+            raise DocumentError(path, "the file is gone (it leaves the index with the next delta)") from None
+        except ValueError as exc:
+            raise DocumentError(path, f"file is {exc}") from None
+
+
+def _who(item: dict) -> str:
+    by = item.get("lastModifiedBy") or {}
+    return str((by.get("user") or by.get("application") or {}).get("displayName") or "")
+
+
+def _code(body: Any) -> str:
+    return str((body.get("error") or {}).get("code", "")) if isinstance(body, dict) else ""

@@ -1,0 +1,346 @@
+"""Routing as users actually type (issue 24, item 6): requests and questions behind a chatty prefix,
+thanks behind a prefix, questions about the state of things now, ordinary questions that mention a past
+mistake, quick arithmetic and reactions; in Korean and English, several phrasings of each shape.
+
+These go through the whole offline router (rules, then the classifier), the way the pipeline calls it.
+"""
+import pytest
+
+from rag.understand.intent import ClassifierRouter
+from rag.understand.routing import Intent, rule_route, split_chatter
+
+# A request to change something, behind thanks / "ok" / "그럼": an action, never small talk.
+ACTIONS_BEHIND_A_PREFIX = [
+    "ok, the badge thing, do it for me",
+    "ok then, do it for me",
+    "ok thanks, now please restart the billing service",
+    "great, go ahead and delete project alpha-web",
+    "alright then, cancel my booking for room 5A",
+    "thanks! can you also reindex the handbook?",
+    "cool, now turn off search.semantic-ranking please",
+    "ok got it. lock my old account for me",
+    "sounds good, book the big meeting room tomorrow at 3 for me",
+    "thanks, open a ticket for the broken printer on floor 9",
+    "perfect, send the changelog to #releases",
+    "hmm ok, please roll back the last deploy",
+    "nice, could you file my vacation for next Friday?",
+    "thank you! please issue the refund credit to those customers now",
+    "고마워, 그 문서 위키에 좀 올려줘",
+    "오케이 그럼 환불 처리해줘",
+    "오케이 그럼 그 건 처리해줘",
+    "ㅇㅋ 그럼 그 계정 잠금 풀어줘",
+    "알겠어, 그럼 다음주 금요일로 연차 신청해줘",
+    "고마워요! 그럼 회의실 내일 3시로 잡아주세요",
+    "좋아 그럼 배포 롤백 진행해줘",
+    "네 알겠습니다. 그 티켓 닫아주세요",
+    "감사합니다~ 혹시 제 출입카드 정지 좀 해주실 수 있나요?",
+    "오케이, 그 프로젝트 복구해줘",
+    "넵 그럼 핸드북 다시 색인 부탁해",
+    "고마워 ㅎㅎ 그 고객사들한테 보상 크레딧 넣어줘",
+    "ㅋㅋ 알겠어 그럼 알림 꺼줘",
+    "좋네요, 슬랙 공지 채널에 공지 보내주세요",
+    "ok so can you go ahead and archive the old onboarding page",
+    "thanks for that. now create a ticket for the VPN issue please",
+    "alright, reset my 2FA",
+    "got it — please revoke Kim's access to the billing repo",
+    "cool cool, schedule the deploy for 6pm",
+    "yes please do that",
+    "yep, cancel it",
+    "감사해요 그럼 그 일정 취소해 주세요",
+    "오 좋다 그럼 공지 메일 발송해줘",
+    "알았어 그럼 내 휴가 하루 더 추가해줘",
+    "응응 그걸로 예약 잡아줘",
+    "ㅇㅇ 지금 바로 배포해",
+    "그럼 그 채널에 요약본 공유해줘",
+    "네네 계정 비밀번호 초기화 부탁드려요",
+    "고마워요~ 근데 저 권한 좀 추가해 주실래요?",
+    "pls add me to the #incidents channel",
+    "그 문서 슬랙에 올려줄래?",
+    "제 연차 좀 내주세요",
+    "could you put the Q3 deck on the shared drive?",
+    "ok then please go ahead",
+    "yes, do it",
+    "네 그렇게 해주세요",
+    "ok sounds good, set up a meeting with the finance team for Monday",
+    "그럼 그 사람 계정 비활성화해줘",
+    "thanks, remind me tomorrow at 9 to submit the report",
+    "음 그럼 그거 취소해 줄 수 있어?",
+    "ok can u delete the draft",
+    "thx, also pls close OPS-12",
+    "kk 결재 올려놔",
+    "아 그리고 알림 좀 꺼 줘",
+    "그럼 회의록 정리해서 팀 채널에 올려줘",
+    "좋아요 그럼 그걸로 진행해 주세요",
+    "got it, now rerun the failed job",
+    "then just approve it",
+    "오케이 그럼 내일 오전으로 미뤄줘",
+]
+
+# Thanks, agreement and reactions, alone or behind another chatty word: small talk, never a search.
+SMALL_TALK = [
+    "ㅇㅋ 감사",
+    "ㅇㅋㅇㅋ 고마워",
+    "아 그렇구나 감사합니다",
+    "오 좋네요 감사해요",
+    "넵 확인했습니다 감사합니다",
+    "알겠어요 고마워요~",
+    "오케이 이해했어 땡큐",
+    "아하 그렇군요",
+    "좋아요 👍",
+    "ok cool thanks",
+    "ah I see, thanks a lot",
+    "got it, appreciate it",
+    "alright, thank you so much!",
+    "perfect, that's all I needed",
+    "ok that makes sense, cheers",
+    "oh nice, thx",
+    "understood, thanks for the help",
+    "k thx",
+    "great stuff, thanks again",
+    # reactions
+    "wow",
+    "oh no",
+    "haha that's funny",
+    "hmm interesting",
+    "yikes",
+    "👍",
+    "헐",
+    "헐 대박",
+    "ㅠㅠ 아쉽다",
+    "오 신기하네",
+    "ㅋㅋㅋㅋ",
+    "아이고",
+    "ah ok, thanks!",
+    "thanks so much, really helpful",
+    "much appreciated 🙏",
+    "haha nice",
+    "good night!",
+    "you rock",
+    "that's a relief",
+    "oh wow, didn't know that",
+    "아 넵 감사합니다!!",
+    "오 그렇구나 ㅎㅎ",
+    "ㄳㄳ",
+    "완전 좋네요",
+    "헐 진짜?",
+    "ㅋㅋㅋ 웃기다",
+    "수고하셨습니다",
+    "덕분에 살았어요",
+    "ㅜㅜ",
+    "lol that's wild",
+    "nice!!",
+    "omg",
+    "hmm",
+    "오호라",
+    "좋은 하루 보내세요",
+    "have a nice weekend!",
+    "you're awesome, thanks",
+    "이거 완전 유용하네요 감사",
+    "ok 👍👍",
+    "알겠습니당",
+    "넵넵",
+    "감사합니다 좋은 하루 되세요",
+    "thanks, you too",
+    "what is 45 minus 17",
+    "5000의 10%는 얼마?",
+]
+
+# Quick arithmetic with nothing from the documents in it: no search.
+ARITHMETIC = [
+    "what's 15% of 2400?",
+    "12 * 7?",
+    "how much is 350 divided by 7",
+    "what is 2+2",
+    "1200 / 60 = ?",
+    "3 곱하기 7은?",
+    "120의 15%는 얼마야?",
+    "2400 나누기 12는?",
+    "35+48은?",
+    "50000원에서 30% 할인하면 얼마야?",
+    "what's 7 times 8?",
+    "250 * 4 = ?",
+    "how much is 20% off 45,000 won?",
+    "17 더하기 25는?",
+    "10만원의 3%는?",
+]
+
+# The state of something now: a live lookup, not a document search.
+LIVE_STATE = [
+    "who is on call right now?",
+    "is that error still happening?",
+    "is the gateway still down?",
+    "are we still seeing 502s on checkout?",
+    "is the build server up at the moment?",
+    "how many tickets are in the queue right now?",
+    "is the WMS maintenance over yet?",
+    "has the outage been resolved yet?",
+    "is the VPN working right now?",
+    "what's the current status of the deploy?",
+    "ok thanks, is the gateway still down?",
+    "지금 온콜 누구야?",
+    "그 에러 아직도 나?",
+    "아직도 장애 중이야?",
+    "지금 VPN 잘 돼?",
+    "현재 결제 서버 살아 있어?",
+    "WMS 점검 아직 안 끝났어?",
+    "지금 배포 돌고 있어?",
+    "그 오류 지금도 발생하고 있어?",
+    "지금 9층 프린터 용지 있어?",
+    "지금 대기열에 몇 건 있어?",
+    "고마워, 근데 그 장애 아직 진행 중이야?",
+    "is jira down for anyone else right now?",
+    "are builds still failing on main?",
+    "is the office wifi working now?",
+    "has the payments incident been fixed yet?",
+    "is the staging environment available at the moment?",
+    "how many people are on the waitlist right now?",
+    "지금 젠킨스 빌드 계속 실패해?",
+    "아직 결제 오류 나고 있어?",
+    "현재 서버 응답 느려?",
+    "지금 3층 회의실 비었어?",
+    "오늘 당직자 누구야?",
+    "지금 사내망 접속 안 되는 거 맞아?",
+    "is there an outage right now?",
+    "what's the status of ticket OPS-123?",
+    "is the 3rd floor printer working?",
+    "any incidents ongoing at the moment?",
+    "지금 슬랙 느린 거 나만 그래?",
+    "지금 회의실 A 누가 쓰고 있어?",
+    "현재 대기 중인 배송 몇 건이야?",
+    "can you check whether the VPN is down right now",
+    "thanks, but is the fix deployed yet?",
+    "is the sorter at Icheon still stuck?",
+    "지금 출입 게이트 고장 난 거야?",
+    "지금 서버 터진 거 맞지?",
+    "아직도 로그인 안 돼?",
+]
+
+# Ordinary document questions, some mentioning a past mistake or "now"/"still" about a policy.
+DOCUMENT_QUESTIONS = [
+    "I deleted a file by mistake yesterday, can it still be recovered?",
+    "I accidentally deleted a project last week, is it still recoverable?",
+    "I sent the wrong invoice to a customer yesterday, what should I do now?",
+    "I forgot to submit my receipts last month, can I still claim them?",
+    "I missed the vacation request deadline, can I still apply?",
+    "I clicked a phishing link this morning, what now?",
+    "I pushed a secret to git by accident, what's the procedure?",
+    "I lost my badge yesterday, what do I do?",
+    "is the old expense policy still valid?",
+    "what's the current hotel limit for business trips?",
+    "어제 실수로 파일을 삭제했는데 아직 복구할 수 있어?",
+    "지난주에 프로젝트를 잘못 지웠는데 지금도 살릴 수 있나요?",
+    "영수증 제출을 깜빡했는데 지금이라도 올릴 수 있어?",
+    "어제 고객사에 잘못된 견적서를 보냈어요. 어떻게 해야 하나요?",
+    "실수로 개인정보가 담긴 메일을 외부로 보냈는데 어떻게 해?",
+    "휴가 신청 기한을 놓쳤는데 지금 신청해도 돼?",
+    "출입카드를 어제 잃어버렸는데 어떻게 해야 돼?",
+    "방금 피싱 링크를 눌렀어요. 뭘 해야 하죠?",
+    "예전 출장 규정 아직 유효해?",
+    "현재 출장비 한도가 얼마야?",
+    # a question behind thanks is still a question
+    "고마워, 그럼 야근 식대 규정도 알려줘",
+    "thanks! and what's the hotel limit in Busan?",
+    "ok, and how many vacation days do new hires get?",
+    "ㅇㅋ 그럼 부산 사무실 주차는 어떻게 해?",
+    "I accidentally approved the wrong expense report last week, can I undo it?",
+    "we deleted the customer's data by mistake, are we required to report it?",
+    "I booked a flight through the wrong agency yesterday, will it still be reimbursed?",
+    "what's the current version of the remote work policy?",
+    "is the 2022 travel policy still in effect?",
+    "어제 실수로 잘못된 계좌로 송금했는데 어떻게 처리해야 하나요?",
+    "지난달 출장 영수증을 못 냈는데 지금 내도 돼?",
+    "실수로 공용 폴더를 지웠어요. 복구 요청은 어디로 해요?",
+    "지금 적용되는 재택근무 규정이 뭐야?",
+    "thanks! also, who approves overtime?",
+    "ok and where do I find the VPN setup guide",
+    "고마워 근데 출장비 정산은 며칠 안에 해야 돼?",
+    "오케이 그럼 부산 사무실 주소 알려줘",
+    "how many days of sick leave do we get?",
+    "how long are backups kept?",
+    "신입 교육은 몇 주 동안 해?",
+    "I accidentally shared a confidential doc externally, what's the process?",
+    "제가 실수로 외부에 기밀문서를 공유했어요 어떻게 하죠",
+    "어제 잘못 결제한 건 환불 받을 수 있어?",
+    "is overtime still paid at 1.5x?",
+    "how do I reset my password?",
+    "비밀번호 재설정은 어떻게 해?",
+    "what happens if I miss the expense deadline?",
+    "who do I ask about parking?",
+    "ok so what's the difference between Pro and Enterprise?",
+    "고마워! 혹시 야간 근무 수당도 있어?",
+    "please explain the refund policy",
+    "I accidentally restarted the prod server yesterday, do I need to file an incident report?",
+    "어제 실수로 운영 서버를 재시작했는데 보고해야 돼?",
+    "can a deleted mailbox still be restored after 30 days?",
+    "ok, where's the office in Busan?",
+    "고마워 ㅎㅎ 그럼 싱가포르 지사 복지는 어때?",
+    "is remote work still allowed on Fridays?",
+    "what is an incident?",
+    "장애 등급 기준이 뭐야?",
+    "who is responsible for on-call scheduling?",
+]
+
+CASES = ([(t, Intent.ACTION) for t in ACTIONS_BEHIND_A_PREFIX] + [(t, Intent.CHITCHAT) for t in SMALL_TALK]
+         + [(t, Intent.CHITCHAT) for t in ARITHMETIC] + [(t, Intent.REALTIME_LOOKUP) for t in LIVE_STATE]
+         + [(t, Intent.KNOWLEDGE_SEARCH) for t in DOCUMENT_QUESTIONS])
+
+
+@pytest.fixture(scope="module")
+def router(classifier, analyzer):
+    return ClassifierRouter(classifier, analyzer)
+
+
+@pytest.mark.parametrize("text,intent", CASES)
+def test_each_shape_is_routed(router, text, intent):
+    route = router.route(text, text)
+    assert route.intent == intent, (route.intent, route.confidence, route.reason)
+    assert route.confidence >= 0.65, route  # confident enough to be taken as it is (the pipeline's threshold)
+
+
+ASKS = ACTIONS_BEHIND_A_PREFIX + LIVE_STATE + DOCUMENT_QUESTIONS
+
+
+@pytest.mark.parametrize("text", ASKS)
+def test_small_talk_never_reaches_085_on_a_message_that_asks_for_something(router, text):
+    route = router.route(text, text)
+    assert not (route.intent == Intent.CHITCHAT and route.confidence >= 0.85), route
+    ruled = rule_route(text)
+    assert not (ruled and ruled.intent == Intent.CHITCHAT and ruled.confidence >= 0.85), ruled
+
+
+@pytest.mark.parametrize("text,chatter,rest", [
+    ("오케이 그럼 환불 처리해줘", "오케이 그럼", "환불 처리해줘"),
+    ("ok thanks, now please restart the billing service", "ok thanks,", "now please restart the billing service"),
+    ("ㅇㅋ 감사", "ㅇㅋ 감사", ""),
+    ("thanks!", "thanks!", ""),
+    ("what is the hotel limit?", "", "what is the hotel limit?"),
+    ("그 에러 아직도 나?", "", "그 에러 아직도 나?"),
+    ("great, the vacation policy makes sense now, thanks", "great,", "the vacation policy makes sense now, thanks"),
+])
+def test_the_chatty_prefix_is_split_from_what_the_message_asks(text, chatter, rest):
+    assert split_chatter(text) == (chatter, rest)
+
+
+@pytest.mark.parametrize("text,intent", [
+    # The classifier sees what is left after the prefix: the message's own words decide.
+    ("ok, and what does the glossary say about Beacon", Intent.KNOWLEDGE_SEARCH),
+    ("고마워 ㅎㅎ 근데 연차는 몇 일이야", Intent.KNOWLEDGE_SEARCH),
+])
+def test_a_question_without_a_question_mark_behind_thanks_is_searched(router, text, intent):
+    assert router.route(text, text).intent == intent
+
+
+@pytest.mark.parametrize("text,offline,expected", [
+    # The model (the rewrite call) says small talk; the message asks for something.
+    ("고마워, 그 문서 위키에 좀 올려줘", Intent.ACTION, Intent.AMBIGUOUS),  # asked about, never run on one word
+    ("ok thanks, is the gateway still down?", Intent.REALTIME_LOOKUP, Intent.REALTIME_LOOKUP),
+    ("thanks! and what's the hotel limit in Busan?", Intent.KNOWLEDGE_SEARCH, Intent.KNOWLEDGE_SEARCH),
+    ("ㅇㅋ 감사", Intent.CHITCHAT, Intent.CHITCHAT),
+])
+def test_the_models_small_talk_does_not_swallow_a_request(text, offline, expected):
+    from rag.understand.routing import Route, reconcile
+
+    model = Route(Intent.CHITCHAT, 0.95, reason="llm")
+    route = reconcile(model, Route(offline, 0.9, reason="rules"), text, 0.65)
+    assert route.intent == expected, route
+    assert not (route.intent == Intent.CHITCHAT and route.confidence >= 0.85 and expected != Intent.CHITCHAT)
