@@ -61,6 +61,7 @@ DEFAULT_PROMPTS = [
 THREAD_CONTEXT = 20  # earlier messages of a thread read on first contact
 MARKDOWN_LIMIT = 11_000  # characters of markdown blocks in one payload (Slack: 12,000 in all)
 APPEND_LIMIT = 2000  # characters per appendStream call
+MESSAGE_LIMIT = 40_000  # characters of one Slack message, a streamed one included (its markdown as sent)
 _MENTION = re.compile(r"<@[A-Z0-9]+>")
 # Writing into a stream or message Slack already closed is normal flow after Stop, not an error.
 _CLOSED = {"message_not_in_streaming_state", "message_not_found", "cant_update_message", "not_in_streaming_state"}
@@ -223,11 +224,36 @@ class NativeStream(_Writer):
     """chat.startStream / appendStream / stopStream, with a control message (query line + Stop) above."""
 
     def __init__(self, client: AsyncWebClient, renderer: SlackRenderer, channel: str, thread: str,
-                 stream_ts: str, control_ts: str | None, every: float):
+                 stream_ts: str, control_ts: str | None, every: float, recipient: dict | None = None):
         self.client, self.renderer, self.channel, self.thread = client, renderer, channel, thread
         self.ts, self.control_ts, self.every = stream_ts, control_ts, every
+        self.recipient = recipient or {}  # recipient_user_id / recipient_team_id, again for a continuation
         self.buffer, self.last, self.closed = "", time.monotonic(), False
         self.shown, self.broken = "", False  # the text Slack took; whether an append failed
+        self.sent = 0  # characters of markdown in the current message
+
+    def _fitting(self, raw: str) -> str:
+        """The longest start of `raw` whose markdown still fits this message, cut after a line break (as the
+        non-streaming split does) or, with none in reach, where the last append ended; "" when nothing fits."""
+        room = MESSAGE_LIMIT - self.sent
+        n = min(len(raw), room)
+        while n > 0:  # escaping only lengthens text, so each pass shrinks n by the overshoot
+            over = len(slack_markdown(raw[:n])) - room
+            if over <= 0:
+                break
+            n -= over
+        if 0 < n < len(raw):  # the message ends here: after a line break when there is one
+            cut = raw.rfind("\n", 0, n)
+            n = cut + 1 if cut >= 0 else 0 if self.sent else n
+        return raw[:max(n, 0)]
+
+    async def _continue(self) -> None:
+        """This message is full: stop its stream and continue the answer in a new one in the thread."""
+        await self.client.chat_stopStream(channel=self.channel, ts=self.ts)
+        started = await self.client.chat_startStream(channel=self.channel, thread_ts=self.thread,
+                                                     recipient_team_id=self.recipient.get("recipient_team_id"),
+                                                     recipient_user_id=self.recipient.get("recipient_user_id"))
+        self.ts, self.sent = started["ts"], 0
 
     async def append(self, text: str) -> None:
         self.buffer += text
@@ -236,10 +262,17 @@ class NativeStream(_Writer):
 
     async def _flush(self) -> None:
         while self.buffer and not self.closed and not self.broken:
-            raw = self.buffer[:APPEND_LIMIT]
+            raw = self._fitting(self.buffer[:APPEND_LIMIT])
+            if not raw:
+                try:
+                    await self._continue()
+                except Exception:  # the answer stops where the full message ends
+                    self.broken = True
+                    raise
+                continue
+            markdown = slack_markdown(raw)  # escaped per flush: entities never split across appends
             try:
-                # escaped per flush: entities never split across appends
-                await self.client.chat_appendStream(channel=self.channel, ts=self.ts, markdown_text=slack_markdown(raw))
+                await self.client.chat_appendStream(channel=self.channel, ts=self.ts, markdown_text=markdown)
             except SlackApiError as exc:
                 if exc.response.get("error") not in _CLOSED:
                     self.broken = True
@@ -248,8 +281,9 @@ class NativeStream(_Writer):
             except Exception:
                 self.broken = True
                 raise
-            self.buffer = self.buffer[APPEND_LIMIT:]
+            self.buffer = self.buffer[len(raw):]
             self.shown += raw
+            self.sent += len(markdown)
         self.last = time.monotonic()
 
     async def finish(self, turn: Turn, key: SessionKey) -> None:
@@ -438,9 +472,48 @@ class SlackAdapter:
         app.event("message")(self._on_message)
         app.event("assistant_thread_started")(self._on_assistant_thread)
         app.event("assistant_thread_context_changed")(self._on_context_changed)
+        app.event("tokens_revoked")(self._on_tokens_revoked)
+        app.event("app_uninstalled")(self._on_app_uninstalled)
         app.action(_ACTION_ID)(self._on_press)
         app.command("/docbot")(self._on_command)
         app.error(self._on_error)
+
+    # --- a workspace removing docbot ---------------------------------------------------------
+
+    async def _on_tokens_revoked(self, event: dict, context) -> None:
+        """Slack revoked tokens (api.slack.com/events/tokens_revoked): the event names user ids, not tokens.
+        A revoked bot token takes every installation row of the team with it, since each row stores the bot
+        token too (slack_sdk's installations table) and docbot acts only as its bot; revoked user tokens go
+        with their users' rows."""
+        store, tokens = self.app.installation_store, event.get("tokens") or {}
+        enterprise, team = self._installed_as(context)
+        if store is None:  # one workspace, one configured token: nothing stored, the operator must act
+            log.error("Slack revoked docbot's tokens for team %s (%s): reinstall the app and update SLACK_BOT_TOKEN",
+                      team, ", ".join(sorted(tokens)))
+            return
+        for user in tokens.get("oauth") or []:
+            await store.async_delete_installation(enterprise_id=enterprise, team_id=team, user_id=user)
+        if tokens.get("bot"):
+            await store.async_delete_all(enterprise_id=enterprise, team_id=team)
+        log.warning("Slack revoked tokens of team %s: %s deleted", team, ", ".join(sorted(tokens)) or "nothing")
+
+    async def _on_app_uninstalled(self, context) -> None:
+        """The workspace uninstalled docbot (api.slack.com/events/app_uninstalled): its installation goes,
+        bot and user tokens alike. Slack does not order this against tokens_revoked; either one suffices."""
+        store = self.app.installation_store
+        enterprise, team = self._installed_as(context)
+        if store is None:
+            log.error("docbot was uninstalled from team %s: SLACK_BOT_TOKEN no longer works", team)
+            return
+        await store.async_delete_all(enterprise_id=enterprise, team_id=team)
+        log.warning("docbot was uninstalled from team %s: its installation was deleted", team)
+
+    @staticmethod
+    def _installed_as(context) -> tuple[str | None, str | None]:
+        """(enterprise, team) as the installation store keys an install: an org-wide install has no team."""
+        if context.is_enterprise_install:
+            return context.enterprise_id, None
+        return context.enterprise_id, context.team_id
 
     # --- events -------------------------------------------------------------------------
 
@@ -462,7 +535,8 @@ class SlackAdapter:
 
     async def _on_mention(self, event: dict, body: dict, context, client: AsyncWebClient) -> None:
         _CLIENT.set(client)  # this workspace's token (one per team with OAuth installs)
-        await self._receive(self._incoming(event, body, context.bot_user_id or "", mentioned=True))
+        await self._receive(self._incoming(event, body, context.bot_user_id or "", mentioned=True),
+                            _user_team(body, event))
 
     async def _on_message(self, event: dict, body: dict, context, client: AsyncWebClient) -> None:
         """Messages and edits, translated; the core decides which are docbot's to answer.
@@ -477,9 +551,9 @@ class SlackAdapter:
             if not edited.get("ts") or edited.get("subtype"):
                 return
             edited.update(channel=event.get("channel"), channel_type=event.get("channel_type"))
-            await self._receive(self._incoming(edited, body, bot, edit_of=edited["ts"]))
+            await self._receive(self._incoming(edited, body, bot, edit_of=edited["ts"]), _user_team(body, edited))
         elif subtype in (None, "file_share", "thread_broadcast"):
-            await self._receive(self._incoming(event, body, bot))
+            await self._receive(self._incoming(event, body, bot), _user_team(body, event))
 
     def _incoming(self, event: dict, body: dict, bot: str, *, mentioned: bool = False, edit_of: str = "") -> Incoming:
         """A Slack message as the core's facts. Its delivery id is the message (channel and ts), so a retry
@@ -497,10 +571,10 @@ class SlackAdapter:
             read_thread=functools.partial(self._thread_before, key, ts) if reply else None,
             accepted=functools.partial(self._working, key, text, direct and bool(thread)))
 
-    async def _receive(self, incoming: Incoming) -> None:
+    async def _receive(self, incoming: Incoming, user_team: str) -> None:
         received = await self.service.receive(incoming)
         if received.turn is not None:
-            await self.render(received.turn, incoming.key, incoming.user)
+            await self.render(received.turn, incoming.key, incoming.user, user_team)
         elif received.note:
             await self.client.chat_postMessage(channel=incoming.key.channel, thread_ts=incoming.key.thread,
                                                text=slack_escape(received.note))
@@ -554,7 +628,7 @@ class SlackAdapter:
         except Exception as exc:  # cosmetic, like the status line
             log.info("assistant thread title not set in %s: %s", key.channel, exc.__class__.__name__)
 
-    async def render(self, turn: Turn, key: SessionKey, user: str) -> None:
+    async def render(self, turn: Turn, key: SessionKey, user: str, user_team: str = "") -> None:
         """Stream the turn into the thread; the stored answer is what the thread shows, whatever Slack does.
 
         If the answer message cannot be opened (Slack refuses, or times out twice), the user gets a short
@@ -563,7 +637,7 @@ class SlackAdapter:
         """
         turn.delivered = asyncio.Event()  # a shutdown waits for the stream to be stopped, not just stored
         try:
-            writer = await self._open(turn, key, user)
+            writer = await self._open(turn, key, user, user_team)
         except Exception as exc:  # SlackApiError, a timeout, a dropped connection: the turn must still end
             log.info("could not open the answer message in %s (%s): apologising", key.channel, _brief(exc))
             await self._apologise(turn, key, f"slack: {_brief(exc)}")
@@ -643,17 +717,19 @@ class SlackAdapter:
             log.info("could not read thread %s to find docbot's message: %s", key.thread, _brief(exc))
         return found
 
-    async def _open(self, turn: Turn, key: SessionKey, user: str) -> _Writer:
+    async def _open(self, turn: Turn, key: SessionKey, user: str, user_team: str = "") -> _Writer:
+        user_team = user_team or key.tenant  # a colleague of docbot's own workspace
         if self.streaming:
             control = await self._post(
                 key, turn.run_id, "control", text=say(Text.SEARCHING, turn.prepared.question),
                 blocks=[b for b in (self.renderer.query_line(turn),) if b] + self.renderer.controls(turn, key, True))
             try:
-                started = await self.client.chat_startStream(
-                    channel=key.channel, thread_ts=key.thread, recipient_team_id=key.tenant or None,
-                    recipient_user_id=user or None)
+                recipient = {k: v for k, v in (("recipient_team_id", user_team), ("recipient_user_id", user)) if v}
+                started = await self.client.chat_startStream(channel=key.channel, thread_ts=key.thread,
+                                                             recipient_team_id=user_team or None,
+                                                             recipient_user_id=user or None)
                 return NativeStream(self.client, self.renderer, key.channel, key.thread, started["ts"],
-                                    control, self.update_every)
+                                    control, self.update_every, recipient)
             except SlackApiError as exc:
                 log.info("chat.startStream unavailable (%s); falling back to chat.update", exc.response.get("error"))
                 await self.client.chat_delete(channel=key.channel, ts=control)
@@ -662,7 +738,7 @@ class SlackAdapter:
                 stream = await self._find(key, lambda m: not m.get("metadata"), after=control)
                 if stream:
                     return NativeStream(self.client, self.renderer, key.channel, key.thread, stream, control,
-                                        self.update_every)
+                                        self.update_every, recipient)
                 return UpdateStream(self.client, self.renderer, key.channel, key.thread, control, turn, key,
                                     self.update_every)
         posted = await self._post(key, turn.run_id, "answer", text=say(Text.SEARCHING, turn.prepared.question),
@@ -698,9 +774,10 @@ class SlackAdapter:
         pressed = await self.service.press(key, control, target, user,
                                            delivery_id=f"{container.get('message_ts')}:{control}:{action.get('action_ts', '')}")
         if pressed.turn is not None:
-            await self.render(pressed.turn, key, pressed.turn.user_id)
+            asker_team = body["user"].get("team_id", "") if pressed.turn.user_id == user else ""
+            await self.render(pressed.turn, key, pressed.turn.user_id, asker_team)
         elif pressed.note:
-            await self._tell(key, container, user, pressed)
+            await self._tell(key, container, user, pressed, respond)
 
     async def _share(self, value: str, user: str, respond) -> None:
         """Post a private answer in the channel it was asked in (its asker only), through the button's
@@ -715,15 +792,22 @@ class SlackAdapter:
         await respond(text=slack_markdown(answer.text[:3000]), blocks=blocks, response_type="in_channel",
                       delete_original=True)
 
-    async def _tell(self, key: SessionKey, container: dict, user: str, pressed: Pressed) -> None:
-        """A press's note: an action's result replaces its buttons; anything else only the clicker sees."""
+    async def _tell(self, key: SessionKey, container: dict, user: str, pressed: Pressed, respond) -> None:
+        """A press's note: an action's result replaces its buttons; anything else only the clicker sees, through
+        the click's response_url when Slack will not show them an ephemeral message there (someone who is not
+        a member of the channel, such as a guest reading a shared thread: `user_not_in_channel`)."""
         note = slack_escape(pressed.note)
         if pressed.public:
             await self.client.chat_update(channel=key.channel, ts=container["message_ts"], text=note,
                                           blocks=[_context(f"<@{user}>: {note}")])
         else:
-            await self.client.chat_postEphemeral(channel=key.channel, user=user, text=note,
-                                                 thread_ts=container.get("thread_ts"))
+            try:
+                await self.client.chat_postEphemeral(channel=key.channel, user=user, text=note,
+                                                     thread_ts=container.get("thread_ts"))
+            except SlackApiError as exc:
+                if exc.response.get("error") not in ("user_not_in_channel", "channel_not_found", "not_in_channel"):
+                    raise
+                await respond(text=note, response_type="ephemeral", replace_original=False)
 
     async def _on_command(self, ack, command: dict, respond, client: AsyncWebClient) -> None:
         """`/docbot question`: post the question in the channel and answer in its thread; where docbot is
@@ -765,6 +849,17 @@ class SlackAdapter:
         turn = (await self.service.receive(Incoming(key, text, user, mentioned=True))).turn
         if turn is not None:
             await self.render(turn, key, user)
+
+
+def _user_team(body: dict, event: dict) -> str:
+    """The workspace of the person who wrote the event, which receives docbot's stream: in a Slack Connect
+    channel `user_team` (or the event's `team`) names the asker's own organisation, not the one docbot is
+    installed in (chat.startStream's recipient_team_id is "the team the user receiving the streaming text
+    belongs to"). An enterprise id there cannot be a team id; the installing workspace stands in."""
+    for team in (event.get("user_team"), event.get("team")):
+        if isinstance(team, str) and team.startswith("T"):
+            return team
+    return body.get("team_id") or ""
 
 
 def _brief(exc: BaseException) -> str:

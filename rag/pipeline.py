@@ -5,13 +5,15 @@ import asyncio
 import logging
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from datetime import date
 
-from rag.answer.answerers import Answerer, is_korean
-from rag.answer.evidence import EvidenceRule
+from rag.answer.answerers import Answerer, is_korean, number_sources
+from rag.answer.evidence import Judge, Verdict
 from rag.answer.lookups import LookupRegistry
-from rag.documents import Hit
+from rag.answer.reading import Reading
+from rag.documents import Hit, caveats
 from rag.messages import Text, say
 from rag.retrieve.chain import decompose, merge, refine
 from rag.retrieve.retriever import MAX_QUERY_CHARS, Retriever
@@ -35,6 +37,7 @@ class Prepared:
     steps: list[str] = field(default_factory=list)  # chain-of-retrieval sub-queries, when used
     reply: str | None = None  # a fixed reply decided up front (lookup result, pending action)
     related: list[Hit] = field(default_factory=list)  # passages found that do not answer: "maybe related"
+    hedged: bool = False  # the closest evidence is quoted under a hedge: it may not answer exactly
 
     @property
     def not_found(self) -> bool:
@@ -55,11 +58,13 @@ class Pipeline:
 
     def __init__(self, rewriter: Rewriter, router: Router, retriever: Retriever, answerer: Answerer,
                  *, analyzer: Analyzer, lookups: LookupRegistry | None = None, threshold: float = 0.65,
-                 chain: str = "auto", max_steps: int = 3, evidence: EvidenceRule | None = None):
+                 chain: str = "auto", max_steps: int = 3, judge: Judge | None = None,
+                 today: Callable[[], date] = date.today):
         self.rewriter, self.router, self.retriever, self.answerer = rewriter, router, retriever, answerer
         self.analyzer, self.lookups = analyzer, lookups or LookupRegistry()
         self.threshold, self.chain, self.max_steps = threshold, chain, max_steps
-        self.evidence = evidence or EvidenceRule()
+        self.judge = judge or Judge()
+        self.today = today  # for "takes effect only on …" caveats
 
     def retrieve(self, query: str, k: int | None = None, channel: str | None = None,
                  prior: tuple[str, ...] = ()) -> tuple[list[Hit], list[str]]:
@@ -113,10 +118,7 @@ class Pipeline:
             prepared.hits, prepared.steps = await asyncio.to_thread(self.retrieve, rewrite.text, None, channel,
                                                                     rewrite.prior)
             prepared.searched = True
-            if not await asyncio.to_thread(self.evidence.answers, rewrite.text, prepared.hits, self.analyzer):
-                # Nothing answers it: say so plainly, and offer the closest documents as "maybe related".
-                prepared.related, prepared.hits = prepared.hits, []
-                prepared.reply = not_found_reply(clipped, prepared.related)
+            await self._judge(prepared, clipped)
             timings["retrieve_ms"] = _ms(started)
             if prepared.steps:
                 timings["chain_steps"] = len(prepared.steps)
@@ -126,6 +128,20 @@ class Pipeline:
             prepared.reply = await self.lookups.answer(clipped, is_korean(clipped))
             timings["lookup_ms"] = _ms(started)
         return prepared
+
+    async def _judge(self, prepared: Prepared, question: str) -> None:
+        """Answered, hedged or not found, on the sentence-level evidence; the hits reordered so the document
+        holding the best evidence is [1]."""
+        hits = prepared.hits
+        reading = await asyncio.to_thread(self.answerer.judge, question, prepared.rewrite.text, hits) if hits else None
+        verdict = self.judge.verdict(reading, question, hits) if reading else Verdict.NOT_FOUND
+        if verdict == Verdict.NOT_FOUND:
+            # Nothing answers it: say so plainly, and offer the closest documents as "maybe related".
+            prepared.related, prepared.hits = hits, []
+            prepared.reply = not_found_reply(question, prepared.related)
+            return
+        prepared.hedged = verdict == Verdict.HEDGED
+        prepared.hits = by_evidence(hits, reading) if reading else hits
 
     async def answer(self, prepared: Prepared, history: list[HistoryTurn]) -> AsyncIterator[str]:
         """The reply in pieces: cited answer for document questions, a short fixed reply otherwise."""
@@ -144,8 +160,33 @@ class Pipeline:
         if prepared.notice:
             yield prepared.notice + "\n"
         question = prepared.question.strip()[:MAX_QUERY_CHARS * 4]
-        async for piece in self.answerer.answer(question, prepared.rewrite.text, prepared.hits, history):
+        said: list[str] = []
+        async for piece in self.answerer.answer(question, prepared.rewrite.text, prepared.hits, history,
+                                                hedged=prepared.hedged):
+            said.append(piece)
             yield piece
+        warnings = self.caveats("".join(said), prepared.hits, question)
+        if warnings:
+            yield "\n" + "\n".join(warnings) + "\n"
+
+    def caveats(self, answer: str, hits: list[Hit], question: str) -> list[str]:
+        """What the answer must say about the documents it cites: repealed, superseded, a draft, or not yet
+        in force (read from each document's metadata)."""
+        cited = {int(n) for n in _CITED.findall(answer)}
+        chunks = [s.hits[0].chunk for s in number_sources(hits) if s.number in cited]
+        return caveats(chunks, self.today(), "ko" if is_korean(question) else "en")
+
+
+_CITED = re.compile(r"\[(\d{1,3})\]")
+
+
+def by_evidence(hits: list[Hit], reading: Reading) -> list[Hit]:
+    """The hits with their documents in the order of their best sentence (so [1] holds the lead); documents
+    the reading did not reach keep their place after those."""
+    rank: dict[str, int] = {}
+    for candidate in reading.candidates:
+        rank.setdefault(candidate.path, len(rank))
+    return sorted(hits, key=lambda h: rank.get(h.chunk.path, len(rank)))
 
 
 def not_found_reply(question: str, related: list[Hit]) -> str:

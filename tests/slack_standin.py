@@ -1,12 +1,22 @@
 """A local Slack Web API for tests, the way slack-bolt's own suite runs one: it speaks the real
 wire format to the real `slack_sdk` client, records every call, and refuses what Slack refuses
-(docs.slack.dev/reference/methods/*): a method it does not know (`unknown_method`), a channel
-the bot is not in (`not_in_channel`), text over 40,000 characters (`msg_too_long`), blocks
-past their limits (`invalid_blocks`: 50 blocks, 3,000 characters of section or context text,
-2,000 of a button value, 12,000 of a markdown block), updating or deleting a message it never
-posted (`message_not_found`) or one docbot did not post (`cant_update_message`), and appending
-to or stopping a stream that is not streaming (`message_not_in_streaming_state`). It can be told
-to refuse streaming, to answer 429 once, or 503, or to answer a share of calls late (timeouts)."""
+(docs.slack.dev/reference/methods/*): a method it does not know (`unknown_method`), an unknown
+token (`invalid_auth`) or a revoked one (`token_revoked`), a channel the bot is not in
+(`not_in_channel`) or a DM it is not part of (`channel_not_found`), text over 40,000 characters
+(`msg_too_long`), blocks past their limits (`invalid_blocks`: 50 blocks, 3,000 characters of
+section or context text, 2,000 of a button value, 12,000 characters of markdown blocks in one
+payload, 25 elements in an actions block, 75 characters of button text, block types Slack does
+not have), updating or deleting a message it never posted (`message_not_found`), one docbot did
+not post (`cant_update_message`) or one that sits in another channel (`message_not_found`),
+appending to or stopping a stream that is not streaming (`message_not_in_streaming_state`), a
+streamed message past 40,000 characters in all (`msg_too_long`), a stream in a channel without
+its recipient (`invalid_arguments`: recipient_user_id and recipient_team_id are "required when
+streaming to channels"), an ephemeral message for someone who is not in the channel
+(`user_not_in_channel`), assistant thread titles and prompts outside an assistant thread (a DM
+with the app), and a `response_url` used more than five times or after 30 minutes (404
+`used_url` / `expired_url`). Rate limits: a method can be answered 429 any number of times in a
+row, and a call made before the Retry-After it was given is refused again (and recorded). It can
+also be told to refuse streaming, to answer 503, or to answer a share of calls late (timeouts)."""
 from __future__ import annotations
 
 import asyncio
@@ -16,6 +26,7 @@ import itertools
 import json
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlencode
 
@@ -30,11 +41,17 @@ class SlackStandIn:
     calls: list[tuple[str, dict]] = field(default_factory=list)
     streaming: bool = True
     rate_limit_once: set[str] = field(default_factory=set)
+    rate_limited: dict = field(default_factory=dict)  # method -> how many more calls to answer 429
+    retry_after: int = 1  # seconds Slack asks a rate-limited client to wait
+    early: list[str] = field(default_factory=list)  # methods called again before their Retry-After
+    revoked: set[str] = field(default_factory=set)  # tokens Slack revoked (uninstalled, or auth.revoke)
+    members: dict = field(default_factory=dict)  # channel -> its members, where a test says who they are
+    clock: Callable[[], float] = time.monotonic  # response_url expiry is measured with this
     unavailable: set[str] = field(default_factory=set)  # methods answered 503 (Slack is having an incident)
     server: TestServer | None = None
     socket_envelopes: list[dict] = field(default_factory=list)  # pushed to a Socket Mode client on connect
     socket_acks: list[dict] = field(default_factory=list)
-    joined: set[str] = field(default_factory=lambda: {"C1"})
+    joined: set[str] = field(default_factory=lambda: {"C1", "D1"})  # channels and DMs docbot is in
     threads: dict = field(default_factory=dict)  # thread ts -> messages conversations.replies returns
     tokens: dict = field(default_factory=lambda: {"xoxb-test": "T1"})  # bot token -> its workspace
     oauth_codes: dict = field(default_factory=dict)  # code -> the workspace an install of it grants
@@ -51,6 +68,10 @@ class SlackStandIn:
     seed: int = 30
     _ts: itertools.count = field(default_factory=lambda: itertools.count(1))
     _posted: dict = field(default_factory=dict)  # ts -> "message" | "streaming" | "stopped", docbot's own
+    _streamed: dict = field(default_factory=dict)  # stream ts -> characters of markdown it holds
+    _channel_of: dict = field(default_factory=dict)  # ts -> the channel the message sits in
+    _blocked: dict = field(default_factory=dict)  # method -> clock time before which it is still 429
+    _urls: dict = field(default_factory=dict)  # response_url token -> (issued at, uses)
 
     @property
     def base_url(self) -> str:
@@ -110,18 +131,21 @@ class SlackStandIn:
         self.calls.append((method, body))
         if method == "oauth.v2.access":
             return self._oauth_access(body, request)
+        if token in self.revoked:
+            self.refused.append((method, "token_revoked"))
+            return web.json_response({"ok": False, "error": "token_revoked"})
         if method not in ("apps.connections.open",) and token not in self.tokens:
             self.refused.append((method, "invalid_auth"))
             return web.json_response({"ok": False, "error": "invalid_auth"})
+        limited = self._rate_limit(method)
+        if limited is not None:
+            return limited
         error = self._refusal(method, body)
         if error:
             self.refused.append((method, error))
             return web.json_response({"ok": False, "error": error})
         if method in self.unavailable:
             return web.json_response({"ok": False, "error": "service_unavailable"}, status=503)
-        if method in self.rate_limit_once:
-            self.rate_limit_once.discard(method)
-            return web.json_response({"ok": False, "error": "ratelimited"}, status=429, headers={"Retry-After": "1"})
         if method == "auth.test":
             team = body["_team"]
             return web.json_response({"ok": True, "user_id": BOT_USER, "bot_id": f"B{team}", "team_id": team,
@@ -133,6 +157,7 @@ class SlackStandIn:
         if method in ("chat.postMessage", "chat.startStream"):
             body["_reply_ts"] = self._next_ts()  # recorded so tests can follow the message
             self._posted[body["_reply_ts"]] = "streaming" if method == "chat.startStream" else "message"
+            self._channel_of[body["_reply_ts"]] = body.get("channel")
             if body.get("thread_ts"):  # conversations.replies shows docbot's own replies too
                 reply = {"type": "message", "user": BOT_USER, "bot_id": f"B{body['_team']}", "ts": body["_reply_ts"],
                          "thread_ts": body["thread_ts"], "text": body.get("text") or ""}
@@ -158,6 +183,32 @@ class SlackStandIn:
         return web.json_response({"ok": True, "channel": body.get("channel"), "ts": body.get("ts", "")})
 
 
+    def _rate_limit(self, method: str) -> web.Response | None:
+        """429 with Retry-After while the method is limited; a call before the wait is over is refused again
+        (Slack keeps limiting a client that does not wait) and recorded in `early`."""
+        now = self.clock()
+        if method in self.rate_limit_once:
+            self.rate_limit_once.discard(method)
+            self.rate_limited[method] = self.rate_limited.get(method, 0) + 1
+        early = now < self._blocked.get(method, 0.0)
+        if early:
+            self.early.append(method)
+        if early or self.rate_limited.get(method, 0) > 0:
+            if not early:
+                self.rate_limited[method] -= 1
+            self._blocked[method] = now + self.retry_after
+            self.refused.append((method, "ratelimited"))
+            return web.json_response({"ok": False, "error": "ratelimited"}, status=429,
+                                     headers={"Retry-After": str(self.retry_after)})
+        return None
+
+    def revoke(self, team: str) -> None:
+        """The workspace uninstalled the app: each of its tokens now answers `token_revoked`."""
+        for token, owner in list(self.tokens.items()):
+            if owner == team:
+                self.revoked.add(token)
+                del self.tokens[token]
+
     def _oauth_access(self, body: dict, request: web.Request) -> web.Response:
         """oauth.v2.access: the app's client credentials and a one-time code become a bot token."""
         import base64
@@ -181,8 +232,19 @@ class SlackStandIn:
             "authed_user": {"id": "UINSTALLER", "scope": "", "access_token": None, "token_type": None}})
 
     async def _respond(self, request: web.Request) -> web.Response:
-        """A command's or a button's response_url: what was posted there is recorded as `respond`."""
+        """A command's or a button's response_url: what was posted there is recorded as `respond`. Slack takes
+        at most five posts to one URL, within 30 minutes of the interaction (docs.slack.dev/interactivity/
+        handling-user-interaction#message_responses)."""
         body = await request.json()
+        token = request.match_info["token"]
+        issued, uses = self._urls.setdefault(token, (self.clock(), 0))
+        if self.clock() - issued > RESPONSE_URL_SECONDS:
+            self.refused.append(("respond", "expired_url"))
+            return web.Response(status=404, text="expired_url")
+        if uses >= RESPONSE_URL_USES:
+            self.refused.append(("respond", "used_url"))
+            return web.Response(status=404, text="used_url")
+        self._urls[token] = (issued, uses + 1)
         if len(body.get("text") or "") > 40_000 or _invalid_blocks(body.get("blocks")):
             self.refused.append(("respond", "invalid_blocks"))
             return web.Response(status=400, text="invalid_blocks")
@@ -190,6 +252,8 @@ class SlackStandIn:
         return web.Response(text="ok")
 
     def response_url(self, token: str = "r1") -> str:
+        """A fresh response_url (issued now, by `clock`)."""
+        self._urls[token] = (self.clock(), 0)
         return str(self.server.make_url(f"/respond/{token}"))
 
     def _refusal(self, method: str, body: dict) -> str:
@@ -197,21 +261,38 @@ class SlackStandIn:
         if method not in KNOWN_METHODS:
             return "unknown_method"
         channel = str(body.get("channel") or body.get("channel_id") or "")
+        if channel.startswith("D") and channel not in self.joined and method in IN_CONVERSATION:
+            return "channel_not_found"  # a DM docbot is not part of does not exist for it
         if method in POSTING and channel and not channel.startswith("D") and channel not in self.joined:
             return "not_in_channel"
+        if method == "chat.postEphemeral" and channel in self.members and body.get("user") not in self.members[channel]:
+            return "user_not_in_channel"
+        if method == "chat.startStream" and not channel.startswith("D") and not (
+                body.get("recipient_user_id") and body.get("recipient_team_id")):
+            return "invalid_arguments"
+        if method in ("assistant.threads.setTitle", "assistant.threads.setSuggestedPrompts") and \
+                not channel.startswith("D"):
+            return "invalid_thread_ts"  # assistant threads live in the app's DM (its assistant pane)
         if len(str(body.get("text") or "")) > 40_000:
             return "msg_too_long"
         if _invalid_blocks(body.get("blocks")):
             return "invalid_blocks"
+        ts = body.get("ts")
+        if method in MESSAGE_METHODS and ts in self._channel_of and self._channel_of[ts] != channel:
+            return "message_not_found"  # a ts names a message only within its own channel
         if method in ("chat.update", "chat.delete"):
-            ts = body.get("ts")
             if ts not in self._posted:
                 return "message_not_found" if method == "chat.delete" or not str(ts).startswith("1700000100.") \
                     else "cant_update_message"
         if method in ("chat.appendStream", "chat.stopStream") and self._posted.get(body.get("ts")) != "streaming":
             return "message_not_in_streaming_state"
-        if method == "chat.appendStream" and len(str(body.get("markdown_text") or "")) > 12_000:
+        if method in ("chat.startStream", "chat.appendStream") and len(str(body.get("markdown_text") or "")) > 12_000:
             return "msg_too_long"
+        if method == "chat.appendStream":  # a streamed message is a message: 40,000 characters in all
+            total = self._streamed.get(body.get("ts"), 0) + len(str(body.get("markdown_text") or ""))
+            if total > MESSAGE_LIMIT:
+                return "msg_too_long"
+            self._streamed[body.get("ts")] = total
         metadata = body.get("metadata")
         if metadata is not None and (not isinstance(metadata, dict) or not isinstance(metadata.get("event_type"), str)
                                      or not isinstance(metadata.get("event_payload"), dict)):
@@ -231,6 +312,7 @@ class SlackStandIn:
         return ws
 
 
+MESSAGE_LIMIT = 40_000  # characters of one message (docs.slack.dev/reference/methods/chat.postMessage)
 KNOWN_METHODS = {
     "auth.test", "oauth.v2.access", "apps.connections.open", "chat.postMessage", "chat.postEphemeral", "chat.update", "chat.delete",
     "chat.startStream", "chat.appendStream", "chat.stopStream", "assistant.threads.setStatus",
@@ -238,6 +320,12 @@ KNOWN_METHODS = {
     "conversations.info", "users.info",
 }
 POSTING = {"chat.postMessage", "chat.postEphemeral", "chat.startStream", "chat.update", "chat.delete"}
+MESSAGE_METHODS = {"chat.update", "chat.delete", "chat.appendStream", "chat.stopStream"}
+IN_CONVERSATION = POSTING | MESSAGE_METHODS | {"conversations.replies", "assistant.threads.setStatus",
+                                               "assistant.threads.setTitle", "assistant.threads.setSuggestedPrompts"}
+RESPONSE_URL_USES, RESPONSE_URL_SECONDS = 5, 30 * 60
+BLOCK_TYPES = {"actions", "context", "context_actions", "divider", "file", "header", "image", "input", "markdown",
+               "rich_text", "section", "table", "video"}  # docs.slack.dev/reference/block-kit/blocks
 
 
 def _invalid_blocks(blocks) -> bool:
@@ -248,8 +336,16 @@ def _invalid_blocks(blocks) -> bool:
         return False
     if len(blocks) > 50:
         return True
+    if sum(len(b.get("text") or "") for b in blocks if b.get("type") == "markdown") > 12_000:
+        return True  # "the cumulative limit for all markdown blocks in a single payload is 12,000 characters"
     for block in blocks:
         kind = block.get("type")
+        if kind not in BLOCK_TYPES:
+            return True
+        if kind == "actions" and (len(block.get("elements") or []) > 25 or any(
+                e.get("type") == "button" and len((e.get("text") or {}).get("text", "")) > 75
+                for e in block.get("elements") or [])):
+            return True
         if kind == "section" and len((block.get("text") or {}).get("text", "")) > 3000:
             return True
         if kind == "context" and any(len(e.get("text", "")) > 3000 for e in block.get("elements", [])):
@@ -283,6 +379,18 @@ def event_body(text: str, *, event_id: str, ts: str, channel: str = "C1", thread
     return json.dumps({"token": "t", "team_id": "T1", "api_app_id": "A1", "event": event, "type": "event_callback",
                        "event_id": event_id, "event_time": int(time.time()),
                        "authorizations": [{"user_id": BOT_USER, "is_bot": True, "team_id": "T1"}]})
+
+
+def revocation_body(kind: str, *, event_id: str, team: str = "T1", bot: tuple = (BOT_USER,),
+                    users: tuple = ()) -> dict:
+    """`tokens_revoked` / `app_uninstalled` exactly as Slack documents them (docs.slack.dev/reference/events/
+    tokens_revoked, .../app_uninstalled): the envelope's team_id names the workspace, and there is no
+    `authorizations` list; tokens_revoked names user ids per kind of token, never the tokens."""
+    event: dict = {"type": kind}
+    if kind == "tokens_revoked":
+        event["tokens"] = {"oauth": list(users), "bot": list(bot)}
+    return {"token": "XXYYZZ", "team_id": team, "api_app_id": "A1", "event": event, "type": "event_callback",
+            "event_id": event_id, "event_time": int(time.time())}
 
 
 def click_body(action_id: str, value: str, *, user: str = "U1", channel: str = "C1", message_ts: str = "1.1",

@@ -90,3 +90,35 @@ def test_every_group_must_be_shown_and_the_lead_holds_one():
 def test_no_gold_scores_only_lines():
     scored = score_answer(ANSWER, NUMBERED, ["overseas.md"], None)
     assert not scored.shown and scored.junk == 1 and scored.bullets == 3
+
+
+def test_a_hedged_turn_is_neither_a_false_answer_nor_a_false_not_found():
+    from types import SimpleNamespace
+
+    from rag.documents import Chunk, Hit
+    from rag.eval.replay import Replay
+    from rag.pipeline import Prepared
+    from rag.understand.rewrite import Rewrite
+    from rag.understand.routing import Intent, Route
+
+    hits = [Hit(Chunk("a.md", 0, "A", "", "Bicycles go in the basement rack."), 1.0)]
+    stub = SimpleNamespace(retrieve=lambda query, k, prior=(): (hits, []))
+    replay = Replay(stub, 5, {"a.md": ("en",)})
+
+    def turn(question, answer, gold):
+        prepared = Prepared(question, Rewrite(question, "none"), Route(Intent.KNOWLEDGE_SEARCH, 0.9), hits=list(hits),
+                            searched=True, hedged=True)
+        replay.turn("c1", 0, {"user": question, "intent": "knowledge_search", **gold}, prepared, answer)
+
+    hedge = "I couldn't find an exact answer in the indexed documents. The closest I found:\n"
+    turn("Where do dogs go?", hedge + "• Bicycles go in the basement rack. [1]\n", {"answerable": False})
+    turn("Where do bicycles go?", hedge + "• Bicycles go in the basement rack. [1]\n",
+         {"relevant": ["a.md"], "answer_contains": ["basement rack"]})
+    turn("Which floor is the rack on?", hedge + "• Bicycles go in the basement rack. [1]\n",
+         {"relevant": ["a.md"], "answer_contains": ["B2"]})
+    report = replay.report(1, 0)
+    assert report["not_found"]["false_answer_rate"] == 0.0
+    assert report["not_found"]["hedged_on_unanswerable_rate"] == 1.0
+    assert report["not_found"]["false_not_found_rate"] == 0.0
+    answers = report["answers"]["all"]
+    assert answers["hedged_rate"] == 1.0 and answers["fact_shown"] == 0.5 and answers["fact_grounded"] == 0.5

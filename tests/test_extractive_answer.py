@@ -1,7 +1,8 @@
 """The offline answer reads like an answer: the asked-for fact first, whole sentences, honest about language."""
 import re
 
-from rag.answer.answerers import MAX_SENTENCE_CHARS, ExtractiveAnswerer
+from rag.answer.answerers import ExtractiveAnswerer
+from rag.answer.reading import MAX_SENTENCE_CHARS
 from rag.retrieve.retriever import Retriever
 
 
@@ -44,7 +45,7 @@ async def test_every_bullet_is_a_whole_sentence_with_one_citation(handbook_index
 
 
 def test_long_sentences_are_cut_at_a_clause_not_mid_word():
-    from rag.answer.answerers import _clip
+    from rag.answer.reading import clip as _clip
 
     sentence = ", ".join(f"clause number {n} keeps going" for n in range(40)) + "."
     clipped = _clip(sentence)

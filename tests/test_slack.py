@@ -12,7 +12,7 @@ from adapters.slack import SECTION_LIMIT, SlackAdapter, SlackRenderer
 from bot.actions import WebhookAction
 
 from conftest import build_service, service_over, slow_answers
-from slack_standin import BOT_USER, SlackStandIn, click_body, event_body, feedback_click, signed
+from slack_standin import BOT_USER, SlackStandIn, click_body, event_body, feedback_click, revocation_body, signed
 
 SECRET = "test-signing-secret"
 
@@ -140,9 +140,12 @@ async def test_rate_limited_call_is_retried_after_retry_after(bot, slack, monkey
     from slack_sdk.http_retry import builtin_async_handlers
 
     waits: list[float] = []
+    now = [0.0]
+    slack.clock = lambda: now[0]  # the stand-in refuses a retry made before Retry-After has passed on its clock
 
     async def sleep(seconds: float) -> None:
         waits.append(seconds)
+        now[0] += seconds
         await asyncio.sleep(0)
 
     monkeypatch.setattr(builtin_async_handlers, "asyncio", types.SimpleNamespace(sleep=sleep))
@@ -151,6 +154,7 @@ async def test_rate_limited_call_is_retried_after_retry_after(bot, slack, monkey
     await until(lambda: slack.named("chat.stopStream"))
     assert len(slack.named("chat.startStream")) == 2  # the refused call, then its retry
     assert len(waits) == 1 and 1 <= waits[0] < 2  # Retry-After: 1, plus slack_sdk's jitter below a second
+    assert slack.early == []
 
 
 async def test_stop_keeps_the_partial_answer_everywhere(bot, slack):
@@ -654,6 +658,8 @@ def _sample_event(name: str, n: int) -> str:
             "user_id": "U1", "channel_id": "D1", "thread_ts": ts,
             "context": {"channel_id": "C1", "team_id": "T1", "enterprise_id": None}}}
         return json.dumps(body)
+    if name in ("tokens_revoked", "app_uninstalled"):
+        return json.dumps(revocation_body(name, event_id=f"EvR{n}"))
     return event_body(f"<@{BOT_USER}> 안녕", event_id=f"EvN{n}", ts=ts, kind=name)
 
 

@@ -1,0 +1,213 @@
+"""What a question asks for, whether a sentence supplies it, and which lines are never an answer.
+
+The extractive answer leads with the sentence that fills the question's slot: an amount for "how much",
+a date or weekday for "when", a team or contact for "who", the cause for "why". Recognised in Korean
+and English by the question's own words; every pattern is a plain alternation (linear time on user text).
+
+Boilerplate is recognised by its shape, not by document: owner/author/last-edited lines, "this document
+describes…", "see document X" pointers, bylines and reader comments, contact lines, changelog rows.
+Those are quoted only when the question asks for them (who to contact, what changed).
+"""
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+
+class Kind(StrEnum):
+    """The slot a question asks to fill."""
+
+    QUANTITY = "quantity"  # how much / how many / how long / 얼마 / 몇
+    TIME = "time"  # when / deadline / by when / 언제 / 까지
+    WHO = "who"  # who / which team / whom to contact / 누구 / 어디 연락
+    WHY = "why"  # why / cause / 왜 / 원인
+    HOWTO = "howto"  # how do I / steps / 어떻게 / 절차
+    YESNO = "yesno"  # can I / is it allowed / 돼? / 가능해?
+    WHICH = "which"  # which one / 어느 / 어떤
+    WHAT = "what"  # what is / 뭐야 / 이란
+    OTHER = "other"
+
+
+_I = re.IGNORECASE
+# Checked in this order, most specific first: "how many days … when my wife gives birth" asks for an
+# amount, "몇 시까지" for a time.
+_ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
+    (Kind.WHAT, re.compile(r"\b(code|name|address|url|queue|channel)\b.{0,12}\?|(코드|이름|주소|큐|채널)(는|은|가|이)? ?(뭐|무엇)", _I)),
+    (Kind.WHY, re.compile(r"\bwhy\b|\bcause[sd]?\b|\breason\b|\broot cause\b|왜|원인|이유|어째서", _I)),
+    (Kind.WHO, re.compile(r"\bwho(m|se)?\b|\bwhich team\b|\bcontact\b|\bwhom to\b|\breport(ed)? to\b|\bescalat|"
+                          r"누구|누가|어느 팀|어떤 팀|담당(자|팀|부서)|어디(로|에|에다)? ?(연락|문의|신고|말|보고)|"
+                          r"연락처|문의처|보고돼|보고되", _I)),
+    (Kind.TIME, re.compile(r"\bdeadline\b|\bby when\b|\bwhat time\b|\bdue\b|\bwhat date\b|\bwhich day\b|"
+                           r"언제|마감|기한|몇 ?시(야|에|까지|부터)|무슨 요일|날짜", _I)),
+    (Kind.QUANTITY, re.compile(r"\bhow (much|many|long|often|soon|far|big|large)\b|\blimit\b|\bmaximum\b|"
+                               r"\bminimum\b|\bmax\b|\bmin\b|\bper (day|night|month|year|order)\b|\brate\b|\bprice\b|"
+                               r"\bcost\b|\bfee\b|\bpercent|\bcharge\b|\bwhat temperature\b|\bnumber of\b|"
+                               r"얼마|몇|며칠|기간|한도|상한|최대|최소|비율|퍼센트|요금|가격|비용|수당|금액|용량|"
+                               r"온도", _I)),
+    (Kind.TIME, re.compile(r"\bwhen\b", _I)),
+    (Kind.HOWTO, re.compile(r"\bhow (do|can|should|to)\b|\bsteps?\b|\bprocedure\b|\bprocess\b|\bwhat do i do\b|"
+                            r"\bwhat should i do\b|\bset ?up\b|어떻게|방법|절차|하려면|순서|과정", _I)),
+    (Kind.YESNO, re.compile(r"^(can|could|may|is|are|do|does|did|will|should|am)\b|\ballowed\b|"
+                            r"(돼|되나요|될까|되나|가능해|가능한가|가능할까|가능|써도|해도|받아)\??$", _I)),
+    (Kind.WHICH, re.compile(r"\bwhich\b|어느|어떤|무슨|뭘 써|뭐 써|제일|가장", _I)),
+    (Kind.WHAT, re.compile(r"\bwhat('s| is| are| was)\b|\bmean(s|ing)?\b|\bdefin|뭐야|뭐였어|무엇|뭔가|이란|란\?|"
+                           r"뜻", _I)),
+)
+
+
+# "Summarise X" / "X 요약해줘" asks for the gist: no single slot to fill.
+_SUMMARY = re.compile(r"\bsummar|\boverview\b|\btl;?dr\b|요약|개요|정리해", re.IGNORECASE)
+
+
+# Two things asked at once ("compare A and B", "who owns X and how do I page them?"): each part may sit in
+# another document, so the answer quotes the best of each close document, not only the lead's.
+_SEVERAL = re.compile(r"\bcompar|\bvs\.?\s|\bversus\b|\bdifferen|\band (how|what|when|who|where|which|why)\b|"
+                      r"\bboth\b|비교|차이|둘 다|각각|어느 쪽", re.IGNORECASE)
+
+
+def asks_several(question: str) -> bool:
+    """Whether the question asks for two or more things (a comparison, a two-part question)."""
+    return bool(_SEVERAL.search(question))
+
+
+def is_summary(question: str) -> bool:
+    """Whether the question asks for the gist of a document rather than one fact."""
+    return bool(_SUMMARY.search(question))
+
+
+def question_kind(question: str) -> Kind:
+    """The slot the question asks to fill (OTHER when none is recognised, or for a summary)."""
+    text = question.strip()
+    if is_summary(text):
+        return Kind.OTHER
+    for kind, pattern in _ASKS:
+        if pattern.search(text):
+            return kind
+    return Kind.OTHER
+
+
+# A number, not a digit inside a code ("SEV3", "P1", "EX-300" name things, they do not measure them).
+_DIGIT = re.compile(r"(?<![A-Za-z-])\d")
+# What "how much / how long / how many" is measured in: the sentence must carry that unit.
+_MONEY_ASK = re.compile(r"\bhow much\b|\bprice|\bcost|\bfee|\bcharge|\ballowance|\bstipend|\bpaid\b|\bpay\b|"
+                        r"얼마(?!나)|가격|비용|요금|수당|금액|지원금|일비|식대|한도|급여|보상", re.IGNORECASE)
+_MONEY = re.compile(r"\d[\d,.]*\s*(원|만\s?원|억|천\s?원|KRW|USD|SGD|EUR|JPY|달러|won)|(KRW|USD|SGD|EUR|\$|₩|€)\s?\d",
+                    re.IGNORECASE)
+_DURATION_ASK = re.compile(r"\bhow long\b|\bhow soon\b|\bhow often\b|기간|며칠|얼마나 (오래|걸|기다|자주)|몇 ?(시간|분|일|주|개월|년)",
+                           re.IGNORECASE)
+_DURATION = re.compile(r"\d[\d.,]*\s*(분|시간|일|주|개월|달|년|영업일|minutes?|mins?|hours?|hrs?|h\b|days?|weeks?|"
+                       r"months?|years?|business days?)|\b(daily|weekly|monthly|quarterly|annually|every)\b|매(일|주|월|년)|분기",
+                       re.IGNORECASE)
+_PERCENT_ASK = re.compile(r"\bpercent|\brate\b|%|퍼센트|비율|율은|률은|율이|률이", re.IGNORECASE)
+_PERCENT = re.compile(r"\d\s*%|퍼센트|percent", re.IGNORECASE)
+_WEEKDAY = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)day\b|[월화수목금토일]요일|\bbusiness days?\b|"
+                      r"영업일|\bwithin\b|이내|\bbefore\b|\bafter\b|\bbefore\b|전까지|까지|\bby\b|익일|다음 ?날|\bnext\b|"
+                      r"\bquarter|\bweekly\b|\bdaily\b|\bmonthly\b|분기|매주|매월|매일", _I)
+_WHO = re.compile(r"팀|부서|담당|센터|데스크|본부|\bteam\b|\bdesk\b|\bmanager\b|\blead\b|\bowner\b|\bhead of\b|"
+                  r"\bCTO\b|\bCEO\b|\bCFO\b|\bofficer\b|\bsupport\b|\bextension\b|내선|@|\b\d{2,4}-\d{3,4}(-\d{4})?\b|"
+                  r"\bhelpdesk\b|\bservice ?desk\b|\bHR\b|\bIT\b|총무|인사|재무|보안|\bchannel\b|채널", _I)
+_WHY = re.compile(r"\bbecause\b|\bcaused?\b|\bdue to\b|\broot cause\b|\bresult(ed)? (of|from)\b|\bexpired\b|"
+                  r"\bfailure\b|\bfailed\b|원인|때문|인해|으로 인한|로 인한|탓|만료", _I)
+_RULE = re.compile(r"\bnot\b|\bnever\b|\bmust\b|\bmay\b|\bcan\b|\bcannot\b|\ballowed\b|\bprohibited\b|\bblocked\b|"
+                   r"\brequire|\bonly\b|\beligible\b|\bapproval\b|가능|불가|금지|허용|차단|필요|승인|없습니다|됩니다|"
+                   r"않습니다|할 수|받을 수|만 ", _I)
+_STEPWORD = re.compile(r"^\d{1,3}[.)]\s|^(step|단계)\s?\d|\b(click|open|select|go to|send|submit|fill|call|"
+                       r"enter|press|run|report)\b|하세요|합니다|십시오|클릭|선택|입력|제출|신청|보고|연락", _I)
+_NAMED = re.compile(r"[A-Z][A-Za-z0-9]+|[가-힣]+(실|룸|센터|허브|큐|시스템)\b|[\"'“「『]", re.UNICODE)
+_DEFINES = re.compile(r"\b(is|are|means|refers to)\b|[:—]|(이란|란|은|는) .*(입니다|말합니다|뜻합니다|의미합니다)|"
+                      r"을 말합니다|를 말합니다|의미", _I)
+
+
+def fills(kind: Kind, sentence: str, question: str = "") -> bool:
+    """Whether the sentence has the shape of what `kind` asks for (an amount in the asked unit, a date,
+    a team, a cause…)."""
+    if kind == Kind.QUANTITY:
+        return _measures(sentence, question)
+    if kind == Kind.TIME:
+        return bool(_DIGIT.search(sentence) or _WEEKDAY.search(sentence))
+    if kind == Kind.WHO:
+        return bool(_WHO.search(sentence))
+    if kind == Kind.WHY:
+        return bool(_WHY.search(sentence))
+    if kind == Kind.HOWTO:
+        return bool(_STEPWORD.search(sentence))
+    if kind == Kind.YESNO:  # "do we get a phone allowance?" is answered by the amount too
+        return bool(_RULE.search(sentence) or _DIGIT.search(sentence))
+    if kind == Kind.WHICH:
+        return bool(_NAMED.search(sentence))
+    if kind == Kind.WHAT:
+        return bool(_DEFINES.search(sentence))
+    return False
+
+
+def _measures(sentence: str, question: str) -> bool:
+    """A number in the unit the question asks for: money for "how much", a duration for "how long"."""
+    for ask, unit in ((_PERCENT_ASK, _PERCENT), (_DURATION_ASK, _DURATION), (_MONEY_ASK, _MONEY)):
+        if ask.search(question):
+            return bool(unit.search(sentence))
+    return bool(_DIGIT.search(sentence))
+
+
+# Words that say what kind of answer is wanted, not what it is about: never topic words.
+QUESTION_WORDS = frozenset({
+    "얼마", "언제", "누구", "어디", "무엇", "뭐", "몇", "며칠", "가능", "어떻게", "어느", "무슨", "방법", "절차", "기준", "규정", "정책",
+    "policy", "rule", "rules", "process", "procedure", "way", "thing", "things",
+})
+
+
+# Lines about the document rather than its subject. Anchored at the start of the line (with an optional
+# bullet or label) so a policy sentence that merely mentions an owner is kept.
+_ABOUT_DOCUMENT = re.compile(
+    r"^(document |page |policy )?(owner|author|maintainer|editor|written by|created by|prepared by|approved by|"
+    r"reviewed by|last (edited|updated|modified|reviewed)|updated|version|revision|status|"
+    r"classification|confidential|internal use|작성|소관|문서 ?(소유자|담당자?|작성자|번호|버전|관리자?)|작성자|작성일|"
+    r"최종 ?(수정|개정|검토)|수정일|개정일|승인자|검토자|담당 ?(부서|팀)|소유 ?팀|관리 ?부서|버전|상태|"
+    r"문서 ?등급|보안 ?등급)\s*[:：—-]", re.IGNORECASE)
+_DESCRIBES = re.compile(
+    r"^(this|the following) (document|page|policy|guide|article|sop|handbook|section|procedure|wiki)\b.{0,40}"
+    r"\b(describes?|explains?|covers?|sets out|outlines?|summari[sz]es|is for|lists|applies)\b|"
+    r"^(이|본) ?(문서|페이지|안내|가이드|정책|규정|절차서?|핸드북)(는|은|에서는|에서)\b.{0,60}"
+    r"(설명|정리|다룹니다|안내합니다|규정합니다|기술합니다|정합니다|담고|관리합니다|관리하며|소유합니다)|"
+    r"^(this|the) (document|page|policy|guide|wiki)( page)? is (maintained|owned|managed|kept) by\b", re.IGNORECASE)
+_POINTER = re.compile(
+    r"^(see|refer to|for (more )?(details|information|more),? see|more (details|information) (in|at)|read)\b|"
+    r"(자세한|상세한|세부) ?(내용|사항)은.{0,60}(참고|참조|확인)|(문서|페이지|위키)를? ?(참고|참조)하(세요|십시오|시기)",
+    re.IGNORECASE)
+_BYLINE = re.compile(
+    r"\b\d+ ?min(ute)?s? read\b|\b\d+ views?\b|\bwas this (page|article) helpful\b|\blast edited by\b|"
+    r"\bcreated by\b.{0,40}\b(on|at)\b|\b\d+ (comments?|likes?|replies)\b|^(reply|like|share)$|"
+    r"^(comments?|댓글)\b|좋아요 ?\d|조회 ?수?\s*\d|\d+ ?분 (분량|읽기)|이 (페이지|문서)가 도움이 되었나요",
+    re.IGNORECASE)
+# A metadata strip: "Revision 6 · Effective 2025-10-15 · Owner: QA", "작성: IT 서비스데스크 / 2026-03-10",
+# "영업본부 · 2026-01-15 · 부산": short fields joined by separators, one of them a date or an owner.
+_META_STRIP = re.compile(r"^[^!?。;—]{0,160}\s[·|/]\s[^!?。;—]{0,200}$")  # a table row ("— h: v; …") is not one
+_META_FIELD = re.compile(r"\d{4}[-./]\d{1,2}[-./]\d{1,2}|\b(owner|author|revision|rev\.?|version|effective|updated|"
+                         r"edited|applies to)\b|작성|소관|담당|개정|시행일", re.IGNORECASE)
+_LEADERS = re.compile(r"\.{5,}|…{3,}|·{5,}")  # a table of contents: "Chuseok ........ 4"
+_CONTACT = re.compile(r"^(contact|questions\??|inquiries|문의(처|사항)?|연락처|담당자)\s*[:：—-]|"
+                      r"^(questions|문의 사항이 있으면|문의는|궁금한 점은)\b", re.IGNORECASE)
+_CHANGELOG_HEADING = re.compile(r"change ?log|revision history|version history|document history|release notes|"
+                                r"변경 ?(이력|내역|사항)|개정 ?(이력|내역)|수정 ?이력|버전 ?이력", re.IGNORECASE)
+_VERSION_ROW = re.compile(r"^v\d+(\.\d+)*\b", re.IGNORECASE)  # "v2.1 — …"; a dated row may be a holiday
+_ASKS_CHANGES = re.compile(r"\bchang|\bupdat|\brevis|\bwhat'?s new\b|\bdifferen|\bold (policy|version)\b|"
+                           r"\bprevious\b|바뀌|바뀐|바꼈|바꾼|변한|변했|변경|개정|달라|이전|예전|구버전", re.IGNORECASE)
+
+
+def asks_about_changes(question: str) -> bool:
+    """Whether the question is about what changed (then changelog rows are answers)."""
+    return bool(_ASKS_CHANGES.search(question))
+
+
+def boilerplate(sentence: str, heading: str, kind: Kind, changes: bool) -> bool:
+    """Whether a line is about the document (owner, purpose, pointer, byline, contact, changelog), not an
+    answer. Contact lines stay for "who do I contact"; changelog rows for "what changed"."""
+    line = sentence.lstrip("-*•· ").strip()
+    if _ABOUT_DOCUMENT.search(line) or _DESCRIBES.search(line) or _POINTER.search(line) or _BYLINE.search(line):
+        return True
+    if _LEADERS.search(line) or (_META_STRIP.search(line) and _META_FIELD.search(line)):
+        return True
+    if _CONTACT.search(line) and kind != Kind.WHO:
+        return True
+    if not changes and (_CHANGELOG_HEADING.search(heading) or _VERSION_ROW.search(line)):
+        return True
+    return False

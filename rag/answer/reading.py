@@ -1,0 +1,251 @@
+"""Reading the top passages sentence by sentence: which sentence answers the question, from any document.
+
+Every candidate sentence of the top few documents is put on one cross-language scale (retrieval's
+within-language z-score, moved by how much closer the sentence is to the query than its passage), then
+moved up when it fills the question's slot (an amount for "how much", a team for "who") and when it
+shares the question's words. Boilerplate (owner lines, pointers, bylines…) is never a candidate.
+
+The same reading decides whether the documents answer at all (`rag.answer.evidence.Judge`) and what the
+extractive answer quotes, so the sentences are embedded once per turn (recent readings are kept).
+"""
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rag.documents import Hit
+from rag.ingest.chunking import units
+from rag.models.embeddings import Embedder
+from rag.text.analysis import Analyzer
+from rag.text.language import is_korean, languages, main_language
+
+from .questions import QUESTION_WORDS, Kind, asks_about_changes, boilerplate, fills, question_kind
+
+_BULLET = re.compile(r"^[-*•]\s+")
+_NUMBER = re.compile(r"\d")
+_ENDS_SENTENCE = re.compile(r"[.!?。？！)\]다요]$")
+MAX_SENTENCE_CHARS = 400
+RECENT_READINGS = 16
+
+# What generic company text looks like to a query, in both languages: the bar a best sentence is measured
+# against on any corpus size (a five-document folder has no population to take a z-score from).
+BACKGROUND = (
+    "The office is open on weekdays.", "Employees should follow the company guidelines.",
+    "Please contact the team for more information.", "The meeting starts at ten in the morning.",
+    "Our product helps customers manage their work.", "All staff must complete the annual training.",
+    "The report summarises last quarter's results.", "Requests are reviewed by the responsible manager.",
+    "The system will be unavailable during maintenance.", "New employees receive a laptop on their first day.",
+    "Invoices are paid at the end of the month.", "The project timeline was updated last week.",
+    "사무실은 평일에 운영합니다.", "모든 직원은 회사 지침을 따라야 합니다.", "자세한 내용은 담당 팀에 문의하세요.",
+    "회의는 오전 10시에 시작합니다.", "우리 제품은 고객의 업무 관리를 돕습니다.", "전 직원은 연간 교육을 이수해야 합니다.",
+    "보고서는 지난 분기의 결과를 요약합니다.", "요청은 담당 관리자가 검토합니다.", "점검 중에는 시스템을 사용할 수 없습니다.",
+    "신규 입사자는 첫날 노트북을 받습니다.", "청구서는 매월 말에 지급됩니다.", "프로젝트 일정이 지난주에 변경되었습니다.",
+)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One sentence that could be quoted, with what was measured about it."""
+
+    path: str  # its document (citation numbers follow the hits' order, decided later)
+    position: int  # document order across the reading (passage ordinal, then line)
+    sentence: str
+    hit: Hit
+    z: float  # on retrieval's cross-language scale
+    cosine: float  # raw cosine to the query
+    shared: int  # query terms it shares
+    fills: bool  # has the shape of what the question asks for
+    score: float
+
+
+@dataclass
+class Reading:
+    """A turn's scored sentences (best first), the question's kind and the bar generic text sets."""
+
+    kind: Kind
+    candidates: list[Candidate] = field(default_factory=list)
+    # Mean and spread of the query's cosine to generic text in each language (True: Korean): e5's
+    # same-language cosines run higher, so a sentence is measured against text in its own language.
+    background: dict[bool, tuple[float, float]] = field(default_factory=dict)
+    shared_possible: int = 0  # topic terms in the query
+    topic: frozenset[str] = frozenset()  # the question's own topic terms
+    doc_terms: dict[str, frozenset[str]] = field(default_factory=dict)  # each read document's terms
+    same_language: frozenset[str] = frozenset()  # read documents in the question's language
+    off_topic: frozenset[str] = frozenset()  # ... of which share none of its topic words
+
+    @property
+    def best(self) -> Candidate | None:
+        return self.candidates[0] if self.candidates else None
+
+    def coverage(self, path: str) -> float:
+        """Share of the question's topic terms that the document's passages contain (1.0 without any)."""
+        if not self.topic:
+            return 1.0
+        return len(self.topic & self.doc_terms.get(path, frozenset())) / len(self.topic)
+
+    def lift(self, candidate: Candidate) -> float:
+        """How far above generic company text the sentence is, in spreads (corpus-size independent)."""
+        mean, spread = self.background.get(is_korean(candidate.sentence), (0.0, 1.0))
+        return (candidate.cosine - mean) / spread
+
+
+class Reader:
+    """Scores the sentences of the top documents for a question; keeps the last reading."""
+
+    def __init__(self, analyzer: Analyzer, embedder: Embedder, *, max_sources: int = 4, per_source: int = 16,
+                 max_candidates: int = 48, slot_bonus: float = 0.8, slot_miss: float = 0.5, term_bonus: float = 0.15,
+                 max_terms: int = 3, off_topic: float = 1.0):
+        self.analyzer, self.embedder = analyzer, embedder
+        self.max_sources, self.per_source, self.max_candidates = max_sources, per_source, max_candidates
+        self.slot_bonus, self.slot_miss, self.term_bonus, self.max_terms = slot_bonus, slot_miss, term_bonus, max_terms
+        self.off_topic = off_topic
+        # The pipeline judges on a reading and the answer quotes from it: keep a few, for concurrent turns.
+        self._recent: OrderedDict[tuple, Reading] = OrderedDict()
+        self._lock = threading.Lock()
+        self._background: np.ndarray | None = None
+
+    def read(self, question: str, query: str, hits: list[Hit]) -> Reading:
+        """The scored reading of these hits (recomputed only when the question or the hits change)."""
+        # Order-free: the pipeline reorders the hits by this reading, and the answer reads them again.
+        key = (question, query, frozenset(h.chunk.chunk_id for h in hits))
+        with self._lock:
+            if key in self._recent:
+                return self._recent[key]
+        reading = self._read(question, query, hits)
+        with self._lock:
+            self._recent[key] = reading
+            while len(self._recent) > RECENT_READINGS:
+                self._recent.popitem(last=False)
+        return reading
+
+    def _read(self, question: str, query: str, hits: list[Hit]) -> Reading:
+        kind = question_kind(question)
+        if kind == Kind.OTHER:  # "택시비는?": the rewrite carries the earlier turn's "얼마"
+            kind = question_kind(query)
+        reading = Reading(kind)
+        found = self._collect(hits, kind, asks_about_changes(question) or asks_about_changes(query))
+        if not found:
+            return reading
+        # A sentence is embedded under its section heading: "오전 9시 30분까지 오세요" is about the first day.
+        framed = [f"{h.chunk.heading}: {s}" if h.chunk.heading else s for _, _, s, h in found]
+        # Scored against the user's own words and the rewrite together: the rewrite carries a follow-up's
+        # context ("택시비는?" + the earlier turn's words) but also pulls towards the previous answer.
+        target = self.embedder.embed_query(query)
+        if question.strip() != query.strip():
+            target = (target + self.embedder.embed_query(question)) / 2
+        cosines = self.embedder.embed_passages(framed) @ target
+        reading.background = self._background_of(target)
+        relevance = sentence_relevance([h for *_, h in found], [s for _, _, s, _ in found], cosines)
+        own, wanted = set(self.analyzer.terms(question)), set(self.analyzer.terms(query))
+        topic_words = [w for w in self.analyzer.topic_words(question) if w.lower() not in QUESTION_WORDS]
+        reading.topic = frozenset(self.analyzer.terms(" ".join(topic_words)))
+        reading.doc_terms = self._doc_terms(hits)
+        # A document in the question's own language that shares none of its topic words is a near topic
+        # (another compensation page for a stock-option question), whatever its cosine says.
+        language = main_language(question)
+        reading.same_language = frozenset(p for p in reading.doc_terms if language in languages(
+            " ".join(h.chunk.text for h in hits if h.chunk.path == p)))
+        reading.off_topic = off_topic = frozenset(p for p in reading.same_language
+                                                  if reading.topic and reading.coverage(p) == 0)
+        reading.shared_possible = len(wanted)
+        for (path, position, sentence, hit), terms, z, cosine in zip(
+                found, self.analyzer.terms_many([s for _, _, s, _ in found]), relevance, cosines):
+            # Shared words are a small, capped bonus: a sentence in the other language can share none.
+            shared = len((wanted | own) & set(terms))
+            filled = fills(kind, sentence, f"{question} {query}")
+            score = z + self.term_bonus * min(shared, self.max_terms)
+            if kind != Kind.OTHER:
+                score += self.slot_bonus if filled else -self.slot_miss
+            if path in off_topic:
+                score -= self.off_topic
+            reading.candidates.append(Candidate(path, position, sentence, hit, z, float(cosine), shared, filled,
+                                                score))
+        reading.candidates.sort(key=lambda c: -c.score)
+        return reading
+
+    def _collect(self, hits: list[Hit], kind: Kind, changes: bool) -> list[tuple[str, int, str, Hit]]:
+        """(document path, document order, sentence, passage) of every quotable sentence of the top
+        documents; each document contributes at most `per_source`, so the third document is read too."""
+        groups: dict[str, list[Hit]] = {}
+        for hit in hits:
+            groups.setdefault(hit.chunk.path, []).append(hit)
+        out: list[tuple[str, int, str, Hit]] = []
+        seen: set[str] = set()
+        for path, group in list(groups.items())[: self.max_sources]:
+            taken = 0
+            for hit in sorted(group, key=lambda h: h.chunk.ordinal):
+                for unit in units(hit.chunk.text):
+                    sentence = _BULLET.sub("", unit)
+                    if taken >= self.per_source or sentence in seen or not quotable(sentence):
+                        continue
+                    seen.add(sentence)
+                    if boilerplate(sentence, hit.chunk.heading, kind, changes):
+                        continue
+                    taken += 1
+                    out.append((path, len(out), clip(sentence), hit))
+        return out[: self.max_candidates]
+
+    def _doc_terms(self, hits: list[Hit]) -> dict[str, frozenset[str]]:
+        texts: dict[str, list[str]] = {}
+        for hit in hits:
+            texts.setdefault(hit.chunk.path, []).append(f"{hit.chunk.title} {hit.chunk.heading} {hit.chunk.text}")
+        paths = list(texts)
+        terms = self.analyzer.terms_many([" ".join(texts[p]) for p in paths])
+        return {p: frozenset(t) for p, t in zip(paths, terms)}
+
+    def _background_of(self, target: np.ndarray) -> dict[bool, tuple[float, float]]:
+        if self._background is None:
+            self._background = self.embedder.embed_passages(list(BACKGROUND))
+        values = self._background @ target
+        out = {}
+        for korean in (True, False):
+            mine = np.array([v for text, v in zip(BACKGROUND, values) if is_korean(text) == korean])
+            out[korean] = (float(mine.mean()), max(float(mine.std()), 0.01))
+        return out
+
+
+def sentence_relevance(passages: list[Hit], texts: list[str], cosines) -> list[float]:
+    """Each sentence on retrieval's scale: its passage's z-score, moved by how much closer (or farther)
+    the sentence itself is to the query than the whole passage was. That keeps sentences of
+    different languages comparable; without retrieval scores, within-language z-scores stand in."""
+    scales = [(h.relevance, h.spread, h.cosine) for h in passages]
+    known = [(r, s, c) for r, s, c in scales if r is not None and s is not None and c is not None]
+    if len(known) < len(scales):
+        return _within_language(texts, cosines)
+    return [relevance + (float(c) - cosine) / spread for (relevance, spread, cosine), c in zip(known, cosines)]
+
+
+def quotable(sentence: str) -> bool:
+    """A sentence worth quoting: not a fragment, and not a heading-like line ("회의실 예약", "Steps")."""
+    if len(sentence) < 8:
+        return False
+    return bool(_ENDS_SENTENCE.search(sentence)) or len(sentence) > 40 or bool(_NUMBER.search(sentence))
+
+
+def _within_language(texts: list[str], cosines) -> list[float]:
+    """Each sentence's cosine as a z-score among the candidate sentences of its own language."""
+    groups: dict[bool, list[int]] = {}
+    for i, text in enumerate(texts):
+        groups.setdefault(is_korean(text), []).append(i)
+    out = [0.0] * len(texts)
+    for members in groups.values():
+        values = [float(cosines[i]) for i in members]
+        mean = sum(values) / len(values)
+        spread = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+        for i, v in zip(members, values):
+            out[i] = (v - mean) / max(spread, 0.02)
+    return out
+
+
+def clip(sentence: str) -> str:
+    """A sentence short enough to quote, cut at a clause boundary (never mid-word) with an ellipsis."""
+    if len(sentence) <= MAX_SENTENCE_CHARS:
+        return sentence
+    cut = max(sentence.rfind(mark, 0, MAX_SENTENCE_CHARS) for mark in (", ", "; ", " — ", "며 ", "고 "))
+    if cut < MAX_SENTENCE_CHARS // 2:
+        cut = sentence.rfind(" ", 0, MAX_SENTENCE_CHARS)
+    return sentence[: max(cut, 1)].rstrip(" ,;") + " …"

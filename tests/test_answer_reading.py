@@ -1,0 +1,105 @@
+"""What the extractive answer shows: the sentence that fills the question's slot, from any top document,
+never boilerplate; a hedge when the evidence may not answer; caveats for documents no longer in force."""
+import pytest
+
+from rag.answer.answerers import ExtractiveAnswerer
+from rag.answer.questions import Kind, boilerplate, fills, question_kind
+from rag.documents import Chunk, Hit
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("How much is the Pro plan a month?", Kind.QUANTITY),
+    ("프로 플랜 한 달에 얼마야?", Kind.QUANTITY),
+    ("How many days of leave do I get when my wife gives birth?", Kind.QUANTITY),
+    ("When is my self-review due?", Kind.TIME),
+    ("재택근무 신청은 언제까지 해야 돼?", Kind.TIME),
+    ("Who approves a hotfix during the freeze?", Kind.WHO),
+    ("분실하면 어디에 연락해?", Kind.WHO),
+    ("Why did the WMS API go down?", Kind.WHY),
+    ("2월 장애 원인이 뭐였어?", Kind.WHY),
+    ("How do I set up the VPN?", Kind.HOWTO),
+    ("피싱 메일 받으면 어떻게 해?", Kind.HOWTO),
+    ("Can I use a USB stick on my laptop?", Kind.YESNO),
+    ("회사 노트북에 USB 메모리 써도 돼?", Kind.YESNO),
+    ("Which room has only a whiteboard?", Kind.WHICH),
+    ("크로스도킹이 뭐야?", Kind.WHAT),
+])
+def test_question_kinds_in_both_languages(question, kind):
+    assert question_kind(question) == kind
+
+
+@pytest.mark.parametrize("kind, sentence, expected", [
+    (Kind.QUANTITY, "Pro — Price per month: KRW 290,000.", True),
+    (Kind.QUANTITY, "This page describes the plans sales quotes to customers.", False),
+    (Kind.TIME, "Requests must be submitted by Thursday of the previous week.", True),
+    (Kind.WHO, "분실 시 즉시 총무팀(내선 1200)에 신고한다.", True),
+    (Kind.WHY, "The outage was caused by an expired TLS certificate.", True),
+    (Kind.WHY, "Status: resolved.", False),
+])
+def test_a_sentence_fills_the_slot_by_its_shape(kind, sentence, expected):
+    assert fills(kind, sentence) is expected
+
+
+@pytest.mark.parametrize("line", [
+    "Document owner: Growth team",
+    "문서 담당자: 인사팀",
+    "Last edited by Kim Minji on 2026-02-01",
+    "This page describes the plans sales quotes to customers.",
+    "이 문서는 출장비 정산 기준을 설명합니다.",
+    "See the Travel Policy for per-diem amounts.",
+    "자세한 내용은 보안 정책 문서를 참고하세요.",
+    "Created by Park Jisoo, last edited by Lee Hana · 4 min read · 213 views",
+    "Revision 6 · Effective 2025-10-15 · Owner: Quality Assurance",
+    "Was this page helpful?",
+    "Chuseok ..................... 4",
+])
+def test_boilerplate_is_recognised_by_shape(line):
+    assert boilerplate(line, "", Kind.QUANTITY, changes=False)
+
+
+def test_contact_lines_answer_who_and_changelog_rows_answer_what_changed():
+    assert boilerplate("Contact: IT Service Desk, extension 2400.", "", Kind.QUANTITY, changes=False)
+    assert not boilerplate("Contact: IT Service Desk, extension 2400.", "", Kind.WHO, changes=False)
+    row = "v2.0 — raised the meal allowance to 12,000원."
+    assert boilerplate(row, "Change log", Kind.QUANTITY, changes=False)
+    assert not boilerplate(row, "Change log", Kind.QUANTITY, changes=True)
+    assert not boilerplate("2026-09-24 to 2026-09-26 — Chuseok.", "Holidays", Kind.TIME, changes=False)
+
+
+def _hit(path, ordinal, title, text, rank):
+    return Hit(Chunk(path, ordinal, title, "", text), 1.0 / rank)
+
+
+async def _answer(answerer, question, hits, hedged=False):
+    return "".join([p async for p in answerer.answer(question, question, hits, [], hedged=hedged)])
+
+
+async def test_the_fact_in_the_second_document_leads_over_the_first_documents_boilerplate(analyzer, embedder):
+    hits = [
+        _hit("plans-overview.md", 0, "SolTrack plans overview",
+             "This page describes the plans sales quotes to customers.\nDocument owner: Growth team.\n"
+             "See the price list for amounts.", 1),
+        _hit("price-list.md", 0, "SolTrack price list",
+             "Lite — Price per month: KRW 90,000.\nPro — Price per month: KRW 290,000.", 2),
+    ]
+    text = await _answer(ExtractiveAnswerer(analyzer, embedder), "How much is the Pro plan a month?", hits)
+    lines = text.splitlines()
+    assert lines[1] == "• Pro — Price per month: KRW 290,000. [2]"
+    assert "describes" not in text and "owner" not in text and "See the" not in text
+
+
+async def test_a_hedged_answer_says_first_that_the_documents_may_not_answer(analyzer, embedder):
+    hits = [_hit("parking.md", 0, "Parking", "Cars park in the basement on levels B2 and B3.", 1)]
+    for question, header in (("Where do bicycles go?", "I couldn't find an exact answer in the indexed documents."),
+                             ("자전거는 어디에 둬?", "색인된 문서에서 정확한 답을 찾지 못했습니다.")):
+        text = await _answer(ExtractiveAnswerer(analyzer, embedder), question, hits, hedged=True)
+        assert text.startswith(header) and text.splitlines()[1].endswith("[1]")
+
+
+async def test_a_procedure_is_quoted_whole_and_in_order(analyzer, embedder):
+    hits = [_hit("vpn.md", 0, "VPN setup",
+                 "Install the client from the portal.\n1. Open the VPN client.\n2. Import the profile file.\n"
+                 "3. Sign in with your SSO account.\n4. Approve the push notification.", 1)]
+    text = await _answer(ExtractiveAnswerer(analyzer, embedder), "How do I set up the VPN?", hits)
+    steps = [line for line in text.splitlines() if line[2:4] in ("1.", "2.", "3.", "4.")]
+    assert [line[2] for line in steps] == ["1", "2", "3", "4"]
