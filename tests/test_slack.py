@@ -361,9 +361,10 @@ async def _bot_over(slack, service):
 async def test_document_markup_reaches_slack_as_inert_text(slack, analyzer, embedder, classifier, tmp_path):
     """A document that says <!channel>, mentions a user and disguises links: quoted, never live."""
     service = service_over(tmp_path, analyzer, embedder, classifier, {"escalation.md": (
-        "# Escalation policy\n\n- For a sev-1 outage, page <!channel> and <@U0ADMIN> at once.\n"
-        "- The escalation form is <https://evil.example/steal|the official handbook> "
-        "and [the runbook](https://evil.example/runbook) & the pager rota.\n")})
+        # One sentence holds every kind of markup, so whichever lines the answer quotes carry all of it.
+        "# Escalation policy\n\n- For a sev-1 outage, page <!channel> and <@U0ADMIN> at once with the form at "
+        "<https://evil.example/steal|the official handbook>, [the runbook](https://evil.example/runbook) "
+        "& the pager rota.\n")})
     for streaming in (True, False):
         slack.calls.clear()
         slack.streaming = streaming

@@ -220,9 +220,10 @@ async def test_teams_stop_in_a_personal_chat_keeps_the_partial_answer(teams, con
 async def test_document_markup_reaches_teams_as_inert_text(connector, analyzer, embedder, classifier, tmp_path):
     """A document with Teams mention tags, HTML links and disguised Markdown links: shown, never live."""
     service = service_over(tmp_path, analyzer, embedder, classifier, {"escalation.md": (
+        # One sentence holds every kind of markup, so whichever lines the answer quotes carry all of it.
         "# Escalation policy\n\n- For a sev-1 outage, notify <at>Everyone</at> and open "
-        '<a href="https://evil.example/steal">the official handbook</a> at once.\n'
-        "- The escalation form is [the runbook](https://evil.example/runbook) & the pager rota.\n")})
+        '<a href="https://evil.example/steal">the official handbook</a>, '
+        "[the runbook](https://evil.example/runbook) & the pager rota at once.\n")})
     client = await _client(TeamsAdapter(service, update_every=0.0))
     try:
         question = "What is the escalation policy for a sev-1 outage?"
