@@ -231,7 +231,7 @@ async def stop_stream(client: AsyncWebClient, channel: str, ts: str, blocks: lis
     True once the stream is known stopped."""
     for attempt in range(1, attempts + 1):
         try:
-            await client.chat_stopStream(channel=channel, ts=ts, **({"blocks": blocks} if blocks else {}))
+            await client.chat_stopStream(channel=channel, ts=ts, blocks=blocks or None)
             return True
         except SlackApiError as exc:
             if exc.response.get("error") in _CLOSED:

@@ -89,6 +89,11 @@ def _stream_kind(activity: Activity) -> str:
     return ""
 
 
+def _final(activity: Activity) -> bool:
+    """The streamed answer's final message, however the SDK delivers it (it alone carries docbot's card)."""
+    return activity.type == "message" and any(a.content_type == CARD for a in activity.attachments or [])
+
+
 class _SdkErrorLines(logging.Filter):
     """The SDK logs a failed connector request itself ("Error accessing '<url>': 500", "Exception during
     StreamingResponse send_activity: ..."); docbot logs each failed call in one line of its own (method and
@@ -185,16 +190,20 @@ class DocbotAgent(ActivityHandler):
                 raise
             if stream is not None and kind == "streaming":
                 stream.delivered = len(activities[0].text or "")
-            elif stream is not None and kind == "final":
+            elif stream is not None and (kind == "final" or _final(activities[0])):
                 stream.final = True
             return result
 
         async def updates(context: TurnContext, activity: Activity, call_next: Callable[[], Awaitable[Any]]):
             try:
-                return await asyncio.wait_for(call_next(), timeout)
+                result = await asyncio.wait_for(call_next(), timeout)
             except Exception as exc:
                 self._failed(exc, "update_activity")
                 raise
+            stream = self._streams.get(id(context))
+            if stream is not None and _final(activity):  # a stream Teams ended: the answer arrives as an update
+                stream.final = True
+            return result
 
         ctx.on_send_activities(sends)
         ctx.on_update_activity(updates)

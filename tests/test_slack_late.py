@@ -7,7 +7,6 @@ gave up (after docbot looked for it)."""
 from __future__ import annotations
 
 import pytest
-
 from test_reliability import _docbot_posts, _post, _streamed, _until, glossary_service  # noqa: F401  (fixture)
 
 
