@@ -186,7 +186,7 @@ class Runtime:
         token, account = service_account_token(spec.service_account_file)
         return GoogleDriveSource(token, account, spec.folder, spec.drive_id, spec.name,
                                  visibility=frozenset(spec.channels) if spec.channels else None,
-                                 policy=self.retry_policy)
+                                 api_url=spec.api_url, policy=self.retry_policy)
 
     def source_for(self, path: Path) -> FolderSource:
         """The source an ad hoc `docbot index <path>` runs: the configured source it lies in, narrowed

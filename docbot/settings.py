@@ -97,6 +97,8 @@ class DriveSpec(_Spec):
     service_account_file: Path = Field(description="the service account's JSON key (a mounted secret; never logged)")
     folder: str = Field("", description="only the files under this folder id (the id in the folder's URL)")
     drive_id: str = Field("", description="only this shared drive (its id); unset: everything shared with the account")
+    api_url: str = Field("https://www.googleapis.com/drive/v3", pattern=r"^https?://",
+                         description="the Drive API's base URL (a private endpoint, a proxy, a test stand-in)")
     name: str = ""
     channels: list[str] | None = Field(None, description="channel ids that may see it; unset: every channel")
 
