@@ -24,10 +24,11 @@ async def late_bot(glossary_service):  # noqa: F811
     slack = await SlackStandIn(slow_seconds=3).start()
     adapter = SlackAdapter(glossary_service, "xoxb-test", "secret", api_base_url=slack.base_url, timeout=1,
                            update_every=0.0)
-    adapter.late_window = 5  # (an attribute, so this fixture also runs on code without late-landing looks)
+    replies = adapter.replies  # how answers get into threads (adapters/slack_stream.py)
+    replies.late_window = 5  # (an attribute, so this fixture also runs on code without late-landing looks)
     adapter.client.retry_handlers.clear()  # a failed call fails at once
     rendered = []
-    render = adapter.render
+    render = replies.render
 
     async def counted(*args, **kwargs):
         try:
@@ -35,7 +36,7 @@ async def late_bot(glossary_service):  # noqa: F811
         finally:
             rendered.append(args[0])
 
-    adapter.render = counted
+    replies.render = counted
     app = web.Application()
     adapter.mount(app)
     client = TestClient(TestServer(app, host="127.0.0.1"))
@@ -54,7 +55,7 @@ async def _answered(late_bot, thread: str, event_id: str):
     assert (await _post(client, event_body("<@UBOT> Beacon이 뭐야?", event_id=event_id, ts=thread))).status == 200
     await _until(lambda: len(rendered) == 1 and not service._active)
     await _until(lambda: not any(slack.delayed_next.values()) and not any(slack.lost_next.values())
-                 and slack.in_flight == 0 and not getattr(adapter, "sweeping", ()))
+                 and slack.in_flight == 0 and not getattr(adapter.replies, "sweeping", ()))
     conv = service.store.find_conversation("slack", "T1", "C1", thread)
     return service.store.history(conv.id, 1)[0]
 
