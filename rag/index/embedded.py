@@ -7,9 +7,9 @@ was written too until schema 6; no query read it, so the migration drops it.)
 
 Queries touch neither the vec0 table nor SQL full-text search: a snapshot of every chunk's vector,
 languages, visibility and term counts (`rag.index.snapshot`, memory-mapped from files beside the
-index named by the tables' generation, with int8 codes for the one pass over every vector) gives
-every cosine in one product (each language's nearest chunks, the cosine of BM25-only hits, the
-background statistics) and BM25 as a few gathers over postings (`rag.index.postings`).
+index named by the tables' generation) gives each language's nearest chunks (one product on a small
+index; sign bits shortlisting rows re-ranked exactly on a large one), the exact cosine of every hit,
+the background statistics, and BM25 as a few gathers over postings (`rag.index.postings`).
 The tables stay the durable record and what other processes commit; `PRAGMA data_version`
 says when the snapshot is out of date. Small indexes re-read it before the next query; a large
 one (a few seconds of reading) is re-read on a background thread while queries keep using the
@@ -51,7 +51,7 @@ class SqliteSearchIndex:
                  exact_rows: int = EXACT_ROWS):
         self.path = str(path)
         self._files = SnapshotFiles(self.path) if self.path != ":memory:" else None
-        self._exact_rows = exact_rows  # below this many chunks no int8 codes are used (rag.index.snapshot)
+        self._exact_rows = exact_rows  # up to this many chunks every cosine is computed (rag.index.snapshot)
         self.analyzer = analyzer
         self._lock = threading.RLock()
         self._dim: int | None = None
@@ -271,19 +271,23 @@ class SqliteSearchIndex:
         if snapshot.size == 0:
             return Candidates()
         vector = np.asarray(query.vector, np.float32)
-        cosines = snapshot.cosines(vector)  # int8 approximations on a large index: statistics and shortlists
+        scores = snapshot.scores(vector)  # exact cosines on a small index, sign-bit agreements on a large one
         visible = snapshot.visible(query.channel)
         keyword = snapshot.keyword(terms, visible, limit)
-        nearest = {lang: snapshot.nearest(cosines, vector, mask & visible, limit)
-                   for lang, mask in snapshot.masks.items()}
-        wanted = {rowid for rowid, _ in keyword} | {i for ids in nearest.values() for i in ids}
+        nearest: dict[str, list[int]] = {}
+        known: dict[int, float] = {}
+        for lang, mask in snapshot.masks.items():
+            nearest[lang], cosines = snapshot.nearest(scores, vector, mask & visible, limit)
+            if cosines is not None:  # read for the shortlist already: not read again for the hits
+                known.update(zip(nearest[lang], cosines.tolist()))
+        wanted = {rowid for rowid, _ in keyword}.union(*nearest.values())
         with self._lock:
-            chunks = self._chunks(wanted, snapshot, vector, query.channel)
+            chunks = self._chunks(wanted, snapshot, vector, query.channel, known)
         # A stale snapshot may name a chunk deleted or restricted since: the tables have the last word.
         nearest = {lang: [i for i in ids if i in chunks] for lang, ids in nearest.items()}
-        background = {lang: _background(cosines[mask], snapshot.background_hub(mask))
-                      for lang, mask in snapshot.masks.items()}
-        background[ALL_LANGUAGES] = _background(cosines, snapshot.background_hub())
+        background = {lang: _background(snapshot.background(scores, vector, lang), snapshot.background_hub(lang))
+                      for lang in snapshot.masks}
+        background[ALL_LANGUAGES] = _background(snapshot.background(scores, vector, None), snapshot.background_hub())
         return Candidates([(i, s) for i, s in keyword if i in chunks], nearest, chunks, background)
 
     def _current(self) -> Snapshot:
@@ -333,10 +337,15 @@ class SqliteSearchIndex:
         generation = db.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
         if generation is not None and generation[0] == row[0]:
             self._files.publish(writer, row[0])
+            # Served from the published files as any other process would (a large index's rows read, not
+            # mapped), not from the arrays just written.
+            return self._files.open(row[0], self._exact_rows) or snapshot
         return snapshot
 
-    def _chunks(self, ids: set, snapshot: Snapshot, vector: np.ndarray, channel: str | None) -> dict:
-        """The rows of these chunks that still exist and are visible in the channel, with exact cosines."""
+    def _chunks(self, ids: set, snapshot: Snapshot, vector: np.ndarray, channel: str | None,
+                known: dict[int, float]) -> dict:
+        """The rows of these chunks that still exist and are visible in the channel, with exact cosines
+        (those in `known` were computed already; the rest are computed here)."""
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
@@ -348,9 +357,12 @@ class SqliteSearchIndex:
         position = snapshot.positions(r[0] for r in rows)
         rows = [r for r in rows if r[0] in position]
         at = np.array([position[r[0]] for r in rows], np.int64)
-        cosines, hubs = snapshot.exact(vector, at), snapshot.hubs[at]
+        missing = [n for n, r in enumerate(rows) if r[0] not in known]
+        read = dict(zip(missing, snapshot.exact(vector, at[missing]).tolist())) if missing else {}
+        cosines = [known[r[0]] if n not in read else read[n] for n, r in enumerate(rows)]
+        hubs = snapshot.hubs[at].tolist()
         return {r[0]: Candidate(Chunk(r[2], r[3], r[4], r[5], r[6], Metadata.from_json(r[8])), r[1],
-                                tuple(r[7].split()), float(cosine), float(hub))
+                                tuple(r[7].split()), cosine, hub)
                 for r, cosine, hub in zip(rows, cosines, hubs)}
 
     def stats(self) -> dict:
@@ -426,6 +438,8 @@ class SqliteSearchIndex:
         self.abort_rebuild()
         with self._lock:
             self._db.close()
+            if self._snapshot is not None:
+                self._snapshot.close()
 
 
 class _Transaction:
@@ -460,9 +474,9 @@ def _decode(stored: str) -> Visibility:
     return None if stored == "*" else frozenset(stored.split())
 
 
-def _background(cosines: np.ndarray, hub: tuple[float, float] = (0.0, 0.0)) -> Background:
-    return Background(float(cosines.mean()), float(cosines.std()), len(cosines), *hub) if len(cosines) \
-        else Background(0.0, 0.0, 0)
+def _background(cosine: tuple[float, float, int], hub: tuple[float, float]) -> Background:
+    """The query's cosine statistics (mean, std, count) over some chunks and their hub terms'."""
+    return Background(*cosine, *hub) if cosine[2] else Background(0.0, 0.0, 0)
 
 
 def _connect(path: str):
