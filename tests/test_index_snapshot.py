@@ -265,3 +265,34 @@ def test_a_snapshot_written_before_hub_terms_existed_computes_them_when_mapped(t
     reopened = SqliteSearchIndex(tmp_path / "index.sqlite3", analyzer)
     assert _hubs(reopened, basis[0]) == pytest.approx({"a0.md": 0.5, "a1.md": 0.5})
     reopened.close()
+
+
+def _reads_rows(statement: str) -> bool:
+    """Whether an SQL statement reads chunks' text (the candidates' rows, not the snapshot's build)."""
+    return "c.text" in statement
+
+
+def test_a_fresh_snapshot_reads_each_chunk_row_once_and_a_write_reads_them_again(tmp_path, analyzer):
+    """Hits of an unchanged index come from rows kept with the snapshot (no SELECT on chunks); after any
+    write the next query reads the tables again, so an edit, a deletion or a restriction shows at once."""
+    index = SqliteSearchIndex(tmp_path / "index.sqlite3", analyzer)
+    rng = np.random.default_rng(8)
+    _corpus(index, rng, files=6, per_file=10)
+    statements: list[str] = []
+    index._db.set_trace_callback(statements.append)
+    query = SearchQuery("alpha bravo", rng.normal(size=DIM).astype(np.float32), 5)
+    first = index.candidates(query, 20)
+    assert sum(_reads_rows(s) for s in statements) == 1
+    statements.clear()
+    again = index.candidates(query, 20)
+    assert not any(_reads_rows(s) for s in statements)
+    assert again == first and list(again.chunks) == sorted(again.chunks)
+
+    public = next(c.chunk.path for c in first.chunks.values() if c.chunk.path != "f3.md")
+    index.set_visibility("/src", public, frozenset({"C1"}))
+    index.delete_file("/src", "f0.md")
+    statements.clear()
+    after = index.candidates(query, 20)
+    assert sum(_reads_rows(s) for s in statements) == 1
+    assert {c.chunk.path for c in after.chunks.values()}.isdisjoint({public, "f0.md"})
+    index.close()

@@ -136,6 +136,9 @@ class Snapshot:
         # Snapshot files written before hub terms existed: computed once here (one pass over the vectors).
         self.hubs = arrays["hubs"] if "hubs" in arrays else hub_terms(self.vectors, self.masks)
         self._hub_background: dict[str | None, tuple[float, float]] = {}
+        self._covers = {lang: bool(mask.all()) for lang, mask in self.masks.items()}  # every row has it
+        # Chunk rows queries read from the tables while this snapshot was fresh (rag.index.embedded._chunks).
+        self.chunk_rows: dict[int, tuple] = {}
 
     def background_hub(self, lang: str | None = None) -> tuple[float, float]:
         """The mean and standard deviation of a language's rows' hub terms (every row's for None); the
@@ -215,6 +218,15 @@ class Snapshot:
         q = query.astype(np.float64)
         mean = float(q @ first) / count
         return mean, math.sqrt(max(float(q @ second @ q) / count - mean * mean, 0.0)), count
+
+    def backgrounds(self, scores: np.ndarray, query: np.ndarray) -> dict[str | None, tuple[float, float, int]]:
+        """`background` of every language and of every row (None); a language every row has shares the
+        figures of every row (computed once)."""
+        every = self.background(scores, query, None)
+        out: dict[str | None, tuple[float, float, int]] = {
+            lang: every if self._covers[lang] else self.background(scores, query, lang) for lang in self.masks}
+        out[None] = every
+        return out
 
     def visible(self, channel: str | None) -> np.ndarray:
         """The rows a channel may see (public rows for no channel); cached per channel."""
