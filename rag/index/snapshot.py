@@ -119,7 +119,9 @@ class Snapshot:
         # Plain ndarray views of the mapped files: np.memmap's subclass hooks cost more than a 1k-row product.
         arrays = {name: np.asarray(array) for name, array in arrays.items()}
         self.ids = arrays["ids"]  # ascending chunk ids: a row's position is a binary search away
-        self._ids = self.ids.tolist() if len(self.ids) <= exact_rows else None  # small: ids as Python ints
+        # A small index's ids as Python ints, and each one's row: per-query lookups without NumPy calls.
+        self._ids = self.ids.tolist() if len(self.ids) <= exact_rows else None
+        self._row_of = {i: n for n, i in enumerate(self._ids)} if self._ids is not None else None
         # Absent (empty) when a large index's rows are read through `rows` instead.
         self.vectors = arrays["vectors"] if "vectors" in arrays else np.zeros((0, 0), np.float32)
         self._rows = rows
@@ -161,6 +163,9 @@ class Snapshot:
 
     def positions(self, ids) -> dict[int, int]:
         """Row positions of these chunk ids (those present)."""
+        if self._row_of is not None:
+            row_of = self._row_of
+            return {i: row_of[i] for i in ids if i in row_of}
         wanted = np.fromiter(ids, np.int64)
         if not self.size:
             return {}
