@@ -1,6 +1,6 @@
 """The embedded index from 1k to 1M chunks: latency against the NumPy exact-scan floor, recall, RSS, open.
 
-    python scripts/bench_scale.py --chunks 1000 10000 100000 1000000 [--rounds 2] [--queries 100]
+    python scripts/bench_scale.py --chunks 1000 10000 100000 1000000 [--rounds 2] [--queries 100] [--warmup 3]
 
 Corpus: `--chunks` synthetic chunks of 12 words from a 5,000-word vocabulary (no near-duplicates),
 vectors precomputed (not embedded): 2,000 random unit centres and each chunk a centre plus Gaussian
@@ -16,6 +16,9 @@ Each figure runs in a fresh process, alternating floor / docbot for `--rounds` r
            analysis, BM25 over the postings, sign-bit scan (above 50k chunks) with exact rescoring of
            the shortlist, chunk rows fetched from SQLite; open = constructor + first snapshot (mapped);
            RSS after the queries (VmRSS, with its anonymous and file-backed parts)
+Before the timed queries, `--warmup` other queries (another seed: other chunks, other words) run
+untimed: 3 by default (a process that has just opened the index), a few hundred for a process that
+has served a while (Snowball stems and chunk rows it has seen are remembered; see docs/performance.md).
 Reported per round: p50/p95 ms of each (wall clock, and CPU time of the calling thread: on a shared
 machine the CPU figure is what the query costs, the wall figure what the load adds), docbot / floor
 ratios, recall@10 of docbot's nearest chunks against the exact top 10, open seconds, RSS MB. Load
@@ -69,8 +72,8 @@ def corpus_words(n: int) -> np.ndarray:
     return np.random.default_rng(8).integers(0, WORDS, (n, 12))
 
 
-def queries(vectors: np.ndarray, words: np.ndarray, count: int):
-    rng = np.random.default_rng(9)
+def queries(vectors: np.ndarray, words: np.ndarray, count: int, seed: int = 9):
+    rng = np.random.default_rng(seed)
     picks = rng.integers(0, len(vectors), count)
     q = vectors[picks] + rng.normal(0, 0.03, (count, DIM)).astype(np.float32)
     q /= np.linalg.norm(q, axis=1, keepdims=True)
@@ -155,7 +158,7 @@ def percentiles(values: list[float], prefix: str = "") -> dict:
             f"{prefix}p95_ms": round(float(np.percentile(values, 95)), 3)}
 
 
-def run_docbot(path: Path, n: int, count: int) -> dict:
+def run_docbot(path: Path, n: int, count: int, warmup: int = 3) -> dict:
     from rag.index.embedded import SqliteSearchIndex
     from rag.index.port import SearchQuery
     from rag.text.analysis import Analyzer
@@ -167,15 +170,15 @@ def run_docbot(path: Path, n: int, count: int) -> dict:
     index = SqliteSearchIndex(path, analyzer)
     snapshot = index._current()
     opened = time.perf_counter() - started
-    vectors = corpus_vectors(n)
-    qs = queries(vectors, corpus_words(n), count)
+    vectors, words = corpus_vectors(n), corpus_words(n)
+    qs, warm = queries(vectors, words, count), queries(vectors, words, warmup, seed=10)
     exact = []
     for _, q in qs:
         scores = vectors @ q
         top = np.argpartition(-scores, TOP)[:TOP]
         exact.append(set((top + 1).tolist()))  # chunk ids are row + 1
     del vectors
-    for text, q in qs[:3]:
+    for text, q in warm:
         index.candidates(SearchQuery(text, q, TOP), 40)
     times, cpu, recalls = [], [], []
     for (text, q), truth in zip(qs, exact):
@@ -194,13 +197,15 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, nargs="+", default=[1000, 10_000, 100_000])
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--warmup", type=int, default=3, help="untimed queries (other ones) docbot answers first")
     parser.add_argument("--work", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "docbot-bench-scale")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         path = args.work / f"index-{args.n}.sqlite3"
-        result = {"floor": run_floor, "docbot": run_docbot, "build": lambda p, n, c: build(p, n),
+        result = {"floor": run_floor, "docbot": lambda p, n, c: run_docbot(p, n, c, args.warmup),
+                  "build": lambda p, n, c: build(p, n),
                   "prepare": lambda p, n, c: prepare(p)}[args.worker](
             path, args.n, args.queries)
         print(json.dumps(result))
@@ -235,7 +240,7 @@ def main() -> None:
 
 
 def worker(args, name: str, n: int) -> dict:
-    command = [sys.executable, __file__, "--worker", name, "--n", str(n), "--queries", str(args.queries),
+    command = [sys.executable, __file__, "--worker", name, "--n", str(n), "--queries", str(args.queries), "--warmup", str(args.warmup),
                "--work", str(args.work)]
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
     if done.returncode:
