@@ -485,7 +485,8 @@ def remove_source(
 def evaluate(
     datasets: list[Path] = typer.Argument(..., help="Conversation files, one JSON object per line; each is "
                                                      "replayed on the same fresh index."),
-    docs: Path = typer.Option(..., "--docs", help="The documents the datasets refer to."),
+    docs: Path | None = typer.Option(None, "--docs", help="The documents the datasets refer to; unset: the "
+                                                            "configured sources (DOCBOT_SOURCES, connectors too)."),
     k: int = typer.Option(5, "--k", help="Cut-off for recall and MRR."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the full report here (one dataset: its "
                                                                  "report; several: reports by file name)."),
@@ -507,11 +508,11 @@ def evaluate(
                                            "rate_limit_per_channel": 0})
         runtime = Runtime(settings)
         try:
-            report_index = run_index(runtime, [docs])
+            report_index = run_index(runtime, [docs] if docs is not None else None)
             if report_index is None:
                 raise DocbotError("another indexing run holds the index; try again when it finishes")
             print_report(report_index)
-            languages = document_languages(docs)
+            languages = document_languages(docs) if docs is not None else source_languages(runtime.sources)
             for path, conversations in loaded.items():
                 reports[path.name] = asyncio.run(run_eval(
                     runtime.pipeline, conversations, k, respond=service_responder(runtime, path.name),
@@ -543,6 +544,25 @@ def document_languages(docs: Path) -> dict[str, tuple[str, ...]]:
             found[item.path] = languages(load(item.path, item.read()).text)
         except (DocbotError, OSError):
             continue  # the index report already names files that do not load
+    return found
+
+
+def source_languages(sources) -> dict[str, tuple[str, ...]]:
+    """Each document's languages for configured sources (a connector's documents are read again)."""
+    from rag.ingest.loaders import load
+    from rag.text.language import languages
+
+    found: dict[str, tuple[str, ...]] = {}
+    for source in sources:
+        try:
+            items = source.files()
+        except DocbotError:
+            continue  # the index report already names a source that failed
+        for item in items:
+            try:
+                found.setdefault(item.path, languages(load(item.path, item.read(), item.meta).text))
+            except (DocbotError, OSError):
+                continue
     return found
 
 

@@ -21,6 +21,7 @@ from rag.index.indexer import BATCH_CHUNKS, LOCAL_BATCH_CHUNKS, Indexer
 from rag.index.port import RebuildableIndex
 from rag.ingest.chunking import Chunker, OverlapChunker, SemanticChunker
 from rag.ingest.connectors.confluence import ConfluenceSource
+from rag.ingest.connectors.gdrive import GoogleDriveSource, service_account_token
 from rag.ingest.connectors.git import GitSource, mirror_path
 from rag.ingest.connectors.graph import GraphSource, msal_token
 from rag.ingest.sources import FolderSource, Source, narrowed, overlaps, with_owners
@@ -36,7 +37,7 @@ from rag.understand.rewrite import LLMRewriter, OfflineRewriter, Rewriter
 from rag.understand.routing import Router
 
 from . import threads
-from .settings import COSINE_GAPS, ConfluenceSpec, GitSpec, GraphSpec, Settings, SourceSpec, secret
+from .settings import COSINE_GAPS, ConfluenceSpec, DriveSpec, GitSpec, GraphSpec, Settings, SourceSpec, secret
 
 log = logging.getLogger(__name__)
 
@@ -136,6 +137,7 @@ class Runtime:
         connectors: list[Source] = [self._git_source(spec) for spec in s.sources if isinstance(spec, GitSpec)]
         connectors += [self._confluence_source(spec) for spec in s.sources if isinstance(spec, ConfluenceSpec)]
         connectors += [self._graph_source(spec) for spec in s.sources if isinstance(spec, GraphSpec)]
+        connectors += [self._drive_source(spec) for spec in s.sources if isinstance(spec, DriveSpec)]
         return [*self.folder_sources, *connectors]
 
     @cached_property
@@ -179,6 +181,12 @@ class Runtime:
         return GraphSource(spec.drive, msal_token(spec.tenant_id, spec.client_id, client_secret), spec.folder,
                            spec.name, visibility=frozenset(spec.channels) if spec.channels else None,
                            policy=self.retry_policy, kind=spec.kind)
+
+    def _drive_source(self, spec: DriveSpec) -> GoogleDriveSource:
+        token, account = service_account_token(spec.service_account_file)
+        return GoogleDriveSource(token, account, spec.folder, spec.drive_id, spec.name,
+                                 visibility=frozenset(spec.channels) if spec.channels else None,
+                                 api_url=spec.api_url, policy=self.retry_policy)
 
     def source_for(self, path: Path) -> FolderSource:
         """The source an ad hoc `docbot index <path>` runs: the configured source it lies in, narrowed

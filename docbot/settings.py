@@ -90,15 +90,29 @@ class GraphSpec(_Spec):
     client_secret_file: Path | None = Field(None, description="file holding the client secret")
 
 
+class DriveSpec(_Spec):
+    """A DOCBOT_SOURCES entry of kind "gdrive": what a Google service account can read, through Drive's change feed."""
+
+    kind: Literal["gdrive"]
+    service_account_file: Path = Field(description="the service account's JSON key (a mounted secret; never logged)")
+    folder: str = Field("", description="only the files under this folder id (the id in the folder's URL)")
+    drive_id: str = Field("", description="only this shared drive (its id); unset: everything shared with the account")
+    api_url: str = Field("https://www.googleapis.com/drive/v3", pattern=r"^https?://",
+                         description="the Drive API's base URL (a private endpoint, a proxy, a test stand-in)")
+    name: str = ""
+    channels: list[str] | None = Field(None, description="channel ids that may see it; unset: every channel")
+
+
 def _source_kind(value: Any) -> str:
     """Which spec a DOCBOT_SOURCES entry is: its `kind`, "folder" when it has none (the old format)."""
     kind = (value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)) or "folder"
     return "sharepoint" if kind == "onedrive" else kind  # one spec reads both
 
 
-SOURCE_KINDS = ("folder", "git", "confluence", "sharepoint")
+SOURCE_KINDS = ("folder", "git", "confluence", "sharepoint", "gdrive")
 AnySourceSpec = Annotated[Annotated[SourceSpec, Tag("folder")] | Annotated[GitSpec, Tag("git")]
-                          | Annotated[ConfluenceSpec, Tag("confluence")] | Annotated[GraphSpec, Tag("sharepoint")],
+                          | Annotated[ConfluenceSpec, Tag("confluence")] | Annotated[GraphSpec, Tag("sharepoint")]
+                          | Annotated[DriveSpec, Tag("gdrive")],
                           Discriminator(_source_kind)]
 
 
@@ -149,7 +163,7 @@ class Settings(BaseSettings):
     sources: list[AnySourceSpec] = Field(default_factory=list,
                                 description='Sources, JSON: [{"name": "handbook", "path": "docs", "include": ["*.md"], '
                                             '"exclude": ["drafts/*"], "channels": ["C0123"]}] (channels: only cited there); '
-                                            'kind "git" for a repository, "confluence" for wiki spaces, "sharepoint"/"onedrive" for a drive (docs/connectors.md)')
+                                            'kind "git" for a repository, "confluence" for wiki spaces, "sharepoint"/"onedrive" for a drive, "gdrive" for Google Drive (docs/connectors.md)')
     index_schedule: str | None = Field("*/15 * * * *", description="crontab (UTC) or '<n>s'; empty disables")
     index_full_schedule: str | None = Field(None, description="periodic full re-embed, e.g. '0 3 * * 0'")
     index_on_start: bool = Field(True, description="`docbot serve` runs an incremental index once at start-up")

@@ -182,3 +182,47 @@ def test_status_loads_neither_kiwi_nor_the_embedding_model(env, docs):
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=env,
                          env={**os.environ, "PYTHONPATH": str(root)})
     assert "loaded: []" in out.stdout, out.stdout + out.stderr
+
+
+EVAL_SUBSET = ("c01", "c04", "c18", "c20", "c24", "c26")  # dev conversations over the 8 files below
+EVAL_FILES = ("deployment-process.md", "vacation-policy.md", "equipment-policy.html", "architecture-overview.pdf",
+              "database-options.md", "glossary.txt", "incident-response.md", "parental-leave.md")
+
+
+def test_eval_over_a_google_drive_source_gives_the_folders_figures(env, monkeypatch):
+    """Issue 26: `docbot eval` with a connector source. The same eight handbook files (Markdown, HTML, PDF,
+    text) as a folder and uploaded to the Drive stand-in, six dev conversations: the same retrieved files
+    turn by turn, hence the same figures."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from gdrive_standin import DriveStandIn
+
+    from conftest import HANDBOOK
+
+    folder = env / "handbook"
+    folder.mkdir()
+    dataset = env / "dev-subset.jsonl"
+    rows = [line for line in (Path(__file__).parent.parent / "eval" / "dev.jsonl").read_text().splitlines()
+            if json.loads(line)["id"] in EVAL_SUBSET]
+    dataset.write_text("\n".join(rows))
+    drive = DriveStandIn().start()
+    try:
+        root = drive.share_folder("Handbook")
+        for name in EVAL_FILES:
+            (folder / name).write_bytes((HANDBOOK / name).read_bytes())
+            drive.write(name, (HANDBOOK / name).read_bytes(), root, "application/octet-stream")
+        assert invoke("eval", str(dataset), "--docs", str(folder), "--json", str(env / "folder.json")).exit_code == 0
+        monkeypatch.setenv("DOCBOT_SOURCES", json.dumps([{
+            "kind": "gdrive", "name": "handbook", "service_account_file": str(drive.key_file(env)),
+            "folder": root.id, "api_url": drive.api_url}]))
+        result = invoke("eval", str(dataset), "--json", str(env / "drive.json"))
+        assert result.exit_code == 0 and "8 added" in result.output
+    finally:
+        drive.close()
+    by_folder, by_drive = (json.loads((env / f"{n}.json").read_text()) for n in ("folder", "drive"))
+    assert by_folder["turns"] == by_drive["turns"] == sum(len(json.loads(r)["turns"]) for r in rows)
+    assert [t["retrieved"] for t in by_drive["per_turn"]] == [t["retrieved"] for t in by_folder["per_turn"]]
+    assert by_drive["retrieval"] == by_folder["retrieval"] and by_drive["intent"] == by_folder["intent"]
+    assert by_folder["retrieval"]["all"]["recall_at_k"] > 0.5

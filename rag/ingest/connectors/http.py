@@ -28,7 +28,9 @@ RETRIED = (429, 500, 502, 503, 504)  # throttled or a passing server fault: wort
 
 
 class NotFound(Exception):
-    """404/410 for one item: the caller decides (a page deleted between listing and reading, an expired token)."""
+    """404/410 for one item, or what the service's `classify` says concerns one item (Drive's 403
+    `exportSizeLimitExceeded`): the caller decides (a page deleted between listing and reading, an expired
+    token, a file too large to export)."""
 
     def __init__(self, status: int, body: Any):
         super().__init__(f"HTTP {status}")
@@ -64,6 +66,8 @@ class HttpClient:
     the cursor kept, and the next scheduled run tries again) and exponential backoff with jitter otherwise.
     401/403 (credentials refused) and other 4xx end the run at once; 404/410 raise NotFound for the caller.
     `requests` counts every request sent, retries included. `sleep` is injectable so tests count waits.
+    `classify(status, body)` lets a service refine that: "retry" (Drive's 403 `userRateLimitExceeded` is
+    throttling, not a refusal), "item" (raise NotFound for the caller), or None for the rules above.
     """
 
     base: str
@@ -74,6 +78,7 @@ class HttpClient:
     sleep: Callable[[float], None] = time.sleep
     requests: int = 0
     waits: list[float] = field(default_factory=list)  # every wait taken, in seconds (reported, tested)
+    classify: Callable[[int, Any], str | None] = field(default=lambda status, body: None, repr=False)
     _session: http_lib.Session = field(default_factory=http_lib.Session, repr=False)
 
     def url(self, path_or_url: str) -> str:
@@ -150,7 +155,10 @@ class HttpClient:
             return response
         status = response.status_code
         body = _body(response)
-        if status in RETRIED:
+        verdict = self.classify(status, body)
+        if verdict == "item":
+            raise NotFound(status, body)
+        if status in RETRIED or verdict == "retry":
             asked = retry_after(response.headers.get("Retry-After"))
             if asked is not None and asked > self.max_retry_after:
                 raise SourceUnavailable(f"{self.service} is throttling (HTTP {status}) and asks to wait {asked:.0f} s "
