@@ -59,10 +59,14 @@ class Judge:
     lift_floor: float = 1.0  # lift over generic text below which the best sentence is generic
     min_coverage: float = 0.5  # same-language evidence must hold this share of the question's topic words
     min_population: int = 30
+    near_depth: int = 5  # "not found" only when none of this many best sentences is near the question
 
     def verdict(self, reading: Reading, question: str, hits: list[Hit]) -> Verdict:
         lead = reading.best
-        if lead is None or self._nothing_near(reading, lead):
+        # The lead is chosen on retrieval's order and the slot; whether anything at all is near is asked of
+        # the best few: a welfare table's row can lead on its slot while a sentence below it is far above
+        # generic text, and then the documents are quoted (under a hedge), not hidden behind "not found".
+        if lead is None or all(self._nothing_near(reading, c) for c in reading.candidates[: self.near_depth]):
             return Verdict.NOT_FOUND
         # A summary has no one sentence much closer than the rest: the document being on topic is enough.
         bar = self.summary_at if is_summary(question) else self.answer_at
