@@ -59,6 +59,7 @@ DEFAULT_PROMPTS = [
     {"title": "Travel policy", "message": "What is the hotel limit for business trips?"},
 ]
 THREAD_CONTEXT = 20  # earlier messages of a thread read on first contact
+EMAIL_TTL = 3600.0  # seconds an asker's e-mail (users.info) is reused for per-document permissions
 MARKDOWN_LIMIT = 11_000  # characters of markdown blocks in one payload (Slack: 12,000 in all)
 APPEND_LIMIT = 2000  # characters per appendStream call
 MESSAGE_LIMIT = 40_000  # characters of one Slack message, a streamed one included (its markdown as sent)
@@ -375,9 +376,10 @@ class SlackAdapter:
                  api_base_url: str | None = None, source_url_base: str | None = None,
                  update_every: float = 1.0, streaming: bool = True, retries: int = 3,
                  prompts: list[dict] | None = None, oauth: OAuthConfig | None = None, engine: Any = None,
-                 timeout: float = 30.0):
+                 timeout: float = 30.0, read_emails: bool = False):
         """One workspace with `bot_token`; any number with `oauth` (installs stored through `engine`, the
-        conversation database's)."""
+        conversation database's). `read_emails`: in direct messages, ask Slack for the asker's e-mail
+        (`users.info`, scope `users:read.email`), for sources with per-document permissions."""
         client = AsyncWebClient(token=bot_token, base_url=api_base_url or AsyncWebClient.BASE_URL, timeout=int(timeout))
         # slack_sdk's own handlers: 429 after Retry-After, connection errors and 5xx with backoff and jitter.
         client.retry_handlers.extend([AsyncRateLimitErrorRetryHandler(max_retry_count=retries),
@@ -387,6 +389,8 @@ class SlackAdapter:
         self.verifier = SignatureVerifier(signing_secret) if signing_secret else None
         self.update_every, self.streaming = update_every, streaming
         self._bot_users: dict[str | None, str] = {}
+        self._emails: dict[str, tuple[float, frozenset[str]]] = {}  # user id -> (when asked, e-mails)
+        self.read_emails = read_emails
         self.prompts = DEFAULT_PROMPTS if prompts is None else prompts  # assistant pane suggestions
         if oauth is not None:
             self.app = AsyncApp(client=client, signing_secret=signing_secret,
@@ -569,7 +573,9 @@ class SlackAdapter:
             mentions_others=bool(mentions - {f"<@{bot}>"}), reply=reply, opens_thread=not thread, edit_of=edit_of,
             from_app=bool(event.get("bot_id")), participants=frozenset({event.get("parent_user_id") or ""} - {"", bot}),
             read_thread=functools.partial(self._thread_before, key, ts) if reply else None,
-            accepted=functools.partial(self._working, key, text, direct and bool(thread)))
+            accepted=functools.partial(self._working, key, text, direct and bool(thread)),
+            identities=functools.partial(self._identities, self.client, event.get("user", ""))
+            if direct and self.read_emails else None)
 
     async def _receive(self, incoming: Incoming, user_team: str) -> None:
         received = await self.service.receive(incoming)
@@ -578,6 +584,20 @@ class SlackAdapter:
         elif received.note:
             await self.client.chat_postMessage(channel=incoming.key.channel, thread_ts=incoming.key.thread,
                                                text=slack_escape(received.note))
+
+    async def _identities(self, client: AsyncWebClient, user: str) -> frozenset[str]:
+        """The asker's e-mail (`users.info`; Slack shows it only with the `users:read.email` scope), cached for
+        an hour: what documents restricted to some people are matched against in direct messages."""
+        cached = self._emails.get(user)
+        if cached is not None and time.monotonic() - cached[0] < EMAIL_TTL:
+            return cached[1]
+        answer = await client.users_info(user=user)
+        email = ((answer.get("user") or {}).get("profile") or {}).get("email") or ""
+        found = frozenset({email.lower()} if email else ())
+        if len(self._emails) > 10_000:
+            self._emails.clear()
+        self._emails[user] = (time.monotonic(), found)
+        return found
 
     def _key(self, body: dict, event: dict) -> SessionKey:
         team = body.get("team_id") or event.get("team") or ""

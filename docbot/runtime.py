@@ -172,7 +172,8 @@ class Runtime:
         return ConfluenceSource(spec.base_url, list(spec.spaces), spec.edition, spec.name,
                                 visibility=frozenset(spec.channels) if spec.channels else None, email=spec.email or "",
                                 token=secret(spec.token_env, spec.token_file, f"the Confluence source {spec.base_url}"),
-                                listing_every=spec.listing_every, policy=self.retry_policy)
+                                listing_every=spec.listing_every, permissions=spec.permissions,
+                                policy=self.retry_policy)
 
     def _graph_source(self, spec: GraphSpec) -> GraphSource:
         client_secret = secret(spec.client_secret_env, spec.client_secret_file, f"the {spec.kind} source {spec.drive}")

@@ -74,6 +74,8 @@ class ConfluenceSpec(_Spec):
     token_env: str | None = Field(None, description="environment variable holding the API token (Cloud) or PAT (DC)")
     token_file: Path | None = Field(None, description="file holding the API token or PAT")
     listing_every: int = Field(1, ge=1, description="list every page (for deletions) every N runs; CQL between")
+    permissions: bool = Field(False, description="store each page's readers (read restrictions) per document: "
+                                                 "restricted pages are shown only to them, in direct messages")
 
 
 class GraphSpec(_Spec):

@@ -66,6 +66,7 @@ class SlackStandIn:
     late_next: dict = field(default_factory=dict)
     lost_next: dict = field(default_factory=dict)
     seed: int = 30
+    emails: dict = field(default_factory=dict)  # user id -> e-mail users.info shows (users:read.email granted)
     _ts: itertools.count = field(default_factory=lambda: itertools.count(1))
     _posted: dict = field(default_factory=dict)  # ts -> "message" | "streaming" | "stopped", docbot's own
     _streamed: dict = field(default_factory=dict)  # stream ts -> characters of markdown it holds
@@ -180,6 +181,11 @@ class SlackStandIn:
                                       "response_metadata": {"next_cursor": str(start + limit) if more else ""}})
         if method == "chat.postEphemeral":
             return web.json_response({"ok": True, "message_ts": self._next_ts()})
+        if method == "users.info":  # the profile's e-mail only with the users:read.email scope
+            user = body.get("user", "")
+            profile = {"real_name": user, **({"email": self.emails[user]} if user in self.emails else {})}
+            return web.json_response({"ok": True, "user": {"id": user, "team_id": body["_team"], "name": user,
+                                                           "profile": profile}})
         return web.json_response({"ok": True, "channel": body.get("channel"), "ts": body.get("ts", "")})
 
 

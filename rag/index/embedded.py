@@ -272,13 +272,13 @@ class SqliteSearchIndex:
             return Candidates()
         vector = np.asarray(query.vector, np.float32)
         cosines = snapshot.cosines(vector)  # int8 approximations on a large index: statistics and shortlists
-        visible = snapshot.visible(query.channel)
+        visible = snapshot.visible(query.tokens)
         keyword = snapshot.keyword(terms, visible, limit)
         nearest = {lang: snapshot.nearest(cosines, vector, mask & visible, limit)
                    for lang, mask in snapshot.masks.items()}
         wanted = {rowid for rowid, _ in keyword} | {i for ids in nearest.values() for i in ids}
         with self._lock:
-            chunks = self._chunks(wanted, snapshot, vector, query.channel)
+            chunks = self._chunks(wanted, snapshot, vector, query.tokens)
         # A stale snapshot may name a chunk deleted or restricted since: the tables have the last word.
         nearest = {lang: [i for i in ids if i in chunks] for lang, ids in nearest.items()}
         background = {lang: _background(cosines[mask], snapshot.background_hub(mask))
@@ -335,12 +335,12 @@ class SqliteSearchIndex:
             self._files.publish(writer, row[0])
         return snapshot
 
-    def _chunks(self, ids: set, snapshot: Snapshot, vector: np.ndarray, channel: str | None) -> dict:
-        """The rows of these chunks that still exist and are visible in the channel, with exact cosines."""
+    def _chunks(self, ids: set, snapshot: Snapshot, vector: np.ndarray, tokens: list[str]) -> dict:
+        """The rows of these chunks that still exist and are visible to the audience, with exact cosines."""
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
-        visible, params = _visible_sql(channel)
+        visible, params = _visible_sql(tokens)
         rows = self._db.execute(
             f"SELECT c.id, c.source, c.path, c.ordinal, c.title, c.heading, c.text, c.langs, f.meta FROM chunks c "
             f"LEFT JOIN files f ON f.source = c.source AND f.path = c.path "
@@ -474,8 +474,10 @@ def _connect(path: str):
     return db
 
 
-def _visible_sql(channel: str | None) -> tuple[str, list[str]]:
-    """The SQL condition (on chunks `c`) for rows visible in a channel, and its parameters."""
-    if channel:
-        return "(c.channels = '*' OR instr(c.channels, ?) > 0)", [f" {channel} "]
+def _visible_sql(tokens: list[str]) -> tuple[str, list[str]]:
+    """The SQL condition (on chunks `c`) for rows visible to an audience (a channel, an asker), and its
+    parameters."""
+    if tokens:
+        return ("(c.channels = '*' OR " + " OR ".join(["instr(c.channels, ?) > 0"] * len(tokens)) + ")",
+                [f" {t} " for t in tokens])
     return "c.channels = '*'", []
