@@ -4,20 +4,27 @@ stores, in docbot's own database, behind Bolt's async OAuth settings.
 slack_sdk's async SQLAlchemy stores need an async driver; docbot's database is synchronous (SQLite
 or psycopg), so the sync stores run on worker threads behind the async interfaces Bolt calls.
 With an installation store, Bolt finds each workspace's (or Enterprise org's) bot token per
-request; the single-token mode (SLACK_BOT_TOKEN) stays for one workspace.
+request; the single-token mode (SLACK_BOT_TOKEN) stays for one workspace. A workspace removing docbot
+(tokens revoked, app uninstalled) takes its stored installation with it.
 """
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from aiohttp import web
+from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.oauth.async_oauth_flow import AsyncOAuthFlow
 from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 from slack_sdk.oauth.installation_store import Bot, Installation
 from slack_sdk.oauth.installation_store.async_installation_store import AsyncInstallationStore
 from slack_sdk.oauth.installation_store.sqlalchemy import SQLAlchemyInstallationStore
 from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
 from slack_sdk.oauth.state_store.sqlalchemy import SQLAlchemyOAuthStateStore
+
+log = logging.getLogger(__name__)
 
 # What docbot asks a workspace for (deploy/slack-manifest.yaml lists the same).
 SCOPES = ["app_mentions:read", "assistant:write", "channels:history", "chat:write", "commands", "groups:history",
@@ -99,3 +106,54 @@ def oauth_settings(config: OAuthConfig, engine) -> AsyncOAuthSettings:
         installation_store=ThreadedInstallationStore(installations), state_store=ThreadedStateStore(states),
         install_path=config.install_path, redirect_uri_path=config.redirect_path,
         install_page_rendering_enabled=False)
+
+
+def mount_install_pages(web_app: web.Application, flow: AsyncOAuthFlow) -> None:
+    """Serve the install pages on the docbot server."""
+
+    async def install(request: web.Request) -> web.Response:
+        """Start an install: Slack's authorize page, with a one-time state."""
+        return await to_aiohttp_response(await flow.handle_installation(await to_bolt_request(request)))
+
+    async def installed(request: web.Request) -> web.Response:
+        """Slack sends the installer back here: the code becomes this workspace's token, stored."""
+        return await to_aiohttp_response(await flow.handle_callback(await to_bolt_request(request)))
+
+    web_app.router.add_get(flow.install_path, install)
+    web_app.router.add_get(flow.redirect_uri_path, installed)
+
+
+async def tokens_revoked(store: AsyncInstallationStore | None, event: dict, context) -> None:
+    """Slack revoked tokens (api.slack.com/events/tokens_revoked): the event names user ids, not tokens.
+    A revoked bot token takes every installation row of the team with it, since each row stores the bot
+    token too (slack_sdk's installations table) and docbot acts only as its bot; revoked user tokens go
+    with their users' rows."""
+    tokens = event.get("tokens") or {}
+    enterprise, team = installed_as(context)
+    if store is None:  # one workspace, one configured token: nothing stored, the operator must act
+        log.error("Slack revoked docbot's tokens for team %s (%s): reinstall the app and update SLACK_BOT_TOKEN",
+                  team, ", ".join(sorted(tokens)))
+        return
+    for user in tokens.get("oauth") or []:
+        await store.async_delete_installation(enterprise_id=enterprise, team_id=team, user_id=user)
+    if tokens.get("bot"):
+        await store.async_delete_all(enterprise_id=enterprise, team_id=team)
+    log.warning("Slack revoked tokens of team %s: %s deleted", team, ", ".join(sorted(tokens)) or "nothing")
+
+
+async def app_uninstalled(store: AsyncInstallationStore | None, context) -> None:
+    """The workspace uninstalled docbot (api.slack.com/events/app_uninstalled): its installation goes,
+    bot and user tokens alike. Slack does not order this against tokens_revoked; either one suffices."""
+    enterprise, team = installed_as(context)
+    if store is None:
+        log.error("docbot was uninstalled from team %s: SLACK_BOT_TOKEN no longer works", team)
+        return
+    await store.async_delete_all(enterprise_id=enterprise, team_id=team)
+    log.warning("docbot was uninstalled from team %s: its installation was deleted", team)
+
+
+def installed_as(context) -> tuple[str | None, str | None]:
+    """(enterprise, team) as the installation store keys an install: an org-wide install has no team."""
+    if context.is_enterprise_install:
+        return context.enterprise_id, None
+    return context.enterprise_id, context.team_id

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from adapters.slack import SlackRenderer
+from adapters.slack_render import SlackRenderer
 from adapters.teams import citations
 from bot.controls import SourceLink, web_url
 from bot.conversation import Turn

@@ -204,6 +204,10 @@ def test_files_are_written_in_bulk_across_files(tmp_path, es, embedder):
     writes = [p for _, p, _ in C.requests if p.endswith(("_bulk", "_delete_by_query"))]
     assert len(writes) == 3  # chunks, stale chunks, records: for all six files (it was 3 per file)
     assert set(es.files(FolderSource(docs).key)) == {f"{n}.md" for n in range(6)}
+    for n in range(3):  # changed files written together count as updated, not added
+        (docs / f"{n}.md").write_text(f"# Note {n}\n\nDeployment note number {n}, revised.\n")
+    again = Indexer(es, embedder, OverlapChunker(900, 150), "o").sync(FolderSource(docs))
+    assert (again.added, again.updated, again.unchanged) == (0, 3, 3)
 
 
 def test_a_rejected_item_in_a_shared_bulk_fails_only_its_file(tmp_path, es, embedder):

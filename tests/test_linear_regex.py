@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from regex_steps import BOUND, Exhausted, steps
 
 MODULES = ("rag.text.masking", "rag.understand.routing", "rag.retrieve.chain", "rag.understand.rewrite", "rag.understand.intent", "rag.pipeline",
-           "rag.text.analysis", "rag.answer.answerers", "rag.ingest.chunking", "rag.text.language", "bot.conversation", "adapters.slack",
+           "rag.text.analysis", "rag.answer.answerers", "rag.ingest.chunking", "rag.text.language", "bot.conversation", "adapters.slack", "adapters.slack_render",
            "adapters.markup")
 STEP = 8  # the larger input is STEP times the smaller
 SIZE = 128 * STEP  # characters of the larger input: far past every (capped) bound, so linear growth shows at once

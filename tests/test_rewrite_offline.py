@@ -104,3 +104,28 @@ async def test_a_follow_up_on_the_same_entity_keeps_the_prior(rewriter):
                        paths=("busan.md",))
     assert (await rewriter.rewrite("부산은?", history)).prior == ("busan.md",)
     assert (await rewriter.rewrite("택시비는?", history)).prior == ("busan.md",)
+
+
+@pytest.mark.parametrize("question,answer,follow_up", [
+    ("크로스도킹이 뭐야?", "크로스도킹 (Cross-docking): 입고된 상품을 보관하지 않고 24시간 이내에 출고하는 방식. [1]",
+     "OTIF 목표는?"),
+    ("What does cross-docking mean?", "Cross-docking ships received goods within 24 hours. [1]",
+     "and the OTIF target?"),
+])
+async def test_a_new_entity_with_a_new_aspect_borrows_nothing(rewriter, question, answer, follow_up):
+    """A follow-up naming another thing and asking something new about it is its own question: the earlier
+    question's words ("크로스도킹") would pull the search back to the old topic."""
+    result = await rewriter.rewrite(follow_up, exchange(question, answer, paths=("previous.md",)))
+    assert result.text == follow_up and result.prior == ()
+
+
+async def test_a_new_entity_alone_still_borrows_the_aspect(rewriter):
+    """The control: "부산은?" and "and the Enterprise plan?" ask the same thing about another entity."""
+    history = exchange("서울 사무실 주차 등록은 어떻게 해?", "서울 본사 주차는 총무팀에 차량 번호를 등록한다. [1]")
+    assert "주차" in (await rewriter.rewrite("부산은?", history)).text
+    history = exchange("How much is the Lite plan a month?", "The Lite plan costs 90,000 won a month. [1]")
+    assert "month" in (await rewriter.rewrite("and the Enterprise plan?", history)).text
+    history = exchange("P1 티켓이 2시간 안에 안 풀리면 누구한테 보고돼?", "Duty Manager에게 보고된다. [1]")
+    assert "티켓" in (await rewriter.rewrite("P4는 첫 응답 언제까지야?", history)).text
+    history = exchange("재택근무 신청은 언제까지 해야 돼?", "전주 목요일까지 신청한다. [1]")
+    assert "재택" in (await rewriter.rewrite("코어타임은 몇 시야?", history)).text

@@ -8,7 +8,8 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from adapters.markup import split_text
-from adapters.slack import SECTION_LIMIT, SlackAdapter, SlackRenderer
+from adapters.slack import SlackAdapter
+from adapters.slack_render import SECTION_LIMIT, SlackRenderer
 from bot.actions import WebhookAction
 
 from conftest import build_service, service_over, slow_answers
@@ -163,7 +164,7 @@ async def test_stop_keeps_the_partial_answer_everywhere(bot, slack):
 
     key = SessionKey("slack", "T1", "C1", "1700000006.000100")
     turn = await service.ask(key, "How does the on-call rotation work?", "U1")
-    writer = await adapter._open(turn, key, "U1")
+    writer = await adapter.replies._open(turn, key, "U1")
     pieces = []
     async for piece in turn.stream():
         pieces.append(piece)
@@ -238,7 +239,7 @@ def test_long_answers_respect_section_and_block_limits():
 async def test_without_streaming_markdown_is_rendered_and_no_message_says_only_an_ellipsis(bot, slack):
     """The fallback answer is a `markdown` block (mrkdwn showed **bold** as typed) and every message has a
     real notification text."""
-    bot.adapter.streaming = False
+    bot.adapter.replies.streaming = False
     from rag.pipeline import Pipeline
 
     async def bold(self, prepared, history):
@@ -305,7 +306,7 @@ async def test_a_superseded_run_never_writes_into_the_new_answer(bot, slack):
     adapter, service = bot.adapter, bot.service
     key = SessionKey("slack", "T1", "C1", "1700000011.000100")
     old = await service.ask(key, "How does the on-call rotation work?", "U1")
-    old_writer = await adapter._open(old, key, "U1")
+    old_writer = await adapter.replies._open(old, key, "U1")
     old_stream = old.stream().__aiter__()
     await old_writer.append(await old_stream.__anext__())
 
@@ -318,7 +319,7 @@ async def test_a_superseded_run_never_writes_into_the_new_answer(bot, slack):
     new = await service.ask(key, "What is the hotel limit in the US?", "U1")  # supersedes the old run
     assert old.cancelled.is_set() and old.done.is_set()  # stopped and stored before the new one began
     await draining
-    await adapter.render(new, key, "U1")
+    await adapter.replies.render(new, key, "U1")
     old_ts, new_ts = (c["_reply_ts"] for c in slack.named("chat.startStream"))
     old_text = "".join(c["markdown_text"] for c in slack.named("chat.appendStream") if c["ts"] == old_ts)
     new_text = "".join(c["markdown_text"] for c in slack.named("chat.appendStream") if c["ts"] == new_ts)

@@ -67,11 +67,15 @@ class ExtractiveAnswerer:
     """
 
     def __init__(self, analyzer: Analyzer, embedder: Embedder, max_sentences: int = 4, reader: Reader | None = None,
-                 same_gap: float = 1.0, other_gap: float = 0.8, max_steps: int = 10):
+                 same_gap: float = 1.0, other_gap: float = 0.8, cross_gap: float = 1.5, max_steps: int = 10):
         self.reader = reader or Reader(analyzer, embedder)
         self.max_sentences, self.max_steps = max_sentences, max_steps
         self.same_gap = same_gap  # a second sentence of the lead's document within this much of the lead
         self.other_gap = other_gap  # another document's best sentence within this much of the lead
+        # ... plus this much when it is in the other language than the lead: e5 puts a short sentence 1-2.5
+        # spreads lower against a question in the other language than its own passage, so a cross-language
+        # fact often trails a same-language near miss by that much (Solbit dev); it is quoted beside it.
+        self.cross_gap = cross_gap
 
     def judge(self, question: str, query: str, hits: list[Hit]) -> Reading:
         """The reading the answer will quote from (the pipeline judges answerability on it)."""
@@ -105,8 +109,10 @@ class ExtractiveAnswerer:
         several = asks_several(question)
         gap, most = (float("inf"), self.max_sentences - 1) if several else (self.other_gap, 2)
         others: list[Candidate] = []
+        korean = is_korean(lead.sentence)
         for c in reading.candidates[1:]:
-            if c.path != lead.path and c.score >= lead.score - gap and all(o.path != c.path for o in others):
+            allowed = gap + (self.cross_gap if is_korean(c.sentence) != korean else 0.0)
+            if c.path != lead.path and c.score >= lead.score - allowed and all(o.path != c.path for o in others):
                 others.append(c)
         others = others[:most]
         room = max(0, self.max_sentences - 1 - len(others))

@@ -20,6 +20,7 @@ import numpy as np
 from rag.documents import Hit
 from rag.ingest.chunking import units
 from rag.models.embeddings import Embedder
+from rag.retrieve.ranking import STALE_STATUSES, Ranker
 from rag.text.analysis import Analyzer
 from rag.text.language import is_korean, languages, main_language
 
@@ -157,7 +158,7 @@ class Reader:
             # Shared words are a small, capped bonus: a sentence in the other language can share none.
             shared = len((wanted | own) & set(terms))
             filled = fills(kind, sentence, f"{question} {query}")
-            score = z + self.term_bonus * min(shared, self.max_terms)
+            score = z + ranking_shift(hit) + self.term_bonus * min(shared, self.max_terms)
             if kind != Kind.OTHER:
                 score += self.slot_bonus if filled else -self.slot_miss
             if path in off_topic:
@@ -217,6 +218,19 @@ def sentence_relevance(passages: list[Hit], texts: list[str], cosines) -> list[f
     if len(known) < len(scales):
         return _within_language(texts, cosines)
     return [relevance + (float(c) - cosine) / spread for (relevance, spread, cosine), c in zip(known, cosines)]
+
+
+def ranking_shift(hit: Hit) -> float:
+    """What retrieval's order added to the passage's z-score: the hub discount, the penalty of a document no
+    longer in force, the keyword bonus and the thread's prior. A sentence is judged on the same order the
+    passages were ranked by, so a repealed policy's figure or a bilingual hub's row does not win back at
+    sentence level what its passage lost. Without retrieval's scale only the status penalty applies."""
+    if hit.relevance is None:
+        return -_STALE_PENALTY * STALE_STATUSES.get(hit.chunk.meta.status or "", 0.0)
+    return hit.score - hit.relevance
+
+
+_STALE_PENALTY = Ranker().stale_penalty
 
 
 def quotable(sentence: str) -> bool:

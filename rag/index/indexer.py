@@ -240,11 +240,7 @@ class Indexer:
         except Exception as exc:
             self._failed(pending.item.path, exc, report)
         else:
-            report.chunks += len(pending.chunks)
-            if pending.known:
-                report.updated += 1
-            else:
-                report.added += 1
+            self._count_written(pending, report)
 
     def _write_together(self, key: str, batch: list[_Pending], report: IndexReport, check: Callable[[], None],
                         done: Callable[[str], None]) -> None:
@@ -264,12 +260,17 @@ class Indexer:
             if rel in failed:
                 report.errors.append((rel, failed[rel]))
             else:
-                report.chunks += len(pending.chunks)
-                if pending.known:
-                    report.updated += 1
-                else:
-                    report.added += 1
+                self._count_written(pending, report)
             done(rel)
+
+    @staticmethod
+    def _count_written(pending: _Pending, report: IndexReport) -> None:
+        """A file written: its chunks counted, and the file as updated (indexed before) or added."""
+        report.chunks += len(pending.chunks)
+        if pending.known:
+            report.updated += 1
+        else:
+            report.added += 1
 
     @staticmethod
     def _failed(rel: str, exc: Exception, report: IndexReport) -> None:

@@ -228,7 +228,12 @@ class OfflineRewriter:
             return Rewrite(question, "none", "no earlier document question")
         taken = {w.lower() for w in own}
         borrowed = self._fresh(self.analyzer.topic_words(asked.rewritten or asked.text), taken)
-        moved = bool(self.new_entities(question, [asked, answered]))
+        entities = self.new_entities(question, [asked, answered])
+        moved = bool(entities)
+        if moved and self._asks_anew(question, own, entities, asked):
+            # "OTIF 목표는?" after "크로스도킹이 뭐야?": a new thing and a new question about it; the earlier
+            # question's words would only pull the search back to the old topic.
+            return Rewrite(question, "none", "a new entity and a new aspect")
         if pointing and answered is not None and answered.paths and not moved:
             # Only an answer that cited documents introduced anything; a "not found" reply's
             # "maybe related" titles are not what "it" refers to.
@@ -248,6 +253,25 @@ class OfflineRewriter:
         codes = {w for w in _ASCII_WORD.findall(question) if any(c.isdigit() for c in w) and any(c.isalpha() for c in w)}
         found = set(self.analyzer.names(question)) | codes
         return sorted(word for word in found if word.lower() not in said)
+
+    def _asks_anew(self, question: str, own: list[str], entities: list[str], asked: HistoryTurn) -> bool:
+        """Whether the follow-up names a new thing and asks something new about it ("OTIF 목표는?" after
+        "크로스도킹이 뭐야?"), where the earlier question named nothing this one could stand in for. "부산은?"
+        after a question about Seoul, "P4는 첫 응답 언제까지야?" after one about P1, "and the Enterprise plan?"
+        (an aspect already asked about) and "코어타임은 몇 시야?" (only the new thing) still borrow."""
+        earlier = asked.rewritten or asked.text
+        if self.analyzer.names(earlier) or any(any(c.isdigit() for c in w) and any(c.isalpha() for c in w)
+                                               for w in _ASCII_WORD.findall(earlier)):
+            return False
+        said = f"{asked.text} {asked.rewritten}".lower()
+        names = {e.lower() for e in entities}
+        joined = "".join(question.lower().split())
+
+        def of_a_name(word: str) -> bool:  # "타임" of "코어타임": the analyzer split a Korean compound name
+            return any(word in n or (not n.isascii() and not word.isascii() and
+                                     (f"{n}{word}" in joined or f"{word}{n}" in joined)) for n in names)
+
+        return any(w.lower() not in said and not of_a_name(w.lower()) for w in own)
 
     @staticmethod
     def _fresh(words: list[str], taken: set[str]) -> list[str]:
