@@ -57,14 +57,17 @@ class SlackAdapter:
                  api_base_url: str | None = None, source_url_base: str | None = None,
                  update_every: float = 1.0, streaming: bool = True, retries: int = 3,
                  prompts: list[dict] | None = None, oauth: OAuthConfig | None = None, engine: Any = None,
-                 timeout: float = 30.0, read_emails: bool = False):
+                 timeout: float = 30.0, late_window: float | None = None, read_emails: bool = False):
         """One workspace with `bot_token`; any number with `oauth` (installs stored through `engine`, the
-        conversation database's). `read_emails`: in direct messages, ask Slack for the asker's e-mail
-        (`users.info`, scope `users:read.email`), for sources with per-document permissions."""
+        conversation database's). `late_window`: how long after a call timed out docbot keeps looking for it
+        to land (default four client timeouts; see slack_stream.SlackReplies). `read_emails`: in direct
+        messages, ask Slack for the asker's e-mail (`users.info`, scope `users:read.email`), for sources with
+        per-document permissions."""
         client = web_client(bot_token, api_base_url, timeout, retries)
         self.service, self.renderer = service, SlackRenderer(source_url_base)
         self.verifier = SignatureVerifier(signing_secret) if signing_secret else None
-        self.replies = SlackReplies(lambda: self.client, self.renderer, self._bot_user_id, update_every, streaming)
+        self.replies = SlackReplies(lambda: self.client, self.renderer, self._bot_user_id, update_every, streaming,
+                                    timeout=timeout, late_window=late_window)
         self._bot_users: dict[str | None, str] = {}
         self._emails: dict[str, tuple[float, frozenset[str]]] = {}  # user id -> (when asked, e-mails)
         self.read_emails = read_emails
@@ -80,7 +83,8 @@ class SlackAdapter:
     def client(self) -> AsyncWebClient:
         """The Web API client of the workspace being served: the one Bolt hands the listener (with that
         team's token when installs come through OAuth), else the app's own; its failures are counted."""
-        return CountedClient(_CLIENT.get() or self.app.client, self._failed)  # type: ignore[return-value]
+        return CountedClient(_CLIENT.get() or self.app.client, self._failed,  # type: ignore[return-value]
+                             self.replies.returned)
 
     def _failed(self, exc: BaseException, method: str = "") -> bool:
         """A failed Web API call counted and logged once (slack_client.count_failure); False: not one."""
@@ -100,6 +104,7 @@ class SlackAdapter:
         """Serve Slack's HTTP requests (events, interactivity, slash commands) on the docbot server, and the
         install pages when installs come through OAuth."""
         web_app.router.add_post(path, self.handle)
+        web_app.on_shutdown.append(self.replies.stop_sweeping)
         flow = self.app.oauth_flow
         if flow is not None:
             mount_install_pages(web_app, flow)
