@@ -90,6 +90,8 @@ class GraphSpec(_Spec):
     client_id: str = Field(min_length=1, description="the app registration's application (client) id")
     client_secret_env: str | None = Field(None, description="environment variable holding the client secret")
     client_secret_file: Path | None = Field(None, description="file holding the client secret")
+    permissions: bool = Field(False, description="store each file's readers (item permissions) per document: "
+                                                 "restricted files are shown only to them, in direct messages")
 
 
 class DriveSpec(_Spec):

@@ -184,3 +184,61 @@ async def test_a_slack_direct_message_searches_the_askers_documents_only(tmp_pat
     finally:
         await client.close()
         await slack.close()
+
+
+@pytest.fixture
+def graph():
+    from graph_standin import GraphStandIn
+
+    standin = GraphStandIn().start()
+    yield standin
+    standin.close()
+
+
+def library(graph, **options):
+    import requests as http
+
+    from rag.ingest.connectors.graph import GraphSource, msal_token
+
+    session = http.Session()
+    session.verify, session.trust_env = graph.cert, False
+    token = msal_token(graph.tenant, graph.client_id, graph.secret, authority_host=graph.login_url, http_client=session)
+    return GraphSource(f"drives/{graph.drive_id}", token, name="library", graph_url=graph.graph_url,
+                       policy=RetryPolicy(attempts=2, base_wait=0.1, max_wait=0.5, timeout=10.0), permissions=True,
+                       **options)
+
+
+def test_sharepoint_item_permissions_reach_the_index_and_sharing_changes_restamp(graph, tmp_path, db_url, analyzer,
+                                                                                 embedder):
+    from bot.storage import Store
+
+    def page(word: str) -> bytes:
+        return f"# Salary review\n\nThe salary review bands use the code word {word}.\n".encode()
+
+    graph.write("open.md", page("lark"))  # inherits the library's site groups: the source's audience
+    bands = graph.write("hr/bands.md", page("marten"))
+    graph.share(graph.folder("hr"), [ALICE])  # the folder's own permissions: what the file below inherits
+    memo = graph.write("memo.md", page("newt"))
+    graph.share(memo, [BOB])
+    link = graph.write("link.md", page("otter"))
+    graph.share(link, [], link="organization")  # an organisation-wide link: everyone
+    job = job_maker(tmp_path, db_url, analyzer, embedder)
+    drive = library(graph)
+    run = job(drive).run("scheduler")
+    assert run.errors == [] and run.added == 4
+    everyone = {"open.md", "link.md"}
+    assert seen(job(drive), embedder, "C-general") == everyone
+    assert seen(job(drive), embedder, "D-alice", ALICE) == everyone | {"hr/bands.md"}
+    assert seen(job(drive), embedder, "D-bob", BOB) == everyone | {"memo.md"}
+
+    graph.share(graph.folder("hr"), None)  # inheritance restored: delta reports the folder alone
+    graph.share(memo, [ALICE])
+    counting = CountingEmbedder(embedder)
+    run = job(drive, counting).run("scheduler")
+    assert run.errors == [] and counting.passages == 0 and run.unchanged == 2  # restamped, not re-embedded
+    assert seen(job(drive), embedder, "C-general") == everyone | {"hr/bands.md"}
+    assert seen(job(drive), embedder, "D-bob", BOB) == everyone | {"hr/bands.md"}
+    assert seen(job(drive), embedder, "D-alice", ALICE) == everyone | {"hr/bands.md", "memo.md"}
+    job(drive).run("scheduler")
+    assert Store(db_url).source_state(drive.key).requests == 1  # a no-op run still costs one delta request
+    assert bands.id
