@@ -71,6 +71,7 @@ class SlackStandIn:
     # lookup made meanwhile does not see it; aiohttp, like Slack, finishes a request whose client left.)
     delayed_next: dict = field(default_factory=dict)
     seed: int = 30
+    emails: dict = field(default_factory=dict)  # user id -> e-mail users.info shows (users:read.email granted)
     in_flight: int = 0  # calls being answered right now (a late one included)
     _ts: itertools.count = field(default_factory=lambda: itertools.count(1))
     _posted: dict = field(default_factory=dict)  # ts -> "message" | "streaming" | "stopped", docbot's own
@@ -201,6 +202,11 @@ class SlackStandIn:
                                       "response_metadata": {"next_cursor": str(start + limit) if more else ""}})
         if method == "chat.postEphemeral":
             return web.json_response({"ok": True, "message_ts": self._next_ts()})
+        if method == "users.info":  # the profile's e-mail only with the users:read.email scope
+            user = body.get("user", "")
+            profile = {"real_name": user, **({"email": self.emails[user]} if user in self.emails else {})}
+            return web.json_response({"ok": True, "user": {"id": user, "team_id": body["_team"], "name": user,
+                                                           "profile": profile}})
         return web.json_response({"ok": True, "channel": body.get("channel"), "ts": body.get("ts", "")})
 
 

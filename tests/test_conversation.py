@@ -226,7 +226,8 @@ async def test_an_answer_the_platform_stops_reading_closes_the_model_stream_at_o
     from conftest import service_over
     from rag.pipeline import Pipeline
 
-    service = service_over(tmp_path, analyzer, embedder, classifier, {"oncall.md": "# On-call\n\nWeekly rotation.\n"})
+    service = service_over(tmp_path, analyzer, embedder, classifier,
+                           {"oncall.md": "# On-call\n\nWeekly rotation.\n"})
     closed = []
 
     async def model_stream(self, prepared, history):
