@@ -223,8 +223,9 @@ async def test_an_answer_the_platform_stops_reading_closes_the_model_stream_at_o
     underneath was left to the garbage collector, its HTTP response open until the event loop finalised it
     (at shutdown, "aclose(): asynchronous generator is already running" tracebacks in the 50x3 load run). It
     is closed when the turn is."""
-    from conftest import service_over
     from rag.pipeline import Pipeline
+
+    from conftest import service_over
 
     service = service_over(tmp_path, analyzer, embedder, classifier,
                            {"oncall.md": "# On-call\n\nWeekly rotation.\n"})
