@@ -13,7 +13,7 @@ from contextlib import aclosing
 from contextvars import ContextVar
 from dataclasses import astuple, dataclass, replace
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, cast
 
 from rag.answer.answerers import number_sources
 from rag.errors import DocbotError, StorageError, component
@@ -111,7 +111,8 @@ class Turn:
         try:
             # Closed with this turn, whoever stops reading it (Stop, a platform that failed midway): the model's
             # stream and its HTTP response end now, not when the event loop finalises a forgotten generator.
-            async with aclosing(self.service.pipeline.answer(self.prepared, self.history)) as answer:
+            async with aclosing(cast(AsyncGenerator[str, None],
+                                     self.service.pipeline.answer(self.prepared, self.history))) as answer:
                 async for piece in answer:
                     if time.monotonic() - checked >= STOP_POLL_SECONDS:  # a Stop clicked on another replica
                         checked = time.monotonic()
