@@ -267,17 +267,19 @@ async def test_an_unsigned_slack_request_is_401_not_500(slack_app, headers, body
 
 @pytest.fixture
 async def slack_bot(glossary_service):
-    """The real SlackAdapter over the glossary service, against the stand-in, with a 1 s client timeout."""
+    """The real SlackAdapter over the glossary service, against the stand-in. A call the stand-in answers
+    late fails as a timeout at once (no clock: a 1 s client timeout also timed out ordinary calls on a
+    loaded machine)."""
     from aiohttp import web
     from aiohttp.test_utils import TestClient, TestServer
 
     from adapters.slack import SlackAdapter
 
-    from slack_standin import SlackStandIn
+    from slack_standin import SlackStandIn, timing_out_session
 
-    slack = await SlackStandIn(slow_seconds=3).start()
-    adapter = SlackAdapter(glossary_service, "xoxb-test", "secret", api_base_url=slack.base_url, timeout=1,
-                           update_every=0.0)
+    slack = await SlackStandIn(signal_timeouts=True).start()
+    adapter = SlackAdapter(glossary_service, "xoxb-test", "secret", api_base_url=slack.base_url, update_every=0.0)
+    adapter.app.client.session = timing_out_session()
     adapter.client.retry_handlers.clear()  # a failed call fails at once
     app = web.Application()
     adapter.mount(app)
@@ -285,6 +287,7 @@ async def slack_bot(glossary_service):
     await client.start_server()
     yield client, slack, glossary_service
     await client.close()
+    await adapter.app.client.session.close()
     await slack.close()
 
 
