@@ -30,7 +30,7 @@ from microsoft_agents.hosting.core.app.streaming import StreamingResponse
 from microsoft_agents.hosting.core.authorization import AgentAuthConfiguration
 from microsoft_agents.hosting.core.authorization.anonymous_token_provider import AnonymousTokenProvider
 
-from bot.controls import Control, pressed, stopped_note
+from bot.controls import Control, pressed, stopped_suffix
 from bot.conversation import ConversationService, SessionKey, Turn
 from bot.inbound import Incoming
 from bot.observability import RUN_ID
@@ -235,7 +235,7 @@ class DocbotAgent(ActivityHandler):
             if time.monotonic() - last >= self.update_every:
                 await self._update(ctx, sent.id, turn, turn.text, running=True)
                 last = time.monotonic()
-        text = turn.text + (f"\n\n_{note}_" if (note := stopped_note(turn)) else "")
+        text = turn.text + stopped_suffix(turn)
         rest = await self._update(ctx, sent.id, turn, text, running=False)
         await self.service.shown_as(turn, sent.id)
         await self._continue(ctx, turn, rest)
