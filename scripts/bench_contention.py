@@ -1,12 +1,16 @@
 """Search, a turn and indexing beside a CPU-bound neighbour: the slowdown each threading policy suffers.
 
     python scripts/bench_contention.py [--rounds 2] [--neighbours 1] [--paths search turn index]
+                                       [--policies docbot old] [--index-grid 1 2]
 
 Every measurement runs in a fresh worker process (thread pools read their policy when they load),
 first without and then beside `--neighbours` processes that spin on a core (`while True: pass`),
 the order alternating between rounds, so both sides of a ratio share the machine's other load.
-The figure that matters is each ratio busy / idle neighbour, measured in the same round; absolute
-times depend on whoever else uses the machine and are reported for scale only.
+The figure that matters is each ratio busy / idle neighbour, measured in the same round, and over
+all rounds the ratio of the medians; absolute times depend on whoever else uses the machine and
+are reported for scale only. CPU milliseconds per operation (user + system of the worker) are
+reported beside every time: they do not grow with the machine's load the way wall time does, so
+they say what an operation costs even when the load average says the idle figure was not idle.
 
 Policies (docbot.threads):
   docbot   OMP_WAIT_POLICY=PASSIVE, OpenBLAS on one thread, Kiwi on the calling thread, e5 threads
@@ -31,6 +35,7 @@ import json
 import os
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -185,7 +190,7 @@ def figures(args) -> list[tuple[str, dict, str]]:
                     out.append((path, {**policy, "index_threads": threads_}, wait))
         else:
             out += [(path, docbot_, "passive"), (path, old, "default")]
-    return out
+    return [figure for figure in out if figure[1]["policy"] in args.policies]
 
 
 def run_worker(path: str, config: dict, wait: str, work: Path) -> dict:
@@ -264,6 +269,7 @@ def main() -> None:
     parser.add_argument("--index-chunks", type=int, default=16)
     parser.add_argument("--index-grid", type=int, nargs="+", default=[1, CORES], help="e5 thread counts to index with")
     parser.add_argument("--work", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "docbot-bench-contention")
+    parser.add_argument("--policies", nargs="+", default=["docbot", "old"], choices=["docbot", "old"])
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--config", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -284,6 +290,7 @@ def main() -> None:
                         figure = run_worker(path, config, wait, args.work)
                 else:
                     figure = run_worker(path, config, wait, args.work)
+                figure["load_average"] = round(os.getloadavg()[0], 1)
                 results.setdefault(key, {}).setdefault(state, []).append(figure)
                 print(f"round {round_ + 1} {key} {state}: {figure}", file=sys.stderr, flush=True)
     report = {"cores": CORES, "neighbours": args.neighbours, "load_average_at_start": round(load, 1), "figures": {}}
@@ -295,6 +302,10 @@ def main() -> None:
             "idle_cpu_ms": [f["cpu_ms_per_op"] for f in states["idle"]],
             "busy_cpu_ms": [f["cpu_ms_per_op"] for f in states["busy"]],
             "slowdown": [round(b / i, 2) for i, b in zip(idle, busy)],  # per round: both sides of it ran together
+            "slowdown_of_medians": round(statistics.median(busy) / statistics.median(idle), 2),
+            "cpu_ratio_of_medians": round(statistics.median(f["cpu_ms_per_op"] for f in states["busy"])
+                                          / statistics.median(f["cpu_ms_per_op"] for f in states["idle"]), 2),
+            "load_average": [f["load_average"] for f in states["idle"] + states["busy"]],
         }
     report["load_average_at_end"] = round(os.getloadavg()[0], 1)
     print(json.dumps(report, indent=2))

@@ -1,6 +1,6 @@
 """The embedded index from 1k to 1M chunks: latency against the NumPy exact-scan floor, recall, RSS, open.
 
-    python scripts/bench_scale.py --chunks 1000 10000 100000 1000000 [--rounds 2] [--queries 100]
+    python scripts/bench_scale.py --chunks 1000 10000 100000 1000000 [--rounds 2] [--queries 100] [--warmup 3]
 
 Corpus: `--chunks` synthetic chunks of 12 words from a 5,000-word vocabulary (no near-duplicates),
 vectors precomputed (not embedded): 2,000 random unit centres and each chunk a centre plus Gaussian
@@ -13,11 +13,17 @@ Each figure runs in a fresh process, alternating floor / docbot for `--rounds` r
   floor    NumPy over an in-memory float32 matrix of the same vectors: one product + argpartition for
            the top 10, single-threaded (what any exact in-process search must at least pay)
   docbot   SqliteSearchIndex.candidates() as the retriever calls it (40 candidates a side): Kiwi
-           analysis, BM25 over the postings, int8 scan (above 50k chunks) with exact rescoring,
-           chunk rows fetched from SQLite; open = constructor + first snapshot (mapped); RSS after
-           the queries (VmRSS, with its anonymous and file-backed parts)
-Reported per round: p50/p95 ms of each, docbot / floor ratios, recall@10 of docbot's nearest chunks
-against the exact top 10, open seconds, RSS MB. Load average is printed with each figure.
+           analysis, BM25 over the postings, sign-bit scan (above 50k chunks) with exact rescoring of
+           the shortlist, chunk rows fetched from SQLite; open = constructor + first snapshot (mapped);
+           RSS after the queries (VmRSS, with its anonymous and file-backed parts)
+Before the timed queries, `--warmup` other queries (another seed: other chunks, other words) run
+untimed: 3 by default (a process that has just opened the index), a few hundred for a process that
+has served a while (Snowball stems and chunk rows it has seen are remembered; see docs/performance.md).
+Reported per round: p50/p95 ms of each (wall clock, and CPU time of the calling thread: on a shared
+machine the CPU figure is what the query costs, the wall figure what the load adds), docbot / floor
+ratios, recall@10 of docbot's nearest chunks against the exact top 10, open seconds, RSS MB. Load
+average is printed with each figure. Built corpora stay under --work (`index-N.done` marks one
+finished), so a rerun only measures.
 """
 from __future__ import annotations
 
@@ -66,8 +72,8 @@ def corpus_words(n: int) -> np.ndarray:
     return np.random.default_rng(8).integers(0, WORDS, (n, 12))
 
 
-def queries(vectors: np.ndarray, words: np.ndarray, count: int):
-    rng = np.random.default_rng(9)
+def queries(vectors: np.ndarray, words: np.ndarray, count: int, seed: int = 9):
+    rng = np.random.default_rng(seed)
     picks = rng.integers(0, len(vectors), count)
     q = vectors[picks] + rng.normal(0, 0.03, (count, DIM)).astype(np.float32)
     q /= np.linalg.norm(q, axis=1, keepdims=True)
@@ -134,19 +140,25 @@ def rss() -> dict:
 def run_floor(path: Path, n: int, count: int) -> dict:
     vectors = corpus_vectors(n)
     qs = queries(vectors, corpus_words(n), count)
-    times = []
+    times, cpu = [], []
     for _, q in qs[:3]:
         vectors @ q
     for _, q in qs:
-        started = time.perf_counter()
+        started, thread = time.perf_counter(), time.thread_time()
         scores = vectors @ q
         top = np.argpartition(-scores, TOP)[:TOP]
         top[np.argsort(-scores[top])]
         times.append((time.perf_counter() - started) * 1000)
-    return {"p50_ms": round(float(np.percentile(times, 50)), 2), "p95_ms": round(float(np.percentile(times, 95)), 2)}
+        cpu.append((time.thread_time() - thread) * 1000)
+    return {**percentiles(times), **percentiles(cpu, "cpu_")}
 
 
-def run_docbot(path: Path, n: int, count: int) -> dict:
+def percentiles(values: list[float], prefix: str = "") -> dict:
+    return {f"{prefix}p50_ms": round(float(np.percentile(values, 50)), 3),
+            f"{prefix}p95_ms": round(float(np.percentile(values, 95)), 3)}
+
+
+def run_docbot(path: Path, n: int, count: int, warmup: int = 3) -> dict:
     from rag.index.embedded import SqliteSearchIndex
     from rag.index.port import SearchQuery
     from rag.text.analysis import Analyzer
@@ -158,25 +170,26 @@ def run_docbot(path: Path, n: int, count: int) -> dict:
     index = SqliteSearchIndex(path, analyzer)
     snapshot = index._current()
     opened = time.perf_counter() - started
-    vectors = corpus_vectors(n)
-    qs = queries(vectors, corpus_words(n), count)
+    vectors, words = corpus_vectors(n), corpus_words(n)
+    qs, warm = queries(vectors, words, count), queries(vectors, words, warmup, seed=10)
     exact = []
     for _, q in qs:
         scores = vectors @ q
         top = np.argpartition(-scores, TOP)[:TOP]
         exact.append(set((top + 1).tolist()))  # chunk ids are row + 1
     del vectors
-    for text, q in qs[:3]:
+    for text, q in warm:
         index.candidates(SearchQuery(text, q, TOP), 40)
-    times, recalls = [], []
+    times, cpu, recalls = [], [], []
     for (text, q), truth in zip(qs, exact):
-        started = time.perf_counter()
+        started, thread = time.perf_counter(), time.thread_time()
         found = index.candidates(SearchQuery(text, q, TOP), 40)
         times.append((time.perf_counter() - started) * 1000)
+        cpu.append((time.thread_time() - thread) * 1000)
         recalls.append(len(set(found.nearest["en"][:TOP]) & truth) / TOP)
-    return {"p50_ms": round(float(np.percentile(times, 50)), 2), "p95_ms": round(float(np.percentile(times, 95)), 2),
+    return {**percentiles(times), **percentiles(cpu, "cpu_"),
             "recall_at_10": round(float(np.mean(recalls)), 4), "open_s": round(opened, 3),
-            "int8": not snapshot._exact, "rss_mb": rss(), "rss_mb_after_kiwi_before_open": kiwi_rss}
+            "sign_bits": not snapshot.exact_scan, "rss_mb": rss(), "rss_mb_after_kiwi_before_open": kiwi_rss}
 
 
 def main() -> None:
@@ -184,13 +197,15 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, nargs="+", default=[1000, 10_000, 100_000])
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--warmup", type=int, default=3, help="untimed queries (other ones) docbot answers first")
     parser.add_argument("--work", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "docbot-bench-scale")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         path = args.work / f"index-{args.n}.sqlite3"
-        result = {"floor": run_floor, "docbot": run_docbot, "build": lambda p, n, c: build(p, n),
+        result = {"floor": run_floor, "docbot": lambda p, n, c: run_docbot(p, n, c, args.warmup),
+                  "build": lambda p, n, c: build(p, n),
                   "prepare": lambda p, n, c: prepare(p)}[args.worker](
             path, args.n, args.queries)
         print(json.dumps(result))
@@ -214,6 +229,9 @@ def main() -> None:
             one = {name: worker(args, name, n) for name in order}
             one["p50_ratio"] = round(one["docbot"]["p50_ms"] / one["floor"]["p50_ms"], 2)
             one["p95_ratio"] = round(one["docbot"]["p95_ms"] / one["floor"]["p95_ms"], 2)
+            one["cpu_p50_ratio"] = round(one["docbot"]["cpu_p50_ms"] / one["floor"]["cpu_p50_ms"], 2)
+            one["cpu_p95_ratio"] = round(one["docbot"]["cpu_p95_ms"] / one["floor"]["cpu_p95_ms"], 2)
+            one["overhead_cpu_p50_ms"] = round(one["docbot"]["cpu_p50_ms"] - one["floor"]["cpu_p50_ms"], 3)
             one["load_average"] = round(os.getloadavg()[0], 1)
             figure["rounds"].append(one)
             print(f"{n}: {json.dumps(one)}", file=sys.stderr, flush=True)
@@ -222,7 +240,7 @@ def main() -> None:
 
 
 def worker(args, name: str, n: int) -> dict:
-    command = [sys.executable, __file__, "--worker", name, "--n", str(n), "--queries", str(args.queries),
+    command = [sys.executable, __file__, "--worker", name, "--n", str(n), "--queries", str(args.queries), "--warmup", str(args.warmup),
                "--work", str(args.work)]
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
     if done.returncode:

@@ -7,9 +7,9 @@ was written too until schema 6; no query read it, so the migration drops it.)
 
 Queries touch neither the vec0 table nor SQL full-text search: a snapshot of every chunk's vector,
 languages, visibility and term counts (`rag.index.snapshot`, memory-mapped from files beside the
-index named by the tables' generation, with int8 codes for the one pass over every vector) gives
-every cosine in one product (each language's nearest chunks, the cosine of BM25-only hits, the
-background statistics) and BM25 as a few gathers over postings (`rag.index.postings`).
+index named by the tables' generation) gives each language's nearest chunks (one product on a small
+index; sign bits shortlisting rows re-ranked exactly on a large one), the exact cosine of every hit,
+the background statistics, and BM25 as a few gathers over postings (`rag.index.postings`).
 The tables stay the durable record and what other processes commit; `PRAGMA data_version`
 says when the snapshot is out of date. Small indexes re-read it before the next query; a large
 one (a few seconds of reading) is re-read on a background thread while queries keep using the
@@ -21,6 +21,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +43,7 @@ TITLE_WEIGHT = 3.0  # bm25 column weight of title+heading terms against body ter
 # Up to this many chunks a stale snapshot is re-read before the query (~0.3 s at 20,000); above it,
 # on a background thread while the old snapshot keeps serving.
 SYNC_REFRESH_ROWS = 20_000
+ROW_CACHE = 20_000  # chunk rows a fresh snapshot keeps after a query read them (about 1 KB each)
 
 
 class SqliteSearchIndex:
@@ -51,7 +53,7 @@ class SqliteSearchIndex:
                  exact_rows: int = EXACT_ROWS):
         self.path = str(path)
         self._files = SnapshotFiles(self.path) if self.path != ":memory:" else None
-        self._exact_rows = exact_rows  # below this many chunks no int8 codes are used (rag.index.snapshot)
+        self._exact_rows = exact_rows  # up to this many chunks every cosine is computed (rag.index.snapshot)
         self.analyzer = analyzer
         self._lock = threading.RLock()
         self._dim: int | None = None
@@ -267,41 +269,48 @@ class SqliteSearchIndex:
         if self._dim is None and not self._reload_dim():
             return Candidates()
         terms = self.analyzer.terms(query.text)
-        snapshot = self._current()
+        snapshot, fresh = self._now()
         if snapshot.size == 0:
             return Candidates()
         vector = np.asarray(query.vector, np.float32)
-        cosines = snapshot.cosines(vector)  # int8 approximations on a large index: statistics and shortlists
-        visible = snapshot.visible(query.channel)
+        scores = snapshot.scores(vector)  # exact cosines on a small index, sign-bit agreements on a large one
+        visible = snapshot.visible(query.tokens)
         keyword = snapshot.keyword(terms, visible, limit)
-        nearest = {lang: snapshot.nearest(cosines, vector, mask & visible, limit)
-                   for lang, mask in snapshot.masks.items()}
-        wanted = {rowid for rowid, _ in keyword} | {i for ids in nearest.values() for i in ids}
-        with self._lock:
-            chunks = self._chunks(wanted, snapshot, vector, query.channel)
+        nearest: dict[str, list[int]] = {}
+        known: dict[int, float] = {}
+        for lang, mask in snapshot.masks.items():
+            nearest[lang], cosines = snapshot.nearest(scores, vector, mask & visible, limit)
+            if cosines is not None:  # read for the shortlist already: not read again for the hits
+                known.update(zip(nearest[lang], cosines.tolist()))
+        wanted = {rowid for rowid, _ in keyword}.union(*nearest.values())
+        chunks = self._chunks(wanted, snapshot, vector, query.tokens, known, fresh)
         # A stale snapshot may name a chunk deleted or restricted since: the tables have the last word.
         nearest = {lang: [i for i in ids if i in chunks] for lang, ids in nearest.items()}
-        background = {lang: _background(cosines[mask], snapshot.background_hub(mask))
-                      for lang, mask in snapshot.masks.items()}
-        background[ALL_LANGUAGES] = _background(cosines, snapshot.background_hub())
+        background = {ALL_LANGUAGES if lang is None else lang: _background(cosine, snapshot.background_hub(lang))
+                      for lang, cosine in snapshot.backgrounds(scores, vector).items()}
         return Candidates([(i, s) for i, s in keyword if i in chunks], nearest, chunks, background)
 
     def _current(self) -> Snapshot:
         """The snapshot queries read: re-read first when small or missing, else in the background."""
+        return self._now()[0]
+
+    def _now(self) -> tuple[Snapshot, bool]:
+        """The snapshot queries read, and whether it reflects the tables as they are (False while a large
+        one is re-read in the background and the previous one serves)."""
         with self._lock:
             # Other connections' commits move data_version; this connection's own writes count themselves.
             state = (self._db.execute("PRAGMA data_version").fetchone()[0], self._writes)
             snapshot = self._snapshot
             if snapshot is not None and state == self._seen:
-                return snapshot
+                return snapshot, True
             if snapshot is None or snapshot.size <= self._sync_rows or self.path == ":memory:":
                 self._snapshot, self._seen = self._read(self._db), state
-                return self._snapshot
+                return self._snapshot, True
             if self._refreshing is None or not self._refreshing.is_alive():
                 self._refreshing = threading.Thread(target=self._refresh, args=(state,), daemon=True,
                                                     name="docbot-index-refresh")
                 self._refreshing.start()
-            return snapshot
+            return snapshot, False
 
     def _refresh(self, state: tuple[int, int]) -> None:
         """Re-read the snapshot on a connection of its own, so queries go on meanwhile. The read starts
@@ -333,25 +342,49 @@ class SqliteSearchIndex:
         generation = db.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
         if generation is not None and generation[0] == row[0]:
             self._files.publish(writer, row[0])
+            # Served from the published files as any other process would (a large index's rows read, not
+            # mapped), not from the arrays just written.
+            return self._files.open(row[0], self._exact_rows) or snapshot
         return snapshot
 
-    def _chunks(self, ids: set, snapshot: Snapshot, vector: np.ndarray, channel: str | None) -> dict:
-        """The rows of these chunks that still exist and are visible in the channel, with exact cosines."""
+    def _chunks(self, ids: set, snapshot: Snapshot, vector: np.ndarray, tokens: list[str],
+                known: dict[int, float], fresh: bool) -> dict:
+        """The rows of these chunks that still exist and are visible to the audience, with exact cosines
+        (those in `known` were computed already; the rest are computed here), in ascending id order.
+
+        While the snapshot is fresh (the tables have not changed since it was read), its row mask already
+        said which chunks exist and are visible, so a chunk's row is read from SQLite once and kept with
+        the snapshot (`Snapshot.chunk_rows`); a stale snapshot's hits are all re-checked against the tables."""
         if not ids:
             return {}
-        marks = ",".join("?" * len(ids))
-        visible, params = _visible_sql(channel)
-        rows = self._db.execute(
-            f"SELECT c.id, c.source, c.path, c.ordinal, c.title, c.heading, c.text, c.langs, f.meta FROM chunks c "
-            f"LEFT JOIN files f ON f.source = c.source AND f.path = c.path "
-            f"WHERE c.id IN ({marks}) AND {visible}", [*ids, *params]).fetchall()
-        position = snapshot.positions(r[0] for r in rows)
-        rows = [r for r in rows if r[0] in position]
-        at = np.array([position[r[0]] for r in rows], np.int64)
-        cosines, hubs = snapshot.exact(vector, at), snapshot.hubs[at]
-        return {r[0]: Candidate(Chunk(r[2], r[3], r[4], r[5], r[6], Metadata.from_json(r[8])), r[1],
-                                tuple(r[7].split()), float(cosine), float(hub))
-                for r, cosine, hub in zip(rows, cosines, hubs)}
+        cache = snapshot.chunk_rows if fresh else None
+        entries = {} if cache is None else {i: cache[i] for i in ids if i in cache}
+        missing = ids if cache is None else ids - entries.keys()
+        if missing:
+            marks = ",".join("?" * len(missing))
+            visible, params = _visible_sql(tokens)
+            with self._lock:
+                rows = self._db.execute(
+                    f"SELECT c.id, c.source, c.path, c.ordinal, c.title, c.heading, c.text, c.langs, f.meta "
+                    f"FROM chunks c LEFT JOIN files f ON f.source = c.source AND f.path = c.path "
+                    f"WHERE c.id IN ({marks}) AND {visible}", [*missing, *params]).fetchall()
+            read = {r[0]: (Chunk(r[2], r[3], r[4], r[5], r[6], _metadata(r[8])), r[1], tuple(r[7].split()))
+                    for r in rows}
+            if cache is not None and len(cache) < ROW_CACHE:
+                cache.update(read)
+            entries.update(read)
+        position = snapshot.positions(sorted(entries))
+        order = list(position)  # ascending ids, present in the snapshot
+        at = np.fromiter(position.values(), np.int64, len(position))
+        missing_cosine = [n for n, i in enumerate(order) if i not in known]
+        read_cosines = dict(zip(missing_cosine, snapshot.exact(vector, at[missing_cosine]).tolist())) \
+            if missing_cosine else {}
+        hubs = snapshot.hubs[at].tolist()
+        out = {}
+        for n, (i, hub) in enumerate(zip(order, hubs)):
+            chunk, source, langs = entries[i]
+            out[i] = Candidate(chunk, source, langs, read_cosines[n] if n in read_cosines else known[i], hub)
+        return out
 
     def stats(self) -> dict:
         """Files, chunks and the bound model."""
@@ -426,6 +459,8 @@ class SqliteSearchIndex:
         self.abort_rebuild()
         with self._lock:
             self._db.close()
+            if self._snapshot is not None:
+                self._snapshot.close()
 
 
 class _Transaction:
@@ -460,9 +495,15 @@ def _decode(stored: str) -> Visibility:
     return None if stored == "*" else frozenset(stored.split())
 
 
-def _background(cosines: np.ndarray, hub: tuple[float, float] = (0.0, 0.0)) -> Background:
-    return Background(float(cosines.mean()), float(cosines.std()), len(cosines), *hub) if len(cosines) \
-        else Background(0.0, 0.0, 0)
+def _background(cosine: tuple[float, float, int], hub: tuple[float, float]) -> Background:
+    """The query's cosine statistics (mean, std, count) over some chunks and their hub terms'."""
+    return Background(*cosine, *hub) if cosine[2] else Background(0.0, 0.0, 0)
+
+
+@lru_cache(maxsize=4096)
+def _metadata(stored: str | None) -> Metadata:
+    """A file's metadata, parsed once per distinct JSON (every chunk of a file carries the same; immutable)."""
+    return Metadata.from_json(stored)
 
 
 def _connect(path: str):
@@ -474,8 +515,10 @@ def _connect(path: str):
     return db
 
 
-def _visible_sql(channel: str | None) -> tuple[str, list[str]]:
-    """The SQL condition (on chunks `c`) for rows visible in a channel, and its parameters."""
-    if channel:
-        return "(c.channels = '*' OR instr(c.channels, ?) > 0)", [f" {channel} "]
+def _visible_sql(tokens: list[str]) -> tuple[str, list[str]]:
+    """The SQL condition (on chunks `c`) for rows visible to an audience (a channel, an asker), and its
+    parameters."""
+    if tokens:
+        return ("(c.channels = '*' OR " + " OR ".join(["instr(c.channels, ?) > 0"] * len(tokens)) + ")",
+                [f" {t} " for t in tokens])
     return "c.channels = '*'", []
