@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import time
 from contextvars import ContextVar
 from typing import Any
 
@@ -45,6 +46,7 @@ DEFAULT_PROMPTS = [
     {"title": "Travel policy", "message": "What is the hotel limit for business trips?"},
 ]
 THREAD_CONTEXT = 20  # earlier messages of a thread read on first contact
+EMAIL_TTL = 3600.0  # seconds an asker's e-mail (users.info) is reused for per-document permissions
 _MENTION = re.compile(r"<@[A-Z0-9]+>")
 
 
@@ -55,14 +57,20 @@ class SlackAdapter:
                  api_base_url: str | None = None, source_url_base: str | None = None,
                  update_every: float = 1.0, streaming: bool = True, retries: int = 3,
                  prompts: list[dict] | None = None, oauth: OAuthConfig | None = None, engine: Any = None,
-                 timeout: float = 30.0):
+                 timeout: float = 30.0, late_window: float | None = None, read_emails: bool = False):
         """One workspace with `bot_token`; any number with `oauth` (installs stored through `engine`, the
-        conversation database's)."""
+        conversation database's). `late_window`: how long after a call timed out docbot keeps looking for it
+        to land (default four client timeouts; see slack_stream.SlackReplies). `read_emails`: in direct
+        messages, ask Slack for the asker's e-mail (`users.info`, scope `users:read.email`), for sources with
+        per-document permissions."""
         client = web_client(bot_token, api_base_url, timeout, retries)
         self.service, self.renderer = service, SlackRenderer(source_url_base)
         self.verifier = SignatureVerifier(signing_secret) if signing_secret else None
-        self.replies = SlackReplies(lambda: self.client, self.renderer, self._bot_user_id, update_every, streaming)
+        self.replies = SlackReplies(lambda: self.client, self.renderer, self._bot_user_id, update_every, streaming,
+                                    timeout=timeout, late_window=late_window)
         self._bot_users: dict[str | None, str] = {}
+        self._emails: dict[str, tuple[float, frozenset[str]]] = {}  # user id -> (when asked, e-mails)
+        self.read_emails = read_emails
         self.prompts = DEFAULT_PROMPTS if prompts is None else prompts  # assistant pane suggestions
         if oauth is not None:
             self.app = AsyncApp(client=client, signing_secret=signing_secret,
@@ -75,7 +83,8 @@ class SlackAdapter:
     def client(self) -> AsyncWebClient:
         """The Web API client of the workspace being served: the one Bolt hands the listener (with that
         team's token when installs come through OAuth), else the app's own; its failures are counted."""
-        return CountedClient(_CLIENT.get() or self.app.client, self._failed)  # type: ignore[return-value]
+        return CountedClient(_CLIENT.get() or self.app.client, self._failed,  # type: ignore[return-value]
+                             self.replies.returned)
 
     def _failed(self, exc: BaseException, method: str = "") -> bool:
         """A failed Web API call counted and logged once (slack_client.count_failure); False: not one."""
@@ -95,6 +104,7 @@ class SlackAdapter:
         """Serve Slack's HTTP requests (events, interactivity, slash commands) on the docbot server, and the
         install pages when installs come through OAuth."""
         web_app.router.add_post(path, self.handle)
+        web_app.on_shutdown.append(self.replies.stop_sweeping)
         flow = self.app.oauth_flow
         if flow is not None:
             mount_install_pages(web_app, flow)
@@ -188,7 +198,9 @@ class SlackAdapter:
             mentions_others=bool(mentions - {f"<@{bot}>"}), reply=reply, opens_thread=not thread, edit_of=edit_of,
             from_app=bool(event.get("bot_id")), participants=frozenset({event.get("parent_user_id") or ""} - {"", bot}),
             read_thread=functools.partial(self._thread_before, key, ts) if reply else None,
-            accepted=functools.partial(self._working, key, text, direct and bool(thread)))
+            accepted=functools.partial(self._working, key, text, direct and bool(thread)),
+            identities=functools.partial(self._identities, self.client, event.get("user", ""))
+            if direct and self.read_emails else None)
 
     async def _receive(self, incoming: Incoming, user_team: str) -> None:
         received = await self.service.receive(incoming)
@@ -197,6 +209,20 @@ class SlackAdapter:
         elif received.note:
             await self.client.chat_postMessage(channel=incoming.key.channel, thread_ts=incoming.key.thread,
                                                text=slack_escape(received.note))
+
+    async def _identities(self, client: AsyncWebClient, user: str) -> frozenset[str]:
+        """The asker's e-mail (`users.info`; Slack shows it only with the `users:read.email` scope), cached for
+        an hour: what documents restricted to some people are matched against in direct messages."""
+        cached = self._emails.get(user)
+        if cached is not None and time.monotonic() - cached[0] < EMAIL_TTL:
+            return cached[1]
+        answer = await client.users_info(user=user)
+        email = ((answer.get("user") or {}).get("profile") or {}).get("email") or ""
+        found = frozenset({email.lower()} if email else ())
+        if len(self._emails) > 10_000:
+            self._emails.clear()
+        self._emails[user] = (time.monotonic(), found)
+        return found
 
     def _key(self, body: dict, event: dict) -> SessionKey:
         team = body.get("team_id") or event.get("team") or ""

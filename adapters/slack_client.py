@@ -62,8 +62,9 @@ class CountedClient:
     """The Web API client as docbot uses it: every call that fails is logged in one line and counted in
     /metrics (`docbot_platform_errors_total`), then raised to the caller as before."""
 
-    def __init__(self, client: AsyncWebClient, failed: Callable[[BaseException, str], object]):
-        self._client, self._failed = client, failed
+    def __init__(self, client: AsyncWebClient, failed: Callable[[BaseException, str], object],
+                 posted: Callable[[str], None] | None = None):
+        self._client, self._failed, self._posted = client, failed, posted  # posted: told each ts a post returned
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._client, name)
@@ -73,10 +74,13 @@ class CountedClient:
         @functools.wraps(attr)
         async def call(*args: Any, **kwargs: Any) -> Any:
             try:
-                return await attr(*args, **kwargs)
+                result = await attr(*args, **kwargs)
             except Exception as exc:
                 self._failed(exc, name.replace("_", "."))
                 raise
+            if self._posted is not None and name in ("chat_postMessage", "chat_startStream"):
+                self._posted(str(result.get("ts") or ""))
+            return result
 
         return call
 

@@ -4,14 +4,17 @@ Slack's native stream (chat.startStream / appendStream / stopStream) under a con
 the query line and Stop, capped at Slack's 40,000 characters a message (a longer answer continues in a new
 stream); chat.postMessage then chat.update where streaming is unavailable; a post whose call timed out is
 looked for in the thread (message metadata: run and part) before it is tried again, since Slack
-deduplicates nothing (late-post recovery); and an apology, stored as such, when no answer message can be
-opened. The stored answer is always what the thread shows.
+deduplicates nothing (late-post recovery), and a copy or stream that lands after docbot looked is swept
+away later; a stop that timed out is tried again until the stream ends; and an apology, stored as such,
+when no answer message can be opened. The stored answer is always what the thread shows.
 """
 from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from contextlib import aclosing
 from typing import Any
@@ -38,12 +41,41 @@ _CLOSED = {"message_not_in_streaming_state", "message_not_found", "cant_update_m
 REPLY_EVENT = "docbot_reply"
 POST_ATTEMPTS = 2  # tries at one post (each timed-out try looked for first); then the turn apologises
 LOOKUP_PAGES = 10  # pages of conversations.replies read when looking for a post (200 messages each)
+STOP_ATTEMPTS = 4  # tries at chat.stopStream: a stop that timed out may never have reached Slack
+BACKOFF = 0.5  # seconds before the second try of a stop, doubled (with jitter) for each further one
+SWEEPS = 3  # looks, each `late_window` apart, for a timed-out call that landed after docbot moved on
+KNOWN = 10_000  # ts of docbot's messages whose calls returned (the rest came from calls that timed out)
 
 
 def _ts(ts: str) -> tuple[int, int]:
     """A Slack timestamp as a sortable pair (seconds, micro): compared as numbers, never as floats."""
     seconds, _, micro = ts.partition(".")
     return int(seconds or 0), int(micro or 0)
+
+
+async def stop_stream(client: AsyncWebClient, channel: str, ts: str, blocks: list[dict] | None = None,
+                      attempts: int = STOP_ATTEMPTS, backoff: float = BACKOFF) -> bool:
+    """chat.stopStream until the stream is stopped: a stop that timed out may never have reached Slack, and a
+    stream nobody stops spins for ever, so it is tried again (bounded, with jittered backoff). A retry that
+    finds the stream no longer streaming means an earlier try landed. A refusal of the blocks (a tail Slack
+    will not take) is tried once more without them: the stream must end even if its buttons cannot show.
+    True once the stream is known stopped."""
+    for attempt in range(1, attempts + 1):
+        try:
+            await client.chat_stopStream(channel=channel, ts=ts, blocks=blocks or None)
+            return True
+        except SlackApiError as exc:
+            if exc.response.get("error") in _CLOSED:
+                return True
+            log.info("chat.stopStream refused in %s (try %d): %s", channel, attempt, brief(exc))
+            if exc.response.get("error") in ("invalid_blocks", "invalid_blocks_format", "msg_too_long"):
+                blocks = None
+        except Exception as exc:  # a timeout or a dropped connection: Slack may or may not have stopped it
+            log.info("chat.stopStream failed in %s (try %d): %s", channel, attempt, brief(exc))
+        if attempt < attempts:
+            await asyncio.sleep(backoff * 2 ** (attempt - 1) * random.uniform(0.5, 1.5))
+    log.warning("the stream %s in %s could not be stopped after %d tries", ts, channel, attempts)
+    return False
 
 
 class _Writer:
@@ -83,7 +115,8 @@ class NativeStream(_Writer):
 
     async def _continue(self) -> None:
         """This message is full: stop its stream and continue the answer in a new one in the thread."""
-        await self.client.chat_stopStream(channel=self.channel, ts=self.ts)
+        if not await stop_stream(self.client, self.channel, self.ts):
+            raise RuntimeError(f"chat.stopStream of {self.ts} failed")
         started = await self.client.chat_startStream(channel=self.channel, thread_ts=self.thread,
                                                      recipient_team_id=self.recipient.get("recipient_team_id"),
                                                      recipient_user_id=self.recipient.get("recipient_user_id"))
@@ -131,13 +164,7 @@ class NativeStream(_Writer):
         tail = [b for b in (self.renderer.sources(turn),) if b] + self.renderer.controls(turn, key, False)
         if stopped_note(turn):
             tail.insert(0, context_block(f"_{stopped_note(turn)}_"))
-        try:
-            await self.client.chat_stopStream(channel=self.channel, ts=self.ts, blocks=tail)
-        except SlackApiError as exc:
-            if exc.response.get("error") not in _CLOSED:
-                log.info("chat.stopStream failed in %s: %s", self.channel, brief(exc))
-        except Exception as exc:  # a timeout: Slack may well have stopped it
-            log.info("chat.stopStream failed in %s: %s", self.channel, brief(exc))
+        await stop_stream(self.client, self.channel, self.ts, tail)  # tried until stopped (bounded)
         if self.broken:
             await turn.service.shown(turn, self.shown, "partial")
         if self.control_ts:  # the Stop button goes; the query line stays, or the message goes with it
@@ -206,10 +233,30 @@ class SlackReplies:
     """Opens, streams and finishes docbot's messages in a thread (the adapter's `render`)."""
 
     def __init__(self, client: Callable[[], AsyncWebClient], renderer: SlackRenderer,
-                 bot_user_id: Callable[[], Awaitable[str]], update_every: float, streaming: bool):
-        """`client` gives the Web API client of the workspace being served; `bot_user_id` docbot's user there."""
+                 bot_user_id: Callable[[], Awaitable[str]], update_every: float, streaming: bool,
+                 timeout: float = 30.0, late_window: float | None = None):
+        """`client` gives the Web API client of the workspace being served; `bot_user_id` docbot's user there;
+        `timeout` the client's; `late_window` how far apart the looks for a timed-out call that lands late are
+        (default four client timeouts)."""
         self._client, self.renderer, self.bot_user_id = client, renderer, bot_user_id
         self.update_every, self.streaming = update_every, streaming
+        self.timeout = timeout
+        self.late_window = 4 * timeout if late_window is None else late_window
+        self._known: OrderedDict[str, None] = OrderedDict()  # ts of posts whose call returned (bounded)
+        self.sweeping: set[asyncio.Task] = set()  # looks for timed-out calls that land late
+
+    def returned(self, ts: str) -> None:
+        """A post or stream whose call returned its ts: docbot knows it (a message it does not know came from
+        a call that timed out)."""
+        if ts:
+            self._known[ts] = None
+            while len(self._known) > KNOWN:
+                self._known.popitem(last=False)
+
+    async def stop_sweeping(self, _app: Any = None) -> None:
+        """On shutdown, the looks for late-landing calls end (the process is going)."""
+        for task in list(self.sweeping):
+            task.cancel()
 
     @property
     def client(self) -> AsyncWebClient:
@@ -251,32 +298,115 @@ class SlackReplies:
         await turn.fail(error, shown=apology)
 
     async def _post(self, key: SessionKey, run_id: str, part: str, **fields: Any) -> str:
-        """chat.postMessage into the thread, never doubled by a timeout: a call that timed out may have been
-        posted (Slack deduplicates nothing), so docbot looks for its post (message metadata: run and part)
-        before trying again; POST_ATTEMPTS tries. Returns the message's ts; raises when it is not posted."""
+        """chat.postMessage into the thread, never shown twice because of a timeout. Slack deduplicates nothing
+        (chat.postMessage takes no idempotency key) and a call that timed out may still land, even after docbot
+        looked for it. So a timed-out try is looked for (message metadata: run and part) at once and again
+        after a short wait before it is tried again (POST_ATTEMPTS tries); and once the post is made, a sweep
+        keeps looking for `late_window` x SWEEPS and deletes any copy that landed late, so the thread ends
+        with one. Returns the message's ts; raises when it is not posted."""
         payload = {"run": run_id, "part": part}
+        mine = lambda m: (m.get("metadata") or {}).get("event_payload") == payload  # noqa: E731
         for attempt in range(1, POST_ATTEMPTS + 1):
             try:
                 posted = await self.client.chat_postMessage(
                     channel=key.channel, thread_ts=key.thread, metadata={"event_type": REPLY_EVENT,
                                                                          "event_payload": payload}, **fields)
-                return posted["ts"]
+                ts = posted["ts"]
             except SlackApiError:
-                raise  # Slack answered: it did not post it
+                if attempt > 1:  # an earlier try timed out: it may still land, and must not stay
+                    self._sweep(self._sweep_copies(key, payload, None, attempt - 1))
+                raise  # Slack answered: it did not post this one
             except Exception as exc:  # a timeout or a dropped connection: posted or not, Slack did not say
                 log.info("chat.postMessage timed out in %s (try %d): %s; looking for it in the thread",
-                            key.channel, attempt, brief(exc))
-                found = await self._find(key, lambda m: (m.get("metadata") or {}).get("event_payload") == payload)
+                         key.channel, attempt, brief(exc))
+                found = await self._find(key, mine)
+                if not found:  # a call Slack queued lands a moment later: look once more before posting again
+                    await asyncio.sleep(min(self.timeout, 5.0))
+                    found = await self._find(key, mine)
                 if found:
+                    self.returned(found)
+                    if attempt > 1:
+                        self._sweep(self._sweep_copies(key, payload, found, attempt - 1))
                     return found
                 if attempt == POST_ATTEMPTS:
+                    self._sweep(self._sweep_copies(key, payload, None, attempt))
                     raise
+                continue
+            if attempt > 1:
+                self._sweep(self._sweep_copies(key, payload, ts, attempt - 1))
+            return ts
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _sweep(self, look: Any) -> None:
+        """Run a late-landing sweep in the background (the turn does not wait for it; shutdown does not)."""
+        task = asyncio.create_task(look)
+        self.sweeping.add(task)
+        task.add_done_callback(self.sweeping.discard)
+
+    async def _sweep_copies(self, key: SessionKey, payload: dict, keep: str | None, pending: int) -> None:
+        """Delete the copies of a post (run and part) other than `keep` that land after docbot moved on:
+        `pending` timed-out tries may each still land. Bounded: SWEEPS looks, `late_window` apart."""
+        deleted: set[str] = set()
+        for _ in range(SWEEPS):
+            await asyncio.sleep(self.late_window)
+            messages = await self._mine(key)
+            for message in messages or []:
+                ts = message["ts"]
+                if ts != keep and ts not in deleted and (message.get("metadata") or {}).get("event_payload") == payload:
+                    if await self._delete(key, ts):
+                        deleted.add(ts)
+                        log.info("deleted a copy of docbot's %s message in %s that Slack posted late",
+                                 payload.get("part"), key.channel)
+            if len(deleted) >= pending:
+                return
+
+    async def _sweep_streams(self, key: SessionKey, control: str, run_id: str) -> None:
+        """A chat.startStream that timed out unfound may still open a stream later, which nobody would stop
+        (a spinner for ever): one that appears under this run's control message (docbot's, without metadata,
+        not returned by any call, before another run's message) is stopped and deleted. Bounded like
+        `_sweep_copies`."""
+        for _ in range(SWEEPS):
+            await asyncio.sleep(self.late_window)
+            for ts in self._orphans(await self._mine(key, after=control) or [], run_id):
+                await stop_stream(self.client, key.channel, ts)
+                await self._delete(key, ts)
+                log.info("stopped and deleted a stream Slack opened late in %s", key.channel)
+                return
+
+    def _orphans(self, messages: list[dict], run_id: str) -> list[str]:
+        """docbot's messages (oldest first, after a control message) that no call returned and that carry no
+        metadata, up to the first message of another run: what a timed-out chat.startStream opened late."""
+        orphans = []
+        for message in messages:
+            payload = (message.get("metadata") or {}).get("event_payload") or {}
+            if payload:
+                if payload.get("run") != run_id:
+                    break
+                continue
+            if message["ts"] not in self._known:
+                orphans.append(message["ts"])
+        return orphans
+
+    async def _delete(self, key: SessionKey, ts: str) -> bool:
+        try:
+            await self.client.chat_delete(channel=key.channel, ts=ts)
+            return True
+        except SlackApiError as exc:
+            return exc.response.get("error") == "message_not_found"
+        except Exception as exc:
+            log.info("could not delete message %s in %s: %s", ts, key.channel, brief(exc))
+            return False
 
     async def _find(self, key: SessionKey, match: Callable[[dict], bool], after: str | None = None) -> str | None:
         """The ts of docbot's newest message in the thread that `match`es (after `after`), read with
         conversations.replies; None when there is none or the thread cannot be read."""
-        bot, cursor, found = await self.bot_user_id(), None, None
+        found = [m["ts"] for m in await self._mine(key, after) or [] if match(m)]
+        return found[-1] if found else None
+
+    async def _mine(self, key: SessionKey, after: str | None = None) -> list[dict] | None:
+        """docbot's messages in the thread (after `after`), oldest first, read with conversations.replies (at
+        most LOOKUP_PAGES pages); None when the thread cannot be read."""
+        bot, cursor, mine = await self.bot_user_id(), None, []
 
         async def read(cursor: str | None) -> Any:  # a read that times out is tried once more: "not found"
             try:                                     # would post the message a second time
@@ -293,16 +423,15 @@ class SlackReplies:
         try:
             for _ in range(LOOKUP_PAGES):
                 page = await read(cursor)
-                for message in page.get("messages") or []:
-                    if message.get("user") == bot and (after is None or _ts(message["ts"]) > _ts(after)) \
-                            and match(message):
-                        found = message["ts"]
+                mine += [m for m in page.get("messages") or [] if m.get("user") == bot and m.get("ts")
+                         and (after is None or _ts(m["ts"]) > _ts(after))]
                 cursor = (page.get("response_metadata") or {}).get("next_cursor")
                 if not cursor:
                     break
         except Exception as exc:  # no history scope, or Slack slow again: not found
             log.info("could not read thread %s to find docbot's message: %s", key.thread, brief(exc))
-        return found
+            return None
+        return mine
 
     async def _open(self, turn: Turn, key: SessionKey, user: str, user_team: str = "") -> _Writer:
         user_team = user_team or key.tenant  # a colleague of docbot's own workspace
@@ -322,10 +451,12 @@ class SlackReplies:
                 await self.client.chat_delete(channel=key.channel, ts=control)
             except Exception as exc:  # timed out: Slack may have opened the stream; use it, or the control message
                 log.info("chat.startStream timed out in %s: %s; looking for the stream", key.channel, brief(exc))
-                stream = await self._find(key, lambda m: not m.get("metadata"), after=control)
-                if stream:
-                    return NativeStream(self.client, self.renderer, key.channel, key.thread, stream, control,
+                orphans = self._orphans(await self._mine(key, after=control) or [], turn.run_id)
+                if orphans:
+                    self.returned(orphans[0])
+                    return NativeStream(self.client, self.renderer, key.channel, key.thread, orphans[0], control,
                                         self.update_every, recipient)
+                self._sweep(self._sweep_streams(key, control, turn.run_id))  # it may still open: not left spinning
                 return UpdateStream(self.client, self.renderer, key.channel, key.thread, control, turn, key,
                                     self.update_every)
         posted = await self._post(key, turn.run_id, "answer", text=say(Text.SEARCHING, turn.prepared.question),

@@ -9,12 +9,14 @@ import time
 import uuid
 import weakref
 from collections.abc import AsyncGenerator
+from contextvars import ContextVar
 from dataclasses import astuple, dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from rag.answer.answerers import number_sources
 from rag.errors import DocbotError, StorageError, component
+from rag.index.port import PRINCIPAL
 from rag.messages import Text, say, verb
 from rag.pipeline import Pipeline, Prepared
 from rag.text.masking import mask
@@ -28,6 +30,10 @@ from .observability import RUN_ID, SESSION_ID, Metrics
 from .ratelimit import RateLimiter
 from .spill import Spill, SpilledTurn
 from .storage import Message, PendingAction, Store, TurnTrace
+
+# Who asks, as `user:<e-mail>` audience tokens, set for the turn of a direct message whose platform named the
+# asker's e-mail: documents a connector restricted to some people are searched for them only then.
+ASKER: ContextVar[frozenset[str]] = ContextVar("docbot_asker", default=frozenset())
 
 log = logging.getLogger(__name__)
 
@@ -275,14 +281,31 @@ class ConversationService:
         if message.accepted is not None:
             await message.accepted(first)
         context = await self._context(message, first)
-        turn = await self.ask(key, message.text, message.user, context=context,
-                              participants=set(message.participants), private=message.private, claims=claims,
-                              marks=marks)
+        asker = ASKER.set(await self._asker(message))
+        try:
+            turn = await self.ask(key, message.text, message.user, context=context,
+                                  participants=set(message.participants), private=message.private, claims=claims,
+                                  marks=marks)
+        finally:
+            ASKER.reset(asker)
         if turn is None:  # another delivery of this message (another replica) stored it first
             return Received("ignored", "duplicate")
         if turn.prepared.route.intent == Intent.RATE_LIMITED:
             return Received("refused", "rate_limited", turn=turn, first_contact=first)
         return Received("answered", "asked", turn=turn, first_contact=first)
+
+    async def _asker(self, message: Incoming) -> frozenset[str]:
+        """The asker's `user:` audience tokens, in a direct message only (in a channel, documents restricted
+        to some people are never searched); none when the platform cannot say (restricted documents then
+        stay hidden: never the other way round)."""
+        if not message.direct or message.identities is None:
+            return frozenset()
+        try:
+            emails = await message.identities()
+        except Exception as exc:  # the platform down, a missing scope: answer without restricted documents
+            log.info("could not tell who %s is: %s", message.user, exc)
+            return frozenset()
+        return frozenset(PRINCIPAL + e.strip().lower() for e in emails if e and e.strip())
 
     async def _for_docbot(self, message: Incoming, known: bool) -> bool:
         """A direct message or a mention, always; otherwise a reply in a thread docbot takes part in,
@@ -679,7 +702,7 @@ class ConversationService:
                 prepared = Prepared(text, Rewrite(text, "none"), Route(Intent.RATE_LIMITED, 1.0, reason="rate limit"),
                                     canned=Text.RATE_LIMITED)
             else:
-                prepared = await self.pipeline.prepare(text, history, channel=key.channel)
+                prepared = await self.pipeline.prepare(text, history, channel=key.channel, principals=ASKER.get())
         except Exception as exc:  # expected failures and bugs alike: the question stays stored and gets an apology
             if isinstance(exc, DocbotError):
                 log.warning("prepare failed in run %s: %s", run_id, exc)

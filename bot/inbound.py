@@ -51,6 +51,9 @@ class Incoming:
     private: bool = False  # the answer is seen by its asker alone
     # What was said in the thread before docbot was called in (read only on first contact).
     read_thread: ThreadReader | None = None
+    # The asker's e-mail addresses as the platform knows them (Slack `users.info` with `users:read.email`);
+    # asked in direct messages only, for documents a connector restricted to some people.
+    identities: Callable[[], Awaitable[frozenset[str]]] | None = None
     # Called once the core decides to answer, before the answer is prepared (a "working" indicator);
     # its argument says whether this is docbot's first message in the thread.
     accepted: Accepted | None = None

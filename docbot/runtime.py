@@ -172,7 +172,8 @@ class Runtime:
         return ConfluenceSource(spec.base_url, list(spec.spaces), spec.edition, spec.name,
                                 visibility=frozenset(spec.channels) if spec.channels else None, email=spec.email or "",
                                 token=secret(spec.token_env, spec.token_file, f"the Confluence source {spec.base_url}"),
-                                listing_every=spec.listing_every, policy=self.retry_policy)
+                                listing_every=spec.listing_every, permissions=spec.permissions,
+                                policy=self.retry_policy)
 
     def _graph_source(self, spec: GraphSpec) -> GraphSource:
         client_secret = secret(spec.client_secret_env, spec.client_secret_file, f"the {spec.kind} source {spec.drive}")
@@ -180,7 +181,7 @@ class Runtime:
             raise ConfigurationError(f"the {spec.kind} source {spec.drive} needs client_secret_env or client_secret_file")
         return GraphSource(spec.drive, msal_token(spec.tenant_id, spec.client_id, client_secret), spec.folder,
                            spec.name, visibility=frozenset(spec.channels) if spec.channels else None,
-                           policy=self.retry_policy, kind=spec.kind)
+                           policy=self.retry_policy, kind=spec.kind, permissions=spec.permissions)
 
     def _drive_source(self, spec: DriveSpec) -> GoogleDriveSource:
         token, account = service_account_token(spec.service_account_file)

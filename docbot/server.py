@@ -159,7 +159,8 @@ def _mount_slack(app: web.Application, runtime: Runtime) -> None:
                            prompts=[p.model_dump() for p in s.slack_suggested_prompts]
                            if s.slack_suggested_prompts is not None else None,
                            retries=runtime.retry_policy.retries, oauth=oauth, engine=runtime.store.engine,
-                           timeout=runtime.retry_policy.timeout)
+                           timeout=runtime.retry_policy.timeout,
+                           read_emails=any(getattr(spec, "permissions", False) for spec in s.sources))
     if s.slack_signing_secret:
         adapter.mount(app)
     if s.slack_app_token:

@@ -74,6 +74,8 @@ class ConfluenceSpec(_Spec):
     token_env: str | None = Field(None, description="environment variable holding the API token (Cloud) or PAT (DC)")
     token_file: Path | None = Field(None, description="file holding the API token or PAT")
     listing_every: int = Field(1, ge=1, description="list every page (for deletions) every N runs; CQL between")
+    permissions: bool = Field(False, description="store each page's readers (read restrictions) per document: "
+                                                 "restricted pages are shown only to them, in direct messages")
 
 
 class GraphSpec(_Spec):
@@ -88,6 +90,8 @@ class GraphSpec(_Spec):
     client_id: str = Field(min_length=1, description="the app registration's application (client) id")
     client_secret_env: str | None = Field(None, description="environment variable holding the client secret")
     client_secret_file: Path | None = Field(None, description="file holding the client secret")
+    permissions: bool = Field(False, description="store each file's readers (item permissions) per document: "
+                                                 "restricted files are shown only to them, in direct messages")
 
 
 class DriveSpec(_Spec):

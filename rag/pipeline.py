@@ -67,28 +67,31 @@ class Pipeline:
         self.today = today  # for "takes effect only on …" caveats
 
     def retrieve(self, query: str, k: int | None = None, channel: str | None = None,
-                 prior: tuple[str, ...] = ()) -> tuple[list[Hit], list[str]]:
-        """Hits this channel may see, through the chain when the query has several parts; and the steps.
+                 prior: tuple[str, ...] = (), principals: frozenset[str] = frozenset()) -> tuple[list[Hit], list[str]]:
+        """Hits this channel (and, in a direct message, this asker: `principals`) may see, through the chain
+        when the query has several parts; and the steps.
 
         `prior`: documents the previous answer cited, favoured when the follow-up points back at them.
         """
         k = k or self.retriever.k
         steps = decompose(query, self.analyzer, self.max_steps) if self.chain != "off" else [query]
         if len(steps) < 2:
-            return self.retriever.search(query, k, prior, channel), []
+            return self.retriever.search(query, k, prior, channel, principals), []
         per_step: list[list[Hit]] = []
         for step in steps:
             earlier = per_step[-1] if per_step else []
             refined = refine(step, earlier, self.analyzer)
-            per_step.append(self.retriever.search(refined, k, channel=channel))
+            per_step.append(self.retriever.search(refined, k, channel=channel, principals=principals))
             if refined != step:  # the borrowed title can outweigh the step's own subject: search both
-                per_step.append(self.retriever.search(step, k, channel=channel))
+                per_step.append(self.retriever.search(step, k, channel=channel, principals=principals))
         # The whole question still runs: it finds passages that answer both parts at once.
-        per_step.append(self.retriever.search(query, k, prior, channel))
+        per_step.append(self.retriever.search(query, k, prior, channel, principals))
         return merge(per_step, k * 2), steps
 
-    async def prepare(self, question: str, history: list[HistoryTurn], channel: str | None = None) -> Prepared:
-        """Rewrite with the history, route, and search when the route needs documents."""
+    async def prepare(self, question: str, history: list[HistoryTurn], channel: str | None = None,
+                      principals: frozenset[str] = frozenset()) -> Prepared:
+        """Rewrite with the history, route, and search when the route needs documents (visible in `channel`
+        and, in a direct message, to the asker's `principals`)."""
         timings: dict[str, float] = {}
         clipped = question.strip()
         notice = ""
@@ -116,7 +119,7 @@ class Pipeline:
         if route.intent == Intent.KNOWLEDGE_SEARCH:
             # Embedding and search are CPU-bound; keep the event loop free for other threads' turns.
             prepared.hits, prepared.steps = await asyncio.to_thread(self.retrieve, rewrite.text, None, channel,
-                                                                    rewrite.prior)
+                                                                    rewrite.prior, principals)
             prepared.searched = True
             await self._judge(prepared, clipped)
             timings["retrieve_ms"] = _ms(started)

@@ -121,6 +121,15 @@ async def run(args) -> dict:
     log_file = open(log_path, "wb")
     server = subprocess.Popen([docbot, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=log_file)
     latencies, errors = [], []
+    replies = Replies(slack)
+    loads: list[float] = []  # the machine's 1-minute load average, every 5 s while the run lasts
+
+    async def sample_load() -> None:
+        while True:
+            loads.append(os.getloadavg()[0])
+            await asyncio.sleep(5.0)
+
+    sampler = asyncio.create_task(sample_load())
     sent: list[tuple[str, str, str]] = []  # (channel, thread, text) of every message posted
     try:
         ready_after = await wait_ready(f"http://127.0.0.1:{port}/readyz", server, args.startup_timeout)
@@ -134,7 +143,7 @@ async def run(args) -> dict:
                     body = event_body(f"<@UBOT> {text}" if turn == 0 else text, event_id=f"Ev{user}-{n}-{turn}",
                                       ts=ts, channel=channel, thread_ts=None if turn == 0 else root,
                                       kind="app_mention" if turn == 0 else "message", user=f"U{user}")
-                    done_before = finished_replies(slack, channel, root)
+                    done_before = replies.count(channel, root)
                     t0 = time.perf_counter()
                     sent.append((channel, root, text))
                     try:
@@ -144,26 +153,35 @@ async def run(args) -> dict:
                             if response.status != 200:
                                 errors.append(f"HTTP {response.status}")
                                 return
-                        await until_answered(slack, channel, root, done_before + 1, args.timeout)
+                        await until_answered(replies, channel, root, done_before + 1, args.timeout)
                         latencies.append((time.perf_counter() - t0) * 1000)
                     except TimeoutError:  # the user asks the follow-up anyway (and the database will tell)
                         errors.append(f"no finished reply in {channel}/{root} turn {turn + 1}")
 
             if args.burst:
-                await burst(session, slack, port, args, latencies, errors, sent)
+                await burst(session, replies, port, args, latencies, errors, sent)
             else:
                 await asyncio.gather(*[thread(u, n) for u in range(args.users) for n in range(args.threads)])
         elapsed = time.perf_counter() - started
+        # docbot keeps looking for late-landing calls (SWEEPS looks, four client timeouts apart) after a turn
+        # ends: let those looks finish, and the late calls land, before the server stops.
+        settle = time.monotonic() + args.settle
+        while time.monotonic() < settle:
+            await asyncio.sleep(1.0)
     finally:
+        sampler.cancel()
         server.terminate()
         server.wait(timeout=30)
         log_file.close()
         print(f"server log: {log_path}", file=sys.stderr)
         await slack.close()
         await llm.close()
+    load = {"mean": round(sum(loads) / len(loads), 2) if loads else None, "max": round(max(loads), 2) if loads
+            else None, "cores": os.cpu_count()}
     lost = count_messages(db_url, sent)
     lost["slack_calls_answered_late"] = len(slack.slowed)
-    lost["replies_shown_twice"] = doubled_replies(slack)
+    lost["replies_posted_twice"], lost["replies_shown_twice"] = doubled_replies(slack)
+    lost["load_average"] = load
     lost["streams_left_open"] = sum(1 for state in slack._posted.values() if state == "streaming")
     if schema:
         drop_schema(args.database_url, schema)
@@ -182,7 +200,7 @@ def _percentiles(latencies: list[float]) -> dict:
             "p95": round(float(np.percentile(latencies, 95)), 1) if latencies else None}
 
 
-async def burst(session, slack: SlackStandIn, port: int, args, latencies: list, errors: list, sent: list) -> None:
+async def burst(session, replies: Replies, port: int, args, latencies: list, errors: list, sent: list) -> None:
     """`args.burst` messages posted at once into one DM thread: each new one supersedes the answer
     before it, so every message must be stored and every reply stream closed (answered or stopped)."""
     root, channel = "1700009000.000100", "D1"
@@ -199,44 +217,72 @@ async def burst(session, slack: SlackStandIn, port: int, args, latencies: list, 
     t0 = time.perf_counter()
     await asyncio.gather(*[one(n) for n in range(args.burst)])
     try:
-        await until_answered(slack, channel, root, args.burst, args.timeout)
+        await until_answered(replies, channel, root, args.burst, args.timeout)
     except TimeoutError:
         errors.append("not every reply stream was closed in time")
-    latencies.extend([(time.perf_counter() - t0) * 1000] * finished_replies(slack, channel, root))
+    latencies.extend([(time.perf_counter() - t0) * 1000] * replies.count(channel, root))
 
 
-def finished_replies(slack: SlackStandIn, channel: str, root: str) -> int:
-    """How many of docbot's replies in a thread have ended, as Slack shows them: a stopped stream, a control
-    message updated with the whole answer (the stream never opened), or an apology."""
-    mine = [b for b in slack.named("chat.postMessage") if b.get("thread_ts") == root and b.get("channel") == channel]
-    parts = {b["_reply_ts"]: ((b.get("metadata") or {}).get("event_payload") or {}).get("part") for b in mine
-             if "_reply_ts" in b}
-    starts = {b["_reply_ts"] for b in slack.named("chat.startStream")
-              if b.get("thread_ts") == root and b.get("channel") == channel and "_reply_ts" in b}
-    stopped = {b["ts"] for b in slack.named("chat.stopStream")} & starts
-    updated = {b["ts"] for b in slack.named("chat.update") if parts.get(b.get("ts")) == "control"
-               and '"markdown"' in json.dumps(b.get("blocks") or []) and "docbot_stop" not in json.dumps(b.get("blocks") or [])}
-    return len(stopped) + len(updated) + sum(1 for part in parts.values() if part == "apology")
+class Replies:
+    """docbot's finished replies per thread, as Slack shows them: a stopped stream, a control message updated
+    with the whole answer (the stream never opened), or an apology. Kept up to date from the stand-in's call
+    log a call at a time: a full scan of the log for every check of every thread made this harness itself
+    the bottleneck at 200 threads (the stand-in answered late, docbot's calls timed out beyond the injected
+    share)."""
+
+    def __init__(self, slack: SlackStandIn):
+        self.slack, self.seen = slack, 0
+        self.part: dict[str, str | None] = {}  # post ts -> its part (control, answer, apology)
+        self.thread_of: dict[str, tuple[str, str]] = {}  # post or stream ts -> (channel, root)
+        self.finished: dict[tuple[str, str], int] = {}
+        self.done: set[str] = set()
+
+    def _finish(self, ts: str) -> None:
+        if ts not in self.done and ts in self.thread_of:
+            self.done.add(ts)
+            self.finished[self.thread_of[ts]] = self.finished.get(self.thread_of[ts], 0) + 1
+
+    def count(self, channel: str, root: str) -> int:
+        calls = self.slack.calls
+        for name, body in calls[self.seen:len(calls)]:
+            if name in ("chat.postMessage", "chat.startStream") and body.get("thread_ts") and "_reply_ts" in body:
+                ts = body["_reply_ts"]
+                self.thread_of[ts] = (body.get("channel"), body["thread_ts"])
+                if name == "chat.postMessage":
+                    self.part[ts] = ((body.get("metadata") or {}).get("event_payload") or {}).get("part")
+                    if self.part[ts] == "apology":
+                        self._finish(ts)
+            elif name == "chat.stopStream" and body.get("ts") in self.thread_of and body["ts"] not in self.part:
+                self._finish(body["ts"])
+            elif name == "chat.update" and self.part.get(body.get("ts")) == "control":
+                blocks = json.dumps(body.get("blocks") or [])
+                if '"markdown"' in blocks and "docbot_stop" not in blocks:
+                    self._finish(body["ts"])
+        self.seen = len(calls)
+        return self.finished.get((channel, root), 0)
 
 
-def doubled_replies(slack: SlackStandIn) -> int:
-    """Replies Slack shows twice: the same run's control message, answer or apology posted more than once."""
+def doubled_replies(slack: SlackStandIn) -> tuple[int, int]:
+    """Replies posted twice (the same run's control message, answer or apology: chat.postMessage calls with
+    the same metadata), and those the threads still show twice at the end (a late copy docbot did not delete)."""
     from collections import Counter
 
     posts = Counter(json.dumps((b.get("metadata") or {}).get("event_payload"), sort_keys=True)
                     for b in slack.named("chat.postMessage") if b.get("metadata") and "_reply_ts" in b)
-    return sum(n - 1 for n in posts.values() if n > 1)
+    shown = Counter(json.dumps(m["metadata"].get("event_payload"), sort_keys=True)
+                    for messages in slack.threads.values() for m in messages if m.get("metadata"))
+    return sum(n - 1 for n in posts.values() if n > 1), sum(n - 1 for n in shown.values() if n > 1)
 
 
-async def until_answered(slack: SlackStandIn, channel: str, root: str, count: int, timeout: float) -> None:
+async def until_answered(replies: Replies, channel: str, root: str, count: int, timeout: float) -> None:
     """Wait until the thread has `count` finished replies."""
     deadline = time.monotonic() + timeout
     while True:
-        if finished_replies(slack, channel, root) >= count:
+        if replies.count(channel, root) >= count:
             return
         if time.monotonic() > deadline:
             raise TimeoutError
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(0.25)
 
 
 def database(url: str | None, data_dir: str) -> tuple[str, str]:
@@ -309,6 +355,8 @@ def main() -> None:
                         help="docbot's outside-call timeout while calls are slowed (below --slow-seconds)")
     parser.add_argument("--index-cache", default=str(Path(tempfile.gettempdir()) / "docbot-load-index"),
                         help="where the handbook's index is built once and copied from")
+    parser.add_argument("--settle", type=float, default=40.0,
+                        help="seconds to wait after the last answer for docbot's looks for late Slack calls")
     parser.add_argument("--startup-timeout", type=float, default=900.0,
                         help="give up if docbot serve is not ready (GET /readyz) after this many seconds")
     print(json.dumps(asyncio.run(run(parser.parse_args())), indent=2, ensure_ascii=False))

@@ -17,6 +17,12 @@ the Data Center REST API on docs.atlassian.com/ConfluenceServer/rest):
   so only a listing finds it;
 - v2 `pages/{id}` takes `body-format` in {storage, atlas_doc_format, view} and returns the body only when
   asked; a trashed or restricted page is a 404;
+- page restrictions (`expand=restrictions.read.restrictions.user,restrictions.read.restrictions.group`): the
+  read restriction's users (Cloud: accountId, publicName and `email`, empty when the profile hides it; Data
+  Center: username and userKey, no e-mail) and groups, present only when expanded; `ancestors` (expanded)
+  lists the page's parents, root first. A view restriction holds for the pages below (Confluence inherits
+  it): a page is readable by whoever every restricted level up to it lets in; restricted away from docbot's
+  account it is invisible;
 - throttling: `throttle(n, seconds)` answers the next n requests 429 with `Retry-After`; `down` answers 503.
 """
 from __future__ import annotations
@@ -50,6 +56,10 @@ class Page:
     status: str = "current"
     restricted: bool = False
     author: str = "Kim Minsu"
+    parent: str | None = None  # the parent page's id
+    readers: list[str] | None = None  # e-mails the read restriction names (None: no read restriction)
+    reader_groups: list[str] = field(default_factory=list)
+    hidden_emails: set = field(default_factory=set)  # readers whose profile hides their e-mail
 
 
 @dataclass
@@ -155,7 +165,23 @@ class ConfluenceStandIn:
         return auth == f"Bearer {self.token}"
 
     def _visible(self) -> list[Page]:
-        return [p for p in self.pages.values() if p.status == "current" and not p.restricted]
+        return [p for p in self.pages.values() if p.status == "current" and not p.restricted and self._readable(p)]
+
+    def _ancestors(self, p: Page) -> list[Page]:
+        out, node = [], p
+        while node.parent is not None and node.parent in self.pages and len(out) < 50:
+            node = self.pages[node.parent]
+            out.append(node)
+        return out[::-1]
+
+    def _readable(self, p: Page) -> bool:
+        """docbot's account reads a page when every level's read restriction (inherited) lets it in."""
+        return all(level.readers is None and not level.reader_groups or self.email in (level.readers or [])
+                   for level in [*self._ancestors(p), p])
+
+    def restrict(self, page: Page, readers: list[str] | None, groups: list[str] | None = None) -> None:
+        """Set a page's read restriction (docbot's account must be among `readers` to keep reading it)."""
+        page.readers, page.reader_groups = readers, list(groups or [])
 
     def _search(self, query: dict) -> tuple[int, dict, dict]:
         cql = query.get("cql")
@@ -203,7 +229,29 @@ class ConfluenceStandIn:
                                "by": {"type": "known", "displayName": p.author}}
         if "space" in expand:
             item["space"] = {"key": p.space, "name": p.space.title(), "type": "global"}
+        wanted = {e for e in expand if e.startswith("restrictions")}
+        if wanted:
+            restrictions: dict = {}
+            if "restrictions.read.restrictions.user" in wanted:
+                users = [self._user(email, p) for email in p.readers or []]
+                restrictions["user"] = {"results": users, "start": 0, "limit": 200, "size": len(users)}
+            if "restrictions.read.restrictions.group" in wanted:
+                groups = [{"type": "group", "name": g, "id": f"g-{g}"} for g in p.reader_groups]
+                restrictions["group"] = {"results": groups, "start": 0, "limit": 200, "size": len(groups)}
+            item["restrictions"] = {"read": {"operation": "read", "restrictions": restrictions, "_expandable": {}}}
+        if "ancestors" in expand:
+            item["ancestors"] = [{"id": a.id, "type": "page", "status": a.status, "title": a.title}
+                                 for a in self._ancestors(p)]
         return item
+
+    def _user(self, email: str, p: Page) -> dict:
+        name = email.split("@")[0]
+        if self.edition == "cloud":
+            return {"type": "known", "accountId": f"5b10ac8d82e05b22cc7d{abs(hash(email)) % 10_000:04d}",
+                    "accountType": "atlassian", "email": "" if email in p.hidden_emails else email,
+                    "publicName": name, "displayName": name.title()}
+        return {"type": "known", "username": name, "userKey": f"8a8b{abs(hash(email)) % 10_000:04d}",
+                "displayName": name.title()}
 
     def _page_v2(self, page_id: str, query: dict) -> tuple[int, dict, dict]:
         fmt = query.get("body-format")
@@ -211,7 +259,7 @@ class ConfluenceStandIn:
             return 400, {"errors": [{"status": 400, "code": "INVALID_REQUEST_PARAMETER",
                                      "title": f"Invalid body-format {fmt}"}]}, {}
         p = self.pages.get(page_id)
-        if p is None or p.status != "current" or p.restricted:
+        if p is None or p.status != "current" or p.restricted or not self._readable(p):
             return 404, {"errors": [{"status": 404, "code": "NOT_FOUND", "title": "Not Found"}]}, {}
         item = {"id": p.id, "status": p.status, "title": p.title, "spaceId": str(abs(hash(p.space)) % 10**6),
                 "authorId": "5b10ac8d82e05b22cc7d4ef5",
@@ -223,7 +271,7 @@ class ConfluenceStandIn:
 
     def _content_v1(self, page_id: str, query: dict) -> tuple[int, dict, dict]:
         p = self.pages.get(page_id)
-        if p is None or p.status != "current" or p.restricted:
+        if p is None or p.status != "current" or p.restricted or not self._readable(p):
             return 404, {"statusCode": 404, "message": f"No content found with id: ContentId{{id={page_id}}}"}, {}
         expand = set(filter(None, query.get("expand", "").split(",")))
         item = self._content(p, expand)

@@ -66,6 +66,12 @@ class ConnectorStandIn:
     server: TestServer | None = None
     token: str | None = None  # the bot token every call must carry, when a test runs with credentials
     clock: Callable[[], float] = time.monotonic  # stream pacing and the two-minute limit are measured with it
+    # An outage: `outage(kind, body)` names the HTTP status to answer a call with (the connector failing, as
+    # the Bot Connector does with 500/502/503), or None; `hang(kind, body)` holds a call `hang_seconds`
+    # and then answers 504 without doing it (the client has timed out long before).
+    outage: Callable[[str, dict], int | None] | None = None
+    hang: Callable[[str, dict], bool] | None = None
+    hang_seconds: float = 3.0
     _ids: itertools.count = field(default_factory=lambda: itertools.count(1))
     _issued: dict = field(default_factory=dict)  # activity id -> the conversation it was issued in
     _streams: dict = field(default_factory=dict)  # conversation -> {"id", "sequence", "text"} of the open stream
@@ -97,6 +103,14 @@ class ConnectorStandIn:
         kind = {"POST": "reply" if rest else "send", "PUT": "update"}.get(request.method, request.method)
         body = await request.json() if request.can_read_body else None
         conversation = request.match_info["conversation"]
+        if self.hang is not None and self.hang(kind, body):
+            await asyncio.sleep(self.hang_seconds)
+            self.refused.append({"status": 504, "code": "GatewayTimeout", "body": body})
+            return _error(504, "GatewayTimeout", "the connector did not answer in time")
+        status = self.outage(kind, body) if self.outage is not None else None
+        if status is not None:
+            self.refused.append({"status": status, "code": "ServiceError", "body": body})
+            return _error(status, "ServiceError", "the connector failed")
         refusal = self._authorized(request) or self._check(kind, rest, conversation, body)
         if refusal is not None:
             payload = json.loads(refusal.text)

@@ -14,7 +14,14 @@ From learn.microsoft.com/graph/api/driveitem-delta, .../driveitem-get-content, .
   folder only, not what is inside it; a token that expired is a 410 Gone with `resyncChangesApplyDifferences`
   and a `Location` header;
 - `items/{id}/content` answers 302 with a pre-authenticated URL that must be fetched without credentials;
-- throttling is a 429 with `Retry-After`; `down` answers 503.
+- throttling is a 429 with `Retry-After`; `down` answers 503;
+- `items/{id}/permissions` (learn.microsoft.com/graph/api/driveitem-list-permissions, /resources/permission):
+  an item without permissions of its own lists its nearest ancestor's (the library root's site groups at
+  the top), each with `inheritedFrom` naming that ancestor; people as `grantedToV2.user` with `email`,
+  SharePoint groups as `grantedToV2.siteGroup`, sharing links with `link.scope` and
+  `grantedToIdentitiesV2`. A sharing change is reported by delta only to a caller whose `Prefer` header
+  holds `deltashowsharingchanges`, the file annotated `@microsoft.graph.sharedChanged`; a folder's sharing
+  change reports the folder alone.
 """
 from __future__ import annotations
 
@@ -45,6 +52,7 @@ class Item:
     version: int = 1
     deleted: bool = False
     when: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    grants: list | None = None  # permissions of its own (inheritance broken); None: inherits its parent's
 
 
 @dataclass
@@ -64,6 +72,7 @@ class GraphStandIn:
     _expired_before: int = 0
     _throttled: list[float] = field(default_factory=list)
     _downloads: dict[str, str] = field(default_factory=dict)  # tempauth -> item id
+    _sharing: set = field(default_factory=set)  # log sequence numbers that are sharing changes only
     _lock: threading.RLock = field(default_factory=threading.RLock)
 
     def __post_init__(self):
@@ -116,6 +125,23 @@ class GraphStandIn:
             item.deleted = True
             self._changed(item)  # a deleted folder alone is reported
 
+    def share(self, item: Item, people: list[str] | None, link: str | None = None) -> None:
+        """Give the item permissions of its own (read for `people`, or a sharing link of scope `link`), or
+        restore inheritance (None). A sharing change, not a content change: no new cTag."""
+        with self._lock:
+            if people is None and link is None:
+                item.grants = None
+            else:
+                item.grants = [{"id": f"p{n}", "roles": ["read"], "grantedToV2": {"user": {
+                    "@odata.type": "#microsoft.graph.sharePointIdentity", "displayName": p.split("@")[0].title(),
+                    "email": p, "id": f"u-{p}"}}} for n, p in enumerate(people or [])]
+                if link:
+                    item.grants.append({"id": "plink", "roles": ["read"], "link": {"scope": link, "type": "view",
+                                        "webUrl": f"https://contoso.sharepoint.com/:w:/s/handbook/{item.id}"},
+                                        "grantedToIdentitiesV2": []})
+            self._log.append((next(self._seq), item.id))
+            self._sharing.add(self._log[-1][0])
+
     def expire_delta_tokens(self) -> None:
         self._expired_before = next(self._seq)
 
@@ -149,7 +175,8 @@ class GraphStandIn:
                 self.wfile.write(data)
 
             def do_GET(self):
-                self._answer(*standin.handle_get(self.path, self.headers.get("Authorization", "")))
+                self._answer(*standin.handle_get(self.path, self.headers.get("Authorization", ""),
+                                                 self.headers.get("Prefer", "")))
 
             def do_POST(self):
                 length = int(self.headers.get("Content-Length", 0))
@@ -186,7 +213,7 @@ class GraphStandIn:
         self.tokens_issued += 1
         return 200, {"token_type": "Bearer", "expires_in": 3599, "ext_expires_in": 3599, "access_token": token}, {}
 
-    def handle_get(self, raw: str, auth: str) -> tuple:
+    def handle_get(self, raw: str, auth: str, prefer: str = "") -> tuple:
         parts = urlsplit(raw)
         query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
         path = parts.path
@@ -209,7 +236,12 @@ class GraphStandIn:
             return 401, {"error": {"code": "InvalidAuthenticationToken", "message": "Access token is empty."}}, {}
         prefix = f"/v1.0/drives/{self.drive_id}"
         if path == f"{prefix}/root/delta":
-            return self._delta(query)
+            return self._delta(query, "deltashowsharingchanges" in [p.strip() for p in prefer.split(",")])
+        if path.startswith(f"{prefix}/items/") and path.endswith("/permissions"):
+            item = self._items.get(path[len(prefix) + 7:-12])
+            if item is None or item.deleted:
+                return 404, {"error": {"code": "itemNotFound", "message": "The resource could not be found."}}, {}
+            return 200, {"value": self._permissions(item)}, {}
         if path.startswith(f"{prefix}/items/") and path.endswith("/content"):
             item = self._items.get(path[len(prefix) + 7:-8])
             if item is None or item.deleted or item.folder:
@@ -219,7 +251,21 @@ class GraphStandIn:
             return 302, {}, {"Location": f"http://127.0.0.1:{self.graph.server_address[1]}/download/{item.id}?tempauth={tempauth}"}
         return 404, {"error": {"code": "itemNotFound", "message": f"no resource {path}"}}, {}
 
-    def _delta(self, query: dict) -> tuple:
+    def _permissions(self, item: Item) -> list[dict]:
+        node: Item | None = item
+        while node is not None and node.grants is None and node.parent is not None:
+            node = self._items.get(node.parent)
+        if node is None or node.parent is None:  # the library root: its site's groups
+            node, grants = self.root, [{"id": f"g{n}", "roles": [role], "grantedToV2": {"siteGroup": {
+                "displayName": f"Handbook {group}", "id": str(n), "loginName": f"Handbook {group}"}}}
+                for n, (group, role) in enumerate([("Owners", "owner"), ("Members", "write"), ("Visitors", "read")])]
+        else:
+            grants = node.grants or []
+        if node is item:
+            return [dict(g) for g in grants]
+        return [{**g, "inheritedFrom": {"driveId": self.drive_id, "id": node.id}} for g in grants]
+
+    def _delta(self, query: dict, sharing: bool = False) -> tuple:
         with self._lock:
             token = query.get("token")
             skip = int(query.get("skip", "0"))
@@ -233,10 +279,15 @@ class GraphStandIn:
                     return 410, {"error": {"code": "resyncChangesApplyDifferences",
                                            "message": "Resync required. Replace any local items with the server's version"}}, \
                         {"Location": fresh}
-                ids = list(dict.fromkeys(i for seq, i in self._log if seq > since))
+                ids = list(dict.fromkeys(i for seq, i in self._log if seq > since
+                                         and (sharing or seq not in self._sharing)))
+            shared = {i for seq, i in self._log if seq > since and seq in self._sharing} if sharing and token else set()
             now = self._log[-1][0] if self._log else 0
             page = ids[skip:skip + PAGE]
             body: dict = {"value": [self._json(self._items[i]) for i in page]}
+            for entry in body["value"]:  # Graph annotates files only (not folders) whose sharing changed
+                if entry["id"] in shared and "file" in entry:
+                    entry["@microsoft.graph.sharedChanged"] = "True"
             base = f"{self.graph_url}/drives/{self.drive_id}/root/delta"
             if skip + PAGE < len(ids):
                 keep = f"&token={token}" if token is not None else ""

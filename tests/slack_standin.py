@@ -16,7 +16,9 @@ streaming to channels"), an ephemeral message for someone who is not in the chan
 with the app), and a `response_url` used more than five times or after 30 minutes (404
 `used_url` / `expired_url`). Rate limits: a method can be answered 429 any number of times in a
 row, and a call made before the Retry-After it was given is refused again (and recorded). It can
-also be told to refuse streaming, to answer 503, or to answer a share of calls late (timeouts)."""
+also be told to refuse streaming, to answer 503, or to answer a share of calls late (timeouts), and a
+call late with its effect before the answer (`late_next`), after it (`delayed_next`: a post that lands after
+docbot looked for it) or never (`lost_next`). A deleted message is gone from `conversations.replies`."""
 from __future__ import annotations
 
 import asyncio
@@ -65,7 +67,12 @@ class SlackStandIn:
     # without ("lost": the request timed out before Slack did anything). Slack deduplicates neither.
     late_next: dict = field(default_factory=dict)
     lost_next: dict = field(default_factory=dict)
+    # ("delayed": the request waits in Slack's queue and takes effect only after the client gave up, so a
+    # lookup made meanwhile does not see it; aiohttp, like Slack, finishes a request whose client left.)
+    delayed_next: dict = field(default_factory=dict)
     seed: int = 30
+    emails: dict = field(default_factory=dict)  # user id -> e-mail users.info shows (users:read.email granted)
+    in_flight: int = 0  # calls being answered right now (a late one included)
     _ts: itertools.count = field(default_factory=lambda: itertools.count(1))
     _posted: dict = field(default_factory=dict)  # ts -> "message" | "streaming" | "stopped", docbot's own
     _streamed: dict = field(default_factory=dict)  # stream ts -> characters of markdown it holds
@@ -102,13 +109,27 @@ class SlackStandIn:
     async def _handle(self, request: web.Request) -> web.Response:
         """The method's answer; a `slow_rate` share of calls (all but auth.test) is answered only after
         `slow_seconds`, as Slack does under load: the call took effect, the client may have given up."""
+        raw = await request.text()  # read while the client is there: what follows may outlive it
+        self.in_flight += 1
+        task = asyncio.create_task(self._answer(request, raw))
+        task.add_done_callback(lambda _: setattr(self, "in_flight", self.in_flight - 1))
+        # A request Slack received is carried out even when its client gave up (aiohttp's test server would
+        # cancel the handler when the client hangs up; Slack does not).
+        return await asyncio.shield(task)
+
+    async def _answer(self, request: web.Request, raw: str) -> web.Response:
         method = request.match_info["method"]
         if self.lost_next.get(method):
             self.lost_next[method] -= 1
             self.slowed.append(method)
             await asyncio.sleep(self.slow_seconds)
             return web.json_response({"ok": False, "error": "request_timeout"})  # the client gave up long ago
-        response = await self._method(request)
+        if self.delayed_next.get(method):
+            self.delayed_next[method] -= 1
+            self.slowed.append(method)
+            await asyncio.sleep(self.slow_seconds)
+            return await self._method(request, raw)
+        response = await self._method(request, raw)
         if self.late_next.get(method):
             self.late_next[method] -= 1
             self.slowed.append(method)
@@ -118,9 +139,8 @@ class SlackStandIn:
             await asyncio.sleep(self.slow_seconds)
         return response
 
-    async def _method(self, request: web.Request) -> web.Response:
+    async def _method(self, request: web.Request, raw: str) -> web.Response:
         method = request.match_info["method"]
-        raw = await request.text()
         if request.content_type == "application/json":
             body = json.loads(raw or "{}")
         else:
@@ -167,8 +187,10 @@ class SlackStandIn:
             return web.json_response({"ok": True, "channel": body.get("channel"), "ts": body["_reply_ts"]})
         if method == "chat.stopStream":
             self._posted[body.get("ts")] = "stopped"
-        if method == "chat.delete":
+        if method == "chat.delete":  # gone from the thread as well
             self._posted.pop(body.get("ts"), None)
+            for messages in self.threads.values():
+                messages[:] = [m for m in messages if m.get("ts") != body.get("ts")]
         if method == "conversations.replies":  # oldest first; `oldest` excludes earlier replies; paged by cursor
             limit, start = min(int(body.get("limit") or 1000), 1000), int(body.get("cursor") or 0)
             oldest = float(body.get("oldest") or 0)
@@ -180,6 +202,11 @@ class SlackStandIn:
                                       "response_metadata": {"next_cursor": str(start + limit) if more else ""}})
         if method == "chat.postEphemeral":
             return web.json_response({"ok": True, "message_ts": self._next_ts()})
+        if method == "users.info":  # the profile's e-mail only with the users:read.email scope
+            user = body.get("user", "")
+            profile = {"real_name": user, **({"email": self.emails[user]} if user in self.emails else {})}
+            return web.json_response({"ok": True, "user": {"id": user, "team_id": body["_team"], "name": user,
+                                                           "profile": profile}})
         return web.json_response({"ok": True, "channel": body.get("channel"), "ts": body.get("ts", "")})
 
 

@@ -69,7 +69,7 @@ class Counting:
             self.reads.append(f.path)
             return f.read()
 
-        return SourceFile(f.path, read, meta=f.meta, size=f.size, version=f.version)
+        return SourceFile(f.path, read, meta=f.meta, size=f.size, version=f.version, principals=f.principals)
 
 
 class Dying(CountingEmbedder):

@@ -113,3 +113,15 @@ def test_a_hub_term_within_a_spread_of_its_mean_is_no_hub():
     assert [h.chunk.path for h in Ranker().rank(found, 2)] == ["a.md", "b.md"]
     found.chunks["a"] = replace(found.chunks["a"], hub=0.78)  # 3 spreads above: 0.02 of it is discounted
     assert [h.chunk.path for h in Ranker().rank(found, 2)] == ["b.md", "a.md"]
+
+
+def test_a_chunk_written_in_both_languages_is_judged_on_the_mean_of_its_two_z_scores():
+    """A bilingual rate-card row against a Korean question: its cosine (0.82) is ordinary among Korean chunks
+    (z 1.0) but far above the English ones (z 6.0). Taking the better z put it over an English policy that
+    answers the question (z 4.0); the mean (3.5) no longer does."""
+    found = candidates([("policy-en", "en", 0.78), ("korean-near", "ko", 0.82)])
+    bilingual = Candidate(Chunk("rate-card.xlsx", 0, "rate card", "", "row"), "/src", ("ko", "en"), 0.82)
+    found.chunks["rate-card"] = bilingual
+    ranked = [h.chunk.path for h in Ranker().rank(found, 3)]
+    assert ranked[0] == "policy-en.md"
+    assert "rate-card.xlsx" in ranked  # second, not dropped

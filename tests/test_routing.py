@@ -344,3 +344,23 @@ def test_the_models_small_talk_does_not_swallow_a_request(text, offline, expecte
     route = reconcile(model, Route(offline, 0.9, reason="rules"), text, 0.65)
     assert route.intent == expected, route
     assert not (route.intent == Intent.CHITCHAT and route.confidence >= 0.85 and expected != Intent.CHITCHAT)
+
+
+@pytest.mark.parametrize("text,intent", [
+    ("did my expense claim get approved?", Intent.REALTIME_LOOKUP),
+    ("has my leave request been approved yet", Intent.REALTIME_LOOKUP),
+    ("내 경비 청구 승인됐어?", Intent.REALTIME_LOOKUP),
+    ("제 휴가 신청 처리됐나요?", Intent.REALTIME_LOOKUP),
+    ("any open incidents?", Intent.REALTIME_LOOKUP),
+    ("are there any active outages?", Intent.REALTIME_LOOKUP),
+    ("nope", Intent.CHITCHAT),
+    ("nah, all good", Intent.CHITCHAT),
+    # controls: the rule about one's own request, not its state
+    ("who approves my expense claim?", Intent.KNOWLEDGE_SEARCH),
+    ("Is my overtime paid at 1.5x?", Intent.KNOWLEDGE_SEARCH),
+    ("내 경비 청구는 누가 승인해?", Intent.KNOWLEDGE_SEARCH),
+    ("nope, I meant the refund policy for Busan customers?", Intent.KNOWLEDGE_SEARCH),
+])
+def test_the_state_of_ones_own_request_is_live_and_a_bare_no_is_small_talk(router, text, intent):
+    route = router.route(text, text)
+    assert route.intent == intent, (route.intent, route.confidence, route.reason)

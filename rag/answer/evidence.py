@@ -59,10 +59,15 @@ class Judge:
     lift_floor: float = 1.0  # lift over generic text below which the best sentence is generic
     min_coverage: float = 0.5  # same-language evidence must hold this share of the question's topic words
     min_population: int = 30
+    near_depth: int = 5  # "not found" only when none of this many best sentences is near the question
 
     def verdict(self, reading: Reading, question: str, hits: list[Hit]) -> Verdict:
         lead = reading.best
-        if lead is None or self._nothing_near(reading, lead):
+        # The lead is chosen on retrieval's order and the slot; whether anything at all is near is asked of
+        # the best few: a welfare table's row can lead on its slot while a sentence below it is far above
+        # generic text, and then the documents are quoted (under a hedge), not hidden behind "not found".
+        if lead is None or self._near_topic(reading, lead) or \
+                all(self._generic(reading, c) for c in reading.candidates[: self.near_depth]):
             return Verdict.NOT_FOUND
         # A summary has no one sentence much closer than the rest: the document being on topic is enough.
         bar = self.summary_at if is_summary(question) else self.answer_at
@@ -71,15 +76,19 @@ class Judge:
             return Verdict.ANSWERED
         return Verdict.HEDGED
 
-    def _nothing_near(self, reading: Reading, lead: Candidate) -> bool:
-        """Whether the best evidence is no better than generic company text, or a near topic."""
+    def _generic(self, reading: Reading, candidate: Candidate) -> bool:
+        """Whether a sentence is no better than generic company text."""
+        strength, lift = self.strength(reading, candidate), reading.lift(candidate)
+        if candidate.hit.population < self.min_population:  # a small index: only the lift speaks
+            return lift < self.lift_floor or (lift < 2 * self.lift_floor and not candidate.fills)
+        return lift < self.lift_floor and strength < self.generic_at
+
+    def _near_topic(self, reading: Reading, lead: Candidate) -> bool:
+        """Every document in the question's own language shares none of its topic words and the best evidence
+        is weak: a near topic ("회사 주식 옵션" against per-diem rules)."""
+        if lead.hit.population < self.min_population:
+            return False
         strength, lift = self.strength(reading, lead), reading.lift(lead)
-        if lead.hit.population < self.min_population:  # a small index: only the lift speaks
-            return lift < self.lift_floor or (lift < 2 * self.lift_floor and not lead.fills)
-        if lift < self.lift_floor and strength < self.generic_at:
-            return True
-        # Every document in the question's own language shares none of its topic words and the other
-        # language's best is weak: a near topic ("회사 주식 옵션" against per-diem rules).
         near_topic = bool(reading.same_language) and reading.same_language <= reading.off_topic
         return near_topic and lift < 1.5 * self.lift_floor and (strength < self.weak_at or not lead.fills)
 

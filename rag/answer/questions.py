@@ -29,6 +29,8 @@ class Kind(StrEnum):
 
 
 _I = re.IGNORECASE
+_YES_NO = re.compile(r"^(can|could|may|is|are|do|does|did|will|should|am)\b|\ballowed\b|"
+                     r"(돼|되나요|될까|되나|가능해|가능한가|가능할까|가능|써도|해도|받아)\??$", _I)
 # Checked in this order, most specific first: "how many days … when my wife gives birth" asks for an
 # amount, "몇 시까지" for a time.
 _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
@@ -47,12 +49,16 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
     (Kind.TIME, re.compile(r"\bwhen\b", _I)),
     (Kind.HOWTO, re.compile(r"\bhow (do|can|should|to)\b|\bsteps?\b|\bprocedure\b|\bprocess\b|\bwhat do i do\b|"
                             r"\bwhat should i do\b|\bset ?up\b|어떻게|방법|절차|하려면|순서|과정", _I)),
-    (Kind.YESNO, re.compile(r"^(can|could|may|is|are|do|does|did|will|should|am)\b|\ballowed\b|"
-                            r"(돼|되나요|될까|되나|가능해|가능한가|가능할까|가능|써도|해도|받아)\??$", _I)),
+    (Kind.YESNO, _YES_NO),
     (Kind.WHICH, re.compile(r"\bwhich\b|어느|어떤|무슨|뭘 써|뭐 써|제일|가장", _I)),
     (Kind.WHAT, re.compile(r"\bwhat('s| is| are| was)\b|\bmean(s|ing)?\b|\bdefin|뭐야|뭐였어|무엇|뭔가|이란|란\?|"
                            r"뜻", _I)),
 )
+
+
+# Words that ask for an amount themselves ("얼마", "how much"), not nouns of amounts ("기간", "limit").
+_HOW_MUCH = re.compile(r"\bhow (much|many|long|often|soon|far|big|large)\b|\bwhat (temperature|percentage|rate|price)\b|"
+                       r"\bnumber of\b|얼마|몇|며칠", re.IGNORECASE)
 
 
 # "Summarise X" / "X 요약해줘" asks for the gist: no single slot to fill.
@@ -82,6 +88,8 @@ def question_kind(question: str) -> Kind:
         return Kind.OTHER
     for kind, pattern in _ASKS:
         if pattern.search(text):
+            if kind == Kind.QUANTITY and not _HOW_MUCH.search(text) and _YES_NO.search(text):
+                return Kind.YESNO  # "핫픽스는 프리즈 기간에도 배포돼?": a noun of amounts, asked yes or no
             return kind
     return Kind.OTHER
 

@@ -434,7 +434,7 @@ class ElasticsearchIndex:
         nori = (self._meta or {}).get("korean") == "nori"
         ko = query.text if nori else terms
         chunk = {"term": {"kind": "chunk"}}
-        audience = {"terms": {"channels": [EVERYONE, query.channel] if query.channel else [EVERYONE]}}
+        audience = {"terms": {"channels": [EVERYONE, *query.tokens]}}
         bm25 = {"size": limit, "_source": {"excludes": ["vector"]},
                 "query": {"bool": {"filter": [chunk, audience], "should": [
                     {"match": {"title": {"query": query.text, "boost": 3}}},

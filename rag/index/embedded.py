@@ -274,7 +274,7 @@ class SqliteSearchIndex:
             return Candidates()
         vector = np.asarray(query.vector, np.float32)
         scores = snapshot.scores(vector)  # exact cosines on a small index, sign-bit agreements on a large one
-        visible = snapshot.visible(query.channel)
+        visible = snapshot.visible(query.tokens)
         keyword = snapshot.keyword(terms, visible, limit)
         nearest: dict[str, list[int]] = {}
         known: dict[int, float] = {}
@@ -283,7 +283,7 @@ class SqliteSearchIndex:
             if cosines is not None:  # read for the shortlist already: not read again for the hits
                 known.update(zip(nearest[lang], cosines.tolist()))
         wanted = {rowid for rowid, _ in keyword}.union(*nearest.values())
-        chunks = self._chunks(wanted, snapshot, vector, query.channel, known, fresh)
+        chunks = self._chunks(wanted, snapshot, vector, query.tokens, known, fresh)
         # A stale snapshot may name a chunk deleted or restricted since: the tables have the last word.
         nearest = {lang: [i for i in ids if i in chunks] for lang, ids in nearest.items()}
         background = {ALL_LANGUAGES if lang is None else lang: _background(cosine, snapshot.background_hub(lang))
@@ -347,9 +347,9 @@ class SqliteSearchIndex:
             return self._files.open(row[0], self._exact_rows) or snapshot
         return snapshot
 
-    def _chunks(self, ids: set, snapshot: Snapshot, vector: np.ndarray, channel: str | None,
+    def _chunks(self, ids: set, snapshot: Snapshot, vector: np.ndarray, tokens: list[str],
                 known: dict[int, float], fresh: bool) -> dict:
-        """The rows of these chunks that still exist and are visible in the channel, with exact cosines
+        """The rows of these chunks that still exist and are visible to the audience, with exact cosines
         (those in `known` were computed already; the rest are computed here), in ascending id order.
 
         While the snapshot is fresh (the tables have not changed since it was read), its row mask already
@@ -362,7 +362,7 @@ class SqliteSearchIndex:
         missing = ids if cache is None else ids - entries.keys()
         if missing:
             marks = ",".join("?" * len(missing))
-            visible, params = _visible_sql(channel)
+            visible, params = _visible_sql(tokens)
             with self._lock:
                 rows = self._db.execute(
                     f"SELECT c.id, c.source, c.path, c.ordinal, c.title, c.heading, c.text, c.langs, f.meta "
@@ -515,8 +515,10 @@ def _connect(path: str):
     return db
 
 
-def _visible_sql(channel: str | None) -> tuple[str, list[str]]:
-    """The SQL condition (on chunks `c`) for rows visible in a channel, and its parameters."""
-    if channel:
-        return "(c.channels = '*' OR instr(c.channels, ?) > 0)", [f" {channel} "]
+def _visible_sql(tokens: list[str]) -> tuple[str, list[str]]:
+    """The SQL condition (on chunks `c`) for rows visible to an audience (a channel, an asker), and its
+    parameters."""
+    if tokens:
+        return ("(c.channels = '*' OR " + " OR ".join(["instr(c.channels, ?) > 0"] * len(tokens)) + ")",
+                [f" {t} " for t in tokens])
     return "c.channels = '*'", []

@@ -20,7 +20,7 @@ from rag.errors import (
     SourceUnavailable,
     VisibilityNotApplied,
 )
-from rag.index.port import BatchWriter, FileRecord, RebuildableIndex, Visibility
+from rag.index.port import BatchWriter, FileRecord, RebuildableIndex, Visibility, audience
 from rag.ingest.chunking import Chunker
 from rag.ingest.connectors.base import IncrementalSource
 from rag.ingest.loaders import load
@@ -132,7 +132,8 @@ class Indexer:
             pending: list[_Pending] = []
             for item in files:
                 check()
-                prepared = self._prepare(source.key, item, visibility, None if full else known.get(item.path),
+                prepared = self._prepare(source.key, item, audience(visibility, item.principals),
+                                         None if full else known.get(item.path),
                                          known.get(item.path), report, check)
                 if prepared is None:
                     done(item.path)
@@ -172,7 +173,7 @@ class Indexer:
             self._check_size(rel, len(raw))
             digest = content_hash(item.version.encode() if item.version else raw, self.signature)
             if compare and compare.content_hash == digest:
-                if compare.visibility != visibility:  # the source's channels changed: restamp, no re-embedding
+                if compare.visibility != visibility:  # channels or permissions changed: restamp, no re-embedding
                     check()
                     self.index.set_visibility(key, rel, visibility)
                 report.unchanged += 1

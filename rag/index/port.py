@@ -14,8 +14,26 @@ import numpy as np
 from rag.documents import Chunk
 
 Visibility = frozenset[str] | None
-"""Who may see a chunk: None every channel; a set only those channel ids (the empty set: nobody, e.g.
+"""Who may see a chunk: None every channel; a set only those audience tokens, channel ids or, for a document
+a connector restricted to some people, `user:<e-mail>` tokens (see `audience`) (the empty set: nobody, e.g.
 a chunk migrated from an index that predates visibility, until the next index run resolves it)."""
+
+PRINCIPAL = "user:"  # the audience token of one person, by lower-case e-mail: `user:kim@acme.com`
+
+
+def audience(source: Visibility, principals: frozenset[str] | None) -> Visibility:
+    """Who may see a document: its source's channels, narrowed by the people the service lets read it.
+
+    `principals` None: the document is open to whoever may see its source. Otherwise it is shown only to
+    those people, and only in a direct message or assistant thread (the query carries the asker's
+    `user:` token only there): in a channel, a restricted document is never shown (the safe form of "only
+    what every member may read"). A restricted document of a channel-restricted source is shown to nobody:
+    such sources are never searched outside their channels."""
+    if principals is None:
+        return source
+    if source is not None:
+        return frozenset()
+    return frozenset(PRINCIPAL + p.strip().lower() for p in principals if p.strip())
 
 
 @dataclass(frozen=True)
@@ -27,6 +45,12 @@ class SearchQuery:
     vector: np.ndarray
     k: int = 5
     channel: str | None = None
+    principals: frozenset[str] = frozenset()  # the asker's `user:` tokens: given in direct messages only
+
+    @property
+    def tokens(self) -> list[str]:
+        """The audience tokens a chunk must carry one of (or be public): the channel and the asker."""
+        return ([self.channel] if self.channel else []) + sorted(self.principals)
 
 
 @dataclass(frozen=True)

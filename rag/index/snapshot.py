@@ -247,15 +247,21 @@ class Snapshot:
         out[None] = every
         return out
 
-    def visible(self, channel: str | None) -> np.ndarray:
-        """The rows a channel may see (public rows for no channel); cached per channel."""
-        if channel is None:
+    def visible(self, tokens: list[str] | str | None) -> np.ndarray:
+        """The rows an audience may see (a channel and, in a direct message, the asker's `user:` token; public
+        rows for none); cached per audience."""
+        if isinstance(tokens, str):
+            tokens = [tokens]
+        if not tokens:
             return self._public
-        mask = self._visible.get(channel)
+        key = " ".join(tokens)
+        mask = self._visible.get(key)
         if mask is None:
-            needle = f" {channel} "
-            allowed = [n for n, v in enumerate(self._channel_values) if v == "*" or needle in v]
-            mask = self._visible[channel] = np.isin(self._channel_of, allowed)
+            needles = [f" {t} " for t in tokens]
+            allowed = [n for n, v in enumerate(self._channel_values) if v == "*" or any(x in v for x in needles)]
+            if len(self._visible) >= 4096:  # one entry per asker in direct messages: bounded
+                self._visible.clear()
+            mask = self._visible[key] = np.isin(self._channel_of, allowed)
         return mask
 
     def chunk_ids(self, rows: np.ndarray) -> list[int]:

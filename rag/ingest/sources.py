@@ -38,6 +38,9 @@ class SourceFile:
     meta: Metadata | None = None  # what the source knows about the file (URL, title, author, modified)
     size: int | None = None  # bytes, when known without reading (an oversized file is refused unread)
     version: str = ""
+    # Who may read it at the source (lower-case e-mails), when a connector syncs per-document permissions;
+    # None: whoever may see the source (its channels). See rag.index.port.audience.
+    principals: frozenset[str] | None = None
 
 
 class Source(Protocol):

@@ -6,7 +6,9 @@ so in a mixed Korean/English corpus both lists push a document written in the ot
 language out of the top 5 (cross-language recall@5 0.35 on the dev set). Instead:
 
 1. each candidate's cosine becomes a z-score against its own language's chunks (the query's
-   mean and spread over that language); a chunk written in both languages takes its better one;
+   mean and spread over that language); a chunk written in both languages takes the mean of its two
+   (its better one made every bilingual table a hub for the other language's questions: e5 puts a Korean
+   question close to any chunk with Korean in it, which is far above the English chunks' mean);
 2. BM25 adds a bounded bonus (its score over the best BM25 score, times `keyword_weight`),
    enough to order same-language near-ties, too little to bury a clear cross-language match;
 3. documents the previous answer cited get `prior_weight` for a follow-up that leans on it;
@@ -73,10 +75,14 @@ class Ranker:
 
     def _z(self, candidate: Candidate, found: Candidates, centre: bool = True) -> tuple[float, float, int]:
         """(z-score, the spread it divided by, the population behind it) against the candidate's own
-        language (its best one if mixed)."""
+        language (the mean of both z-scores if it is written in two, with the better one's spread)."""
         scores = [self._standardise(candidate, found.background.get(language), MIN_BACKGROUND, centre)
                   for language in candidate.languages]
         known = [s for s in scores if s is not None]
+        if len(known) > 1:  # written in both languages: the mean of its two z-scores, not the better one
+            z = sum(k[0] for k in known) / len(known)
+            best = max(known)
+            return z, best[1], best[2]
         if known:
             return max(known)
         # A language with too few chunks for statistics of its own is judged against the whole index.

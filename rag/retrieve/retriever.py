@@ -21,12 +21,13 @@ class Retriever:
         self.ranker, self.candidates = ranker or Ranker(), candidates
 
     def search(self, text: str, k: int | None = None, prior: Iterable[str] = (),
-               channel: str | None = None) -> list[Hit]:
-        """Top hits visible in `channel` for a query text (documents in `prior` favoured); empty for an
-        empty query. Visibility is filtered by the backend inside the search, never here afterwards."""
+               channel: str | None = None, principals: frozenset[str] = frozenset()) -> list[Hit]:
+        """Top hits visible in `channel` (and to the asker's `principals`, `user:` tokens given in direct
+        messages) for a query text (documents in `prior` favoured); empty for an empty query. Visibility is
+        filtered by the backend inside the search, never here afterwards."""
         text = text.strip()[:MAX_QUERY_CHARS]
         if not text:
             return []
         k = k or self.k
-        query = SearchQuery(text, self.embedder.embed_query(text), k, channel)
+        query = SearchQuery(text, self.embedder.embed_query(text), k, channel, frozenset(principals))
         return self.ranker.rank(self.index.candidates(query, max(self.candidates, k)), k, prior)

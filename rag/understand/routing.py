@@ -84,7 +84,7 @@ def _rx(*parts: str) -> re.Pattern:
 # Single English words that open a message without asking anything: acknowledgements, thanks, greetings,
 # reactions, discourse markers ("so", "then", "also"), the bot's name.
 _CHATTER_WORDS = frozenset("""
-ok okay k kk okey alright cool great nice awesome perfect sure yes yeah yep yup fine right understood noted
+ok okay k kk okey alright cool great nice awesome perfect sure yes yeah yep yup fine right understood noted nope nah
 thanks thank thx ty tysm cheers appreciated hi hello hey yo morning evening bye goodbye
 wow whoa yikes oops ugh ouch damn omg oh ah aha ahh hmm hmmm huh meh lol lmao haha hahaha hehe interesting
 funny weird neat lovely amazing brilliant wonderful excellent super sweet gotcha
@@ -291,6 +291,11 @@ _POSSIBLE = _rx(r"\b((can|could) (i|we|it|they|you|that|this|these|those)|is it 
                 r"(수\s?있|수\s?없|가능)")
 _LIVE = _rx(
     r"\b(status of|uptime|current (status|load|queue)|who is on[- ]call (now|today))\b",
+    # the state of one's own request: "did my expense claim get approved?", "내 휴가 신청 승인됐어?"
+    r"\b(did|has|have|is|was) my\b[^?]{1,60}\b(approved|rejected|declined|processed|accepted|"
+    r"gone through|come through)\b",
+    r"^(내|제|나의)\s.{1,30}(승인(됐|됬|났|되었)|반려(됐|되었)|처리(됐|되었)|입금(됐|되었)|지급(됐|되었)|들어왔)",
+    r"^\s*+(are there |is there )?any (open|active|ongoing|current) [^?]{1,40}\?",  # "any open incidents?"
     r"\bhow many\b[^?]{1,60}\b(right now|now|today|at the moment|currently)\b",  # a count now
     r"\bis [^?]{1,40} ((down|online|offline|working|healthy)|(?<!backed )(?<!set )(?<!signed )(?<!picked )"
     r"(?<!looked )(?<!held )(?<!follow )up)\b",

@@ -55,6 +55,7 @@ class ConfluenceSource:
     email: str = ""
     token: str = field(default="", repr=False)
     listing_every: int = 1
+    permissions: bool = False  # store each page's readers (its read restrictions, inherited) per document
     overlap: timedelta = timedelta(days=1)  # CQL dates are minutes in the API user's own time zone
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     max_retry_after: float = 120.0
@@ -74,6 +75,9 @@ class ConfluenceSource:
             raise ConfigurationError("a Confluence Cloud source needs `email` with its API token (basic auth)")
         if self.listing_every < 1:
             raise ConfigurationError("listing_every must be at least 1")
+        if self.permissions and self.listing_every != 1:
+            raise ConfigurationError("a Confluence source with permissions lists every page every run (a "
+                                     "restriction changes no page's version or date): leave listing_every at 1")
         self.name = self.name or "confluence"
         extra = {"sleep": self.sleep} if self.sleep else {}
         self.http = HttpClient(self.base_url, "Confluence", self._headers, self.policy, self.max_retry_after, **extra)
@@ -93,7 +97,7 @@ class ConfluenceSource:
 
     @property
     def fingerprint(self) -> str:
-        return repr((self.edition, sorted(self.spaces)))
+        return repr((self.edition, sorted(self.spaces), self.permissions))
 
     def files(self) -> list[SourceFile]:
         return self.changes(None).changed
@@ -133,7 +137,8 @@ class ConfluenceSource:
         """Every readable page of the spaces: the index drops whatever is not among them."""
         found = list(self._search(self._cql()))
         pages: dict[str, str] = {}
-        files = [self._file(page, pages) for page in found]
+        readers = _readers(found) if self.permissions else {}
+        files = [self._file(page, pages, readers.get(str(page["id"]))) for page in found]
         newest = max((_when(p) for p in found), default=_EPOCH)
         return sorted(files, key=lambda f: f.path), [], pages, newest
 
@@ -156,7 +161,8 @@ class ConfluenceSource:
     def _search(self, cql: str):
         """CQL content search, following `_links.next` (Cloud pages with a cursor, Data Center with start)."""
         api = "/rest/api"
-        body = self.http.get_json(f"{api}/content/search", {"cql": cql, "limit": PAGE_SIZE, "expand": "version,space"})
+        expand = "version,space" + (f",{RESTRICTIONS},ancestors" if self.permissions else "")
+        body = self.http.get_json(f"{api}/content/search", {"cql": cql, "limit": PAGE_SIZE, "expand": expand})
         while True:
             yield from body.get("results") or []
             links = body.get("_links") or {}
@@ -167,7 +173,7 @@ class ConfluenceSource:
             url = following if "://" in following else (links.get("base") or self.base_url).rstrip("/") + following
             body = self.http.get_json(url)
 
-    def _file(self, page: dict, taken: dict[str, str]) -> SourceFile:
+    def _file(self, page: dict, taken: dict[str, str], readers: frozenset[str] | None = None) -> SourceFile:
         page_id = str(page["id"])
         space = ((page.get("space") or {}).get("key")) or "?"
         title = page.get("title") or page_id
@@ -183,7 +189,7 @@ class ConfluenceSource:
                         updated=(version.get("when") or "")[:10],
                         url=f"{self.base_url}{webui}" if webui.startswith("/") else webui)
         return SourceFile(path, lambda: self._body(page_id, title, path), meta=meta,
-                          version=f"confluence:{page_id}:{version['number']}")
+                          version=f"confluence:{page_id}:{version['number']}", principals=readers)
 
     def _body(self, page_id: str, title: str, path: str) -> bytes:
         try:
@@ -201,6 +207,38 @@ class ConfluenceSource:
         if len(document) > MAX_FILE_BYTES:
             raise DocumentError(path, f"page is {len(document) // 1_048_576} MB (limit {MAX_FILE_BYTES // 1_048_576} MB)")
         return document
+
+
+RESTRICTIONS = "restrictions.read.restrictions.user,restrictions.read.restrictions.group"
+
+
+def _own_readers(page: dict) -> frozenset[str] | None:
+    """Who a page's own read restriction lets in, by e-mail; None when it has none. Users whose e-mail
+    Confluence does not show (a hidden profile; Data Center, whose user objects carry none) and groups
+    (not expanded to members) are left out: a restricted page is shown to fewer people, never to more."""
+    read = ((page.get("restrictions") or {}).get("read") or {}).get("restrictions") or {}
+    users = (read.get("user") or {}).get("results") or []
+    groups = (read.get("group") or {}).get("results") or []
+    if not users and not groups:
+        return None
+    return frozenset(str(u.get("email")).lower() for u in users if u.get("email"))
+
+
+def _readers(found: list[dict]) -> dict[str, frozenset[str] | None]:
+    """Each listed page's readers: the intersection of its own and its ancestors' read restrictions
+    (Confluence inherits view restrictions); None for a page no level restricts."""
+    own = {str(p["id"]): _own_readers(p) for p in found}
+    out: dict[str, frozenset[str] | None] = {}
+    for page in found:
+        page_id = str(page["id"])
+        levels = [str(a.get("id")) for a in page.get("ancestors") or []] + [page_id]
+        allowed: frozenset[str] | None = None
+        for level in levels:
+            here = own.get(level)
+            if here is not None:
+                allowed = here if allowed is None else allowed & here
+        out[page_id] = allowed
+    return out
 
 
 def _when(page: dict) -> str:

@@ -84,6 +84,7 @@ class GraphSource:
     sleep: Any = None
     kind: str = "sharepoint"
     complete: bool = True
+    permissions: bool = False  # store each file's readers (its item permissions) per document
     http: HttpClient = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -96,8 +97,11 @@ class GraphSource:
         self.folder = self.folder.strip("/")
         self.name = self.name or "sharepoint"
         extra = {"sleep": self.sleep} if self.sleep else {}
+        # With permissions, delta also reports items whose sharing changed (`deltashowsharingchanges`).
+        prefer = {"Prefer": SHARING_CHANGES} if self.permissions else {}
         self.http = HttpClient(self.graph_url, "Microsoft Graph",
-                               lambda: {"Authorization": f"Bearer {self.token()}", "Accept": "application/json"},
+                               lambda: {"Authorization": f"Bearer {self.token()}", "Accept": "application/json",
+                                        **prefer},
                                self.policy, self.max_retry_after, **extra)
 
     @property
@@ -106,7 +110,7 @@ class GraphSource:
 
     @property
     def fingerprint(self) -> str:
-        return repr((self.drive, self.folder))
+        return repr((self.drive, self.folder, self.permissions))
 
     def files(self) -> list[SourceFile]:
         return self.changes(None).changed
@@ -148,8 +152,11 @@ class GraphSource:
                 tree[item_id] = entry
         old_paths, new_paths = self._paths(old_tree), self._paths(tree)
         touched = {str(i.get("id")) for i in items}
-        changed = [self._file(i, p, tree[i]) for i, p in new_paths.items()
-                   if complete or i in touched or old_paths.get(i) != p]
+        if self.permissions:  # a folder whose sharing changed changes what every file below inherits
+            touched |= {i for i in new_paths if _under(tree, i, touched)}
+        root = next((i for i, e in tree.items() if e.get("p") is None), "")
+        changed = [self._file(i, p, tree[i], self._readers(i, root) if self.permissions else None)
+                   for i, p in new_paths.items() if complete or i in touched or old_paths.get(i) != p]
         deleted = sorted({p for i, p in old_paths.items() if new_paths.get(i) != p} - set(new_paths.values())) \
             if not complete else []
         state = json.dumps(tree, separators=(",", ":"), ensure_ascii=False)
@@ -213,11 +220,37 @@ class GraphSource:
                 out[item_id] = full
         return out
 
-    def _file(self, item_id: str, path: str, entry: dict) -> SourceFile:
+    def _file(self, item_id: str, path: str, entry: dict, readers: frozenset[str] | None = None) -> SourceFile:
         meta = Metadata(url=entry.get("u", ""), author=entry.get("a", ""), updated=entry.get("m", ""))
         size = entry.get("s")
         return SourceFile(path, lambda: self._download(item_id, path, size), meta=meta,
-                          size=size if isinstance(size, int) else None, version=f"graph:{item_id}:{entry.get('t', '')}")
+                          size=size if isinstance(size, int) else None, version=f"graph:{item_id}:{entry.get('t', '')}",
+                          principals=readers)
+
+    def _readers(self, item_id: str, root: str) -> frozenset[str] | None:
+        """Who may read a file, from its permissions (`GET /items/{id}/permissions`, one request a changed
+        file): None when it only inherits the library's own access or an organisation-wide or anonymous link
+        shares it; else the e-mails of the people its permissions (inherited from a folder with permissions
+        of its own, or its own) name. SharePoint and Entra groups are not expanded: their members are left
+        out (fewer people see the file through docbot, never more)."""
+        try:
+            body = self.http.get_json(f"{self.drive}/items/{quote(item_id)}/permissions")
+        except NotFound:
+            return frozenset()  # gone since the delta: nobody, until the next delta removes it
+        grants = body.get("value") or []
+        if any((g.get("link") or {}).get("scope") in ("organization", "anonymous") for g in grants):
+            return None
+        if all((g.get("inheritedFrom") or {}).get("id") == root for g in grants if g.get("inheritedFrom")) and \
+                not any(not g.get("inheritedFrom") for g in grants):
+            return None  # the library's own access: the source's audience
+        emails = set()
+        for grant in grants:
+            for identity in [grant.get("grantedToV2") or {}, *(grant.get("grantedToIdentitiesV2") or [])]:
+                for kind in ("user", "siteUser"):
+                    email = (identity.get(kind) or {}).get("email")
+                    if email:
+                        emails.add(str(email).lower())
+        return frozenset(emails)
 
     def _download(self, item_id: str, path: str, size: int | None) -> bytes:
         if size is not None and size > MAX_FILE_BYTES:
@@ -228,6 +261,19 @@ class GraphSource:
             raise DocumentError(path, "the file is gone (it leaves the index with the next delta)") from None
         except ValueError as exc:
             raise DocumentError(path, f"file is {exc}") from None
+
+
+SHARING_CHANGES = "deltashowsharingchanges"
+
+
+def _under(tree: dict[str, dict], item_id: str, folders: set[str]) -> bool:
+    """Whether a folder among `folders` lies above the item in the id tree."""
+    parent, depth = (tree.get(item_id) or {}).get("p"), 0
+    while parent is not None and depth < 200:
+        if parent in folders:
+            return True
+        parent, depth = (tree.get(parent) or {}).get("p"), depth + 1
+    return False
 
 
 def _who(item: dict) -> str:

@@ -1,0 +1,39 @@
+"""Answered, hedged or "not found": "not found" only when nothing read is near the question, and a yes/no
+question that names an amount is asked yes or no."""
+import pytest
+
+from rag.answer.evidence import Judge, Verdict
+from rag.answer.questions import Kind, question_kind
+from rag.answer.reading import Candidate, Reading
+from rag.documents import Chunk, Hit
+
+
+def _candidate(path, sentence, z, cosine, fills=True):
+    hit = Hit(Chunk(path, 0, path, "", sentence), z, cosine, relevance=z, spread=0.02, population=200)
+    return Candidate(path, 0, sentence, hit, z, cosine, 0, fills, z + (0.8 if fills else -0.5))
+
+
+def test_not_found_only_when_none_of_the_best_sentences_is_near():
+    """A welfare table's row leads on its slot but is no better than generic text; the sentence under it is
+    far above generic text: the documents are quoted under a hedge, not hidden behind "not found"."""
+    generic = (0.80, 0.02)
+    lead = _candidate("welfare.xlsx", "자기계발 — 항목: 어학 시험 응시료; 대상: 해외 업무 담당자.", 1.9, 0.805)
+    near = _candidate("remote-work.docx", "Eligible employees receive a one-time home-office stipend.", 2.5, 0.90,
+                      fills=False)
+    reading = Reading(Kind.WHO, [lead, near], background={True: generic, False: generic})
+    hits = [lead.hit, near.hit]
+    assert Judge().verdict(reading, "who is eligible for it in Korea?", hits) == Verdict.HEDGED
+    alone = Reading(Kind.WHO, [lead], background={True: generic, False: generic})
+    assert Judge().verdict(alone, "who is eligible for it in Korea?", [lead.hit]) == Verdict.NOT_FOUND
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("핫픽스는 프리즈 기간에도 배포돼?", Kind.YESNO),
+    ("Is there a limit on hotel nights?", Kind.YESNO),
+    ("출장 한도 초과해도 돼?", Kind.YESNO),
+    ("야근 식대 얼마까지 돼?", Kind.QUANTITY),
+    ("숙박비 한도는?", Kind.QUANTITY),
+    ("How many days of leave do I get?", Kind.QUANTITY),
+])
+def test_a_yes_no_question_naming_an_amount_is_asked_yes_or_no(question, kind):
+    assert question_kind(question) == kind
