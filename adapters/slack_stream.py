@@ -22,7 +22,7 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.controls import stopped_note
+from bot.controls import stopped_note, stopped_suffix
 from bot.conversation import SessionKey, Turn
 from rag.messages import Text, say
 
@@ -216,7 +216,7 @@ class UpdateStream(_Writer):
     async def finish(self, turn: Turn, key: SessionKey) -> None:
         """The final update, tried twice (an update is idempotent: repeating one that timed out after Slack
         made it changes nothing); if Slack takes neither, the stored answer becomes what it last showed."""
-        stopped = f"\n\n_{note}_" if (note := stopped_note(turn)) else ""
+        stopped = stopped_suffix(turn)
         self.text = turn.text
         for attempt in range(1, POST_ATTEMPTS + 1):
             try:

@@ -31,7 +31,7 @@ from microsoft_agents.hosting.core.app.streaming import StreamingResponse
 from microsoft_agents.hosting.core.authorization import AgentAuthConfiguration
 from microsoft_agents.hosting.core.authorization.anonymous_token_provider import AnonymousTokenProvider
 
-from bot.controls import Control, pressed, stopped_note
+from bot.controls import Control, pressed, stopped_suffix
 from bot.conversation import ConversationService, SessionKey, Turn
 from bot.inbound import Incoming
 from bot.observability import RUN_ID
@@ -52,6 +52,8 @@ SERVICE_URL_HOSTS = ("smba.trafficmanager.net", "smba.infra.gcc.teams.microsoft.
 
 # Connector calls: 429, 5xx and connection errors retried with backoff and jitter (see rag.resilience).
 POLICY = RetryPolicy(attempts=4)
+
+EMAIL_TTL = 3600.0  # seconds an asker's e-mail (conversation member record) is reused
 
 
 async def with_retries(policy: RetryPolicy, call: Callable[[], Awaitable[Any]], *, post: bool = False) -> Any:
@@ -155,6 +157,8 @@ class DocbotAgent(ActivityHandler):
         self.adapter: CloudAdapter | None = None  # set by TeamsAdapter: answers run in continued turns
         self.running: set[asyncio.Task] = set()
         self._streams: dict[int, _Stream] = {}  # the turn context's id -> its answer's stream, while it streams
+        self.read_emails = False  # in personal chats, ask who the asker is (per-document permissions)
+        self._emails: dict[str, tuple[float, frozenset[str]]] = {}  # member id -> (when asked, e-mails)
 
     def _failed(self, exc: BaseException, method: str) -> None:
         """A connector call failed: one log line and `docbot_platform_errors_total{platform="teams", method,
@@ -278,7 +282,31 @@ class DocbotAgent(ActivityHandler):
             edit_of=(activity.id or "") if edit else "",
             mentioned=recipient in mentioned, direct=self.personal(activity),
             mentions_others=bool(mentioned - {recipient, ""}), reply=not self.personal(activity),
-            from_app=bool(sender and (sender.role == "bot" or (sender.id or "").startswith("28:"))))  # 28: bot ids
+            from_app=bool(sender and (sender.role == "bot" or (sender.id or "").startswith("28:"))),  # 28: bot ids
+            identities=(lambda: self._identities(ctx)) if self.read_emails and self.personal(activity) else None)
+
+    async def _identities(self, ctx: TurnContext) -> frozenset[str]:
+        """The asker's e-mail and user principal name, from the conversation's member record (the Bot
+        Connector's `GET /v3/conversations/{id}/members/{member}`; Teams fills `email` and
+        `userPrincipalName`), cached for an hour: what restricted documents are matched against."""
+        from microsoft_agents.hosting.core.connector import ConnectorClientBase
+
+        activity = ctx.activity
+        member_id = activity.from_property.id if activity.from_property else ""
+        cached = self._emails.get(member_id)
+        if cached is not None and time.monotonic() - cached[0] < EMAIL_TTL:
+            return cached[1]
+        client: Any = ctx.services.get(ConnectorClientBase)  # the key the SDK stores its connector client under
+        if client is None:
+            return frozenset()
+        member = await client.conversations.get_conversation_member(activity.conversation.id, member_id)
+        extra = member.model_extra or {}
+        found = frozenset(str(v).lower() for v in (extra.get("email"), extra.get("userPrincipalName"))
+                          if v and "@" in str(v))
+        if len(self._emails) > 10_000:
+            self._emails.clear()
+        self._emails[member_id] = (time.monotonic(), found)
+        return found
 
     async def on_invoke_activity(self, turn_context: TurnContext) -> InvokeResponse | None:  # type: ignore[override]
         """Teams' own feedback form (`message/submitAction`) is stored like the card's buttons; other
@@ -383,7 +411,7 @@ class DocbotAgent(ActivityHandler):
                     if not _platform_failure(exc):
                         raise
                 last = time.monotonic()
-        text = turn.text + (f"\n\n_{note}_" if (note := stopped_note(turn)) else "")
+        text = turn.text + stopped_suffix(turn)
         try:
             rest = await self._update(ctx, sent.id, turn, text, running=False)
         except Exception as exc:
@@ -495,8 +523,9 @@ class TeamsAdapter:
     def __init__(self, service: ConversationService, *, app_id: str | None = None, app_password: str | None = None,
                  tenant_id: str | None = None, update_every: float = 1.0, source_url_base: str | None = None,
                  policy: RetryPolicy = POLICY, service_url_hosts: tuple[str, ...] | None = None,
-                 host_validator: OutboundHostValidator | None = None):
+                 host_validator: OutboundHostValidator | None = None, read_emails: bool = False):
         self.agent = DocbotAgent(service, update_every, source_url_base, policy)
+        self.agent.read_emails = read_emails  # personal chats: the asker's e-mail, for per-document permissions
         connections: Any
         if app_id:
             from microsoft_agents.authentication.msal import MsalConnectionManager

@@ -113,3 +113,10 @@ def pressed(kind: str, data: Mapping[str, Any]) -> tuple[Control, str] | None:
 def stopped_note(turn: "Turn") -> str:
     """What a stopped answer shows under the text it got to, in the asker's language ("" otherwise)."""
     return say(Text.STOPPED, turn.prepared.question) if turn.status == "cancelled" else ""
+
+
+def stopped_suffix(turn: "Turn") -> str:
+    """The stopped note as the answer's last paragraph, in italics ("" otherwise): how a stopped answer ends
+    where the note goes into the answer's own Markdown (Slack's updated message, a Teams card)."""
+    note = stopped_note(turn)
+    return f"\n\n_{note}_" if note else ""

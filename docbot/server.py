@@ -184,7 +184,8 @@ def _mount_teams(app: web.Application, runtime: Runtime) -> None:
                  app_password=s.microsoft_app_password.get_secret_value() if s.microsoft_app_password else None,
                  tenant_id=s.microsoft_app_tenant_id, update_every=s.slack_update_seconds,
                  source_url_base=s.source_url_base, policy=runtime.retry_policy,
-                 service_url_hosts=tuple(s.teams_service_url_hosts) if s.teams_service_url_hosts else None).mount(app)
+                 service_url_hosts=tuple(s.teams_service_url_hosts) if s.teams_service_url_hosts else None,
+                 read_emails=any(getattr(spec, "permissions", False) for spec in s.sources)).mount(app)
 
 
 def make_app(runtime: Runtime, *, schedule: bool = True, warm_up: bool = True) -> web.Application:

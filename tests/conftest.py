@@ -46,6 +46,29 @@ class CountingEmbedder:
         return self.inner.embed_passages(texts)
 
 
+class PassageMemo:
+    """The real embedder, each passage's vector computed once: for a test module that indexes the same files
+    in nearly every test to check what the indexer or the job does with them (e5 on them was most of the
+    module's CPU). The vectors are e5's own, and a wrapper a test puts above it (counting, failing,
+    recording batches) still sees every call. A module opts in with a module-scoped `embedder` fixture."""
+
+    def __init__(self, inner):
+        self.inner, self.name, self.dim = inner, inner.name, inner.dim
+        self.vectors: dict[str, np.ndarray] = {}
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.inner.embed_query(text)
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self.inner.embed_queries(texts)
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self.vectors]
+        if missing:
+            self.vectors.update(zip(missing, self.inner.embed_passages(missing)))
+        return np.vstack([self.vectors[t] for t in texts])
+
+
 @pytest.fixture(scope="session")
 def analyzer() -> Analyzer:
     return Analyzer()

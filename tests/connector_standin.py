@@ -62,6 +62,7 @@ class ConnectorStandIn:
     fail: list = field(default_factory=list)  # statuses (or (status, code)) to answer with before succeeding
     stream_refusal_after: int | None = None  # refuse streaming chunks after this many replies (Teams' Stop)
     hooks: list[dict] = field(default_factory=list)
+    members: dict = field(default_factory=dict)  # member id -> its TeamsChannelAccount (GetConversationMember)
     refused: list[dict] = field(default_factory=list)  # {"status", "code", "body"} of every refused call
     server: TestServer | None = None
     token: str | None = None  # the bot token every call must carry, when a test runs with credentials
@@ -83,6 +84,7 @@ class ConnectorStandIn:
     async def start(self) -> "ConnectorStandIn":
         app = web.Application(client_max_size=4 * 1024 * 1024)
         app.router.add_route("*", "/v3/conversations/{conversation}/activities{rest:.*}", self._activities)
+        app.router.add_get("/v3/conversations/{conversation}/members/{member}", self._member)
         app.router.add_post("/hook", self._hook)
         self.server = TestServer(app, host="127.0.0.1")
         await self.server.start_server()
@@ -90,6 +92,19 @@ class ConnectorStandIn:
 
     async def close(self) -> None:
         await self.server.close()
+
+    async def _member(self, request: web.Request) -> web.Response:
+        """A conversation member as Teams answers it (Bot Connector `GetConversationMember`: a
+        TeamsChannelAccount with `email` and `userPrincipalName`); 404 for someone not in it."""
+        refusal = self._authorized(request)
+        if refusal is not None:
+            return refusal
+        member = self.members.get(request.match_info["member"])
+        if member is None:
+            return _error(404, "MemberNotFoundInConversation", "The member is not part of the conversation.")
+        self.calls.append({"kind": "member", "conversation": request.match_info["conversation"],
+                           "activity_id": "", "body": member})
+        return web.json_response(member)
 
     def of(self, kind: str) -> list[dict]:
         return [c["body"] for c in self.calls if c["kind"] == kind]

@@ -18,7 +18,11 @@ with the app), and a `response_url` used more than five times or after 30 minute
 row, and a call made before the Retry-After it was given is refused again (and recorded). It can
 also be told to refuse streaming, to answer 503, or to answer a share of calls late (timeouts), and a
 call late with its effect before the answer (`late_next`), after it (`delayed_next`: a post that lands after
-docbot looked for it) or never (`lost_next`). A deleted message is gone from `conversations.replies`."""
+docbot looked for it) or never (`lost_next`). A deleted message is gone from `conversations.replies`.
+Late answers come after `slow_seconds` (a real client's timeout gives up first), or, with
+`signal_timeouts` (late and lost calls), at once with a mark that a client session from
+`timing_out_session()` raises as the TimeoutError of a client that stopped waiting: the same outcome with
+no clock, so a loaded machine cannot time out a call that should succeed."""
 from __future__ import annotations
 
 import asyncio
@@ -32,10 +36,27 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlencode
 
+import aiohttp
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 BOT_USER = "UBOT"
+TIMED_OUT = "X-Standin-Timed-Out"  # on a late or lost answer with signal_timeouts: the client gave up
+
+
+def timing_out_session(guard_seconds: float = 300.0) -> aiohttp.ClientSession:
+    """A session for docbot's Slack client under test (`adapter.app.client.session`; Bolt's per-request
+    clients share it): an answer marked TIMED_OUT raises TimeoutError, as aiohttp's own timeout does, after
+    the stand-in did (late) or did not do (lost) what was asked. Any other call may take as long as the
+    machine needs (`guard_seconds` only guards against a hang)."""
+
+    async def ended(session, context, params) -> None:
+        if params.response.headers.get(TIMED_OUT):
+            raise TimeoutError
+
+    trace = aiohttp.TraceConfig()
+    trace.on_request_end.append(ended)
+    return aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=guard_seconds), trace_configs=[trace])
 
 
 @dataclass
@@ -61,6 +82,7 @@ class SlackStandIn:
     refused: list[tuple[str, str]] = field(default_factory=list)  # (method, error) of every refused call
     slow_rate: float = 0.0  # share of calls answered late (timeouts on the client's side)
     slow_seconds: float = 0.0
+    signal_timeouts: bool = False  # late and lost calls answered at once, marked TIMED_OUT (no clock)
     slowed: list[str] = field(default_factory=list)  # methods answered late
     slow_methods: set[str] = field(default_factory=set)  # methods always answered late
     # The next n calls of a method answered late: with effect ("late": Slack did it, the answer is slow) or
@@ -122,8 +144,7 @@ class SlackStandIn:
         if self.lost_next.get(method):
             self.lost_next[method] -= 1
             self.slowed.append(method)
-            await asyncio.sleep(self.slow_seconds)
-            return web.json_response({"ok": False, "error": "request_timeout"})  # the client gave up long ago
+            return await self._late(web.json_response({"ok": False, "error": "request_timeout"}))  # nothing done
         if self.delayed_next.get(method):
             self.delayed_next[method] -= 1
             self.slowed.append(method)
@@ -133,9 +154,17 @@ class SlackStandIn:
         if self.late_next.get(method):
             self.late_next[method] -= 1
             self.slowed.append(method)
-            await asyncio.sleep(self.slow_seconds)
-        elif method in self.slow_methods or (self.slow_rate and method != "auth.test" and self._rng.random() < self.slow_rate):
+            return await self._late(response)
+        if method in self.slow_methods or (self.slow_rate and method != "auth.test" and self._rng.random() < self.slow_rate):
             self.slowed.append(request.match_info["method"])
+            return await self._late(response)
+        return response
+
+    async def _late(self, response: web.Response) -> web.Response:
+        """An answer the client no longer waits for: after `slow_seconds`, or marked TIMED_OUT at once."""
+        if self.signal_timeouts:
+            response.headers[TIMED_OUT] = "1"
+        else:
             await asyncio.sleep(self.slow_seconds)
         return response
 

@@ -4,6 +4,7 @@ only in direct messages to an asker whose e-mail is among them, restamped withou
 change; the conversation core asks the platform who the asker is in direct messages only."""
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -242,3 +243,42 @@ def test_sharepoint_item_permissions_reach_the_index_and_sharing_changes_restamp
     job(drive).run("scheduler")
     assert Store(db_url).source_state(drive.key).requests == 1  # a no-op run still costs one delta request
     assert bands.id
+
+
+async def test_a_teams_personal_chat_searches_the_askers_documents_only(connector, tmp_path, analyzer, embedder,
+                                                                        classifier):
+    from aiohttp import web
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from adapters.teams import TeamsAdapter
+
+    from conftest import build_service, make_indexer
+    from connector_standin import message
+
+    indexer = make_indexer(tmp_path / "index.sqlite3", analyzer, embedder)
+    indexer.sync(_Restricted())
+    for member, email in (("29:alice", ALICE), ("29:bob", BOB)):
+        connector.members[member] = {"id": member, "name": email.split("@")[0].title(), "aadObjectId": f"aad-{member}",
+                                     "email": email, "userPrincipalName": email.upper(), "tenantId": "tenant-1",
+                                     "userRole": "user"}
+    service = build_service(indexer, analyzer, classifier, f"sqlite:///{tmp_path / 't.sqlite3'}")
+    adapter = TeamsAdapter(service, update_every=0.0, read_emails=True)
+    app = web.Application()
+    adapter.mount(app)
+    client = TestClient(TestServer(app, host="127.0.0.1"))
+    await client.start_server()
+    try:
+        async def ask(user: str, conversation: str, activity_id: str) -> str:
+            await client.post("/api/messages", json=message("What are the salary bands for engineers?",
+                                                           connector.service_url, user=user, conversation=conversation,
+                                                           activity_id=activity_id))
+            while adapter.agent.running:
+                await asyncio.gather(*adapter.agent.running, return_exceptions=True)
+            return json.dumps([c["body"] for c in connector.calls if c["conversation"] == conversation],
+                              ensure_ascii=False)
+
+        assert "raven" in await ask("29:alice", "a:alice", "m1")
+        assert "raven" not in await ask("29:bob", "a:bob", "m2")
+        assert [c["body"]["id"] for c in connector.calls if c["kind"] == "member"] == ["29:alice", "29:bob"]
+    finally:
+        await client.close()

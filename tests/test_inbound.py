@@ -1,5 +1,5 @@
 """Rules the core applies for every platform, so no adapter has to (bot/inbound.py, bot/controls.py)."""
-from bot.controls import Control, pressed, stopped_note, target_of
+from bot.controls import Control, pressed, stopped_note, stopped_suffix, target_of
 from bot.conversation import Pressed, SessionKey
 from bot.inbound import Incoming
 
@@ -56,6 +56,7 @@ async def test_a_stopped_answer_says_so_in_the_askers_language(service):
     turn.cancelled.set()
     await turn.collect()
     assert turn.status == "cancelled" and stopped_note(turn) == "(중단됨)"
+    assert stopped_suffix(turn) == "\n\n_(중단됨)_"  # one rule for Slack's updated message and a Teams card
     done = await service.ask(SessionKey("teams", "t1", "19:general", "other"), "What is the VPN policy?", "u1")
     await done.collect()
-    assert stopped_note(done) == ""
+    assert stopped_note(done) == "" and stopped_suffix(done) == ""

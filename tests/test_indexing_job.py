@@ -11,7 +11,13 @@ from bot.storage import IndexRun, Store
 from rag.ingest.sources import FolderSource
 from rag.retrieve.retriever import Retriever
 
-from conftest import CountingEmbedder, make_indexer
+from conftest import CountingEmbedder, PassageMemo, make_indexer
+
+
+@pytest.fixture(scope="module")
+def embedder(embedder):
+    """Runs, leases, crashes and schedules over the same handbook files: each passage embedded once here."""
+    return PassageMemo(embedder)
 
 
 class FlakyEmbedder(CountingEmbedder):
@@ -63,17 +69,33 @@ def test_a_run_is_recorded_and_a_rerun_embeds_nothing(tmp_path, docs, db_url, an
     assert job.store.lease("index") is None  # released after the run
 
 
+class GatedEmbedder(FlakyEmbedder):
+    """Holds its first embedding call until the test lets it go: a run observed mid-way, not raced on a clock."""
+
+    def __init__(self, inner):
+        super().__init__(inner)
+        self.entered, self.release = threading.Event(), threading.Event()
+
+    def embed_passages(self, texts):
+        self.entered.set()
+        assert self.release.wait(600), "never released"  # a hang guard
+        return super().embed_passages(texts)
+
+
 def test_two_runners_never_index_at_once(tmp_path, docs, db_url, analyzer, embedder):
-    slow = job_for(tmp_path, docs, db_url, analyzer, FlakyEmbedder(embedder, delay=0.4), holder="replica-1")
+    gate = GatedEmbedder(embedder)
+    slow = job_for(tmp_path, docs, db_url, analyzer, gate, holder="replica-1")
     other = IndexJob(Store(db_url), slow.indexer, slow.sources, holder="replica-2")
     results = {}
     worker = threading.Thread(target=lambda: results.setdefault("slow", slow.run("scheduler")))
     worker.start()
-    while other.store.lease("index") is None:  # replica-1 holds it (the test's timeout guards a hang)
-        assert worker.is_alive(), "replica-1 finished before it was seen holding the lease"
-        time.sleep(0.02)
-    assert other.run("scheduler") is None  # replica-2 sees the lease and does nothing
-    worker.join()
+    try:
+        assert gate.entered.wait(600), "replica-1 never started embedding"  # mid-run: it holds the lease
+        assert other.store.lease("index").holder == "replica-1"
+        assert other.run("scheduler") is None  # replica-2 sees the lease and does nothing
+    finally:
+        gate.release.set()
+        worker.join()
     assert results["slow"].status == "done" and results["slow"].added == 4
     assert other.run("scheduler").unchanged == 4  # free again once replica-1 finished
 
@@ -116,10 +138,10 @@ def test_a_file_whose_embedding_fails_is_reported_and_the_run_goes_on(tmp_path, 
 
 def test_a_killed_runner_is_taken_over_and_its_run_marked_abandoned(tmp_path, docs, db_url, analyzer, embedder):
     job = job_for(tmp_path, docs, db_url, analyzer, embedder)
-    job.store.acquire_lease("index", "dead-replica", 0.2)  # it acquired, started, then was killed -9
+    job.store.acquire_lease("index", "dead-replica", 30)  # it acquired, started, then was killed -9
     dead = job.store.add(IndexRun(trigger="scheduler", holder="dead-replica"))
-    assert job.run("scheduler") is None
-    time.sleep(0.3)
+    assert job.run("scheduler") is None  # its lease still holds
+    assert job.store.renew_lease("index", "dead-replica", -1)  # ...until it lapses (moved past, not slept past)
     run = job.run("scheduler")
     assert run.status == "done" and run.added == 4
     assert job.store.get_run(dead.id).status == "abandoned"

@@ -1,7 +1,15 @@
 """Ingestion: incremental by content hash, deletion-aware, broken files skipped and reported."""
+import pytest
+
 from rag.retrieve.retriever import Retriever
 
-from conftest import CountingEmbedder, make_indexer
+from conftest import CountingEmbedder, PassageMemo, make_indexer
+
+
+@pytest.fixture(scope="module")
+def embedder(embedder):
+    """The same handbook files indexed test after test: each passage embedded once here."""
+    return PassageMemo(embedder)
 
 
 def test_second_run_on_an_unchanged_folder_embeds_nothing(tmp_path, docs, analyzer, counting):

@@ -267,17 +267,21 @@ async def test_an_unsigned_slack_request_is_401_not_500(slack_app, headers, body
 
 @pytest.fixture
 async def slack_bot(glossary_service):
-    """The real SlackAdapter over the glossary service, against the stand-in, with a 1 s client timeout."""
+    """The real SlackAdapter over the glossary service, against the stand-in. A call the stand-in answers
+    late fails as a timeout at once, by the stand-in's mark: the client's session has no clock of its own
+    (a 1 s HTTP timeout also timed out ordinary calls on a loaded machine). `timeout=1` still sets how
+    long docbot waits before looking for a timed-out post again and its late-landing sweeps."""
     from aiohttp import web
     from aiohttp.test_utils import TestClient, TestServer
 
     from adapters.slack import SlackAdapter
 
-    from slack_standin import SlackStandIn
+    from slack_standin import SlackStandIn, timing_out_session
 
-    slack = await SlackStandIn(slow_seconds=3).start()
+    slack = await SlackStandIn(signal_timeouts=True).start()
     adapter = SlackAdapter(glossary_service, "xoxb-test", "secret", api_base_url=slack.base_url, timeout=1,
                            update_every=0.0)
+    adapter.app.client.session = timing_out_session()  # slack_sdk times a call out only through its own session
     adapter.client.retry_handlers.clear()  # a failed call fails at once
     app = web.Application()
     adapter.mount(app)
@@ -285,6 +289,7 @@ async def slack_bot(glossary_service):
     await client.start_server()
     yield client, slack, glossary_service
     await client.close()
+    await adapter.app.client.session.close()
     await slack.close()
 
 
