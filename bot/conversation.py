@@ -9,10 +9,11 @@ import time
 import uuid
 import weakref
 from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from contextvars import ContextVar
 from dataclasses import astuple, dataclass, replace
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, cast
 
 from rag.answer.answerers import number_sources
 from rag.errors import DocbotError, StorageError, component
@@ -108,21 +109,25 @@ class Turn:
         started = time.perf_counter()
         checked = saved = time.monotonic()
         try:
-            async for piece in self.service.pipeline.answer(self.prepared, self.history):
-                if time.monotonic() - checked >= STOP_POLL_SECONDS:  # a Stop clicked on another replica
-                    checked = time.monotonic()
-                    if await self.service.store.call(self.service.stop_requested_elsewhere, self.run_id):
-                        self.cancelled.set()
-                if self.cancelled.is_set():
-                    self.status = "cancelled"
-                    break
-                self.text += piece
-                yield piece
-                if time.monotonic() - saved >= PERSIST_SECONDS:
-                    saved = time.monotonic()
-                    await self.service.persist(self)
-            else:
-                self.status = "complete"
+            # Closed with this turn, whoever stops reading it (Stop, a platform that failed midway): the model's
+            # stream and its HTTP response end now, not when the event loop finalises a forgotten generator.
+            async with aclosing(cast(AsyncGenerator[str, None],
+                                     self.service.pipeline.answer(self.prepared, self.history))) as answer:
+                async for piece in answer:
+                    if time.monotonic() - checked >= STOP_POLL_SECONDS:  # a Stop clicked on another replica
+                        checked = time.monotonic()
+                        if await self.service.store.call(self.service.stop_requested_elsewhere, self.run_id):
+                            self.cancelled.set()
+                    if self.cancelled.is_set():
+                        self.status = "cancelled"
+                        break
+                    self.text += piece
+                    yield piece
+                    if time.monotonic() - saved >= PERSIST_SECONDS:
+                        saved = time.monotonic()
+                        await self.service.persist(self)
+                else:
+                    self.status = "complete"
         except Exception as exc:  # the answer broke off (a model stream cut, or a bug): say so, count it
             if isinstance(exc, DocbotError):
                 log.warning("answer failed in run %s: %s", self.run_id, exc)

@@ -1,6 +1,7 @@
 """The embedded index from 1k to 1M chunks: latency against the NumPy exact-scan floor, recall, RSS, open.
 
     python scripts/bench_scale.py --chunks 1000 10000 100000 1000000 [--rounds 2] [--queries 100] [--warmup 3]
+                                  [--neighbours 1]
 
 Corpus: `--chunks` synthetic chunks of 12 words from a 5,000-word vocabulary (no near-duplicates),
 vectors precomputed (not embedded): 2,000 random unit centres and each chunk a centre plus Gaussian
@@ -198,6 +199,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--warmup", type=int, default=3, help="untimed queries (other ones) docbot answers first")
+    parser.add_argument("--neighbours", type=int, default=0,
+                        help="CPU-bound processes spinning beside each floor and docbot measurement")
     parser.add_argument("--work", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "docbot-bench-scale")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--n", type=int, help=argparse.SUPPRESS)
@@ -226,23 +229,31 @@ def main() -> None:
         figure["prepare"] = worker(args, "prepare", n)
         for round_ in range(args.rounds):
             order = ["floor", "docbot"] if round_ % 2 == 0 else ["docbot", "floor"]
-            one = {name: worker(args, name, n) for name in order}
+            one = {name: worker(args, name, n, args.neighbours) for name in order}
             one["p50_ratio"] = round(one["docbot"]["p50_ms"] / one["floor"]["p50_ms"], 2)
             one["p95_ratio"] = round(one["docbot"]["p95_ms"] / one["floor"]["p95_ms"], 2)
             one["cpu_p50_ratio"] = round(one["docbot"]["cpu_p50_ms"] / one["floor"]["cpu_p50_ms"], 2)
             one["cpu_p95_ratio"] = round(one["docbot"]["cpu_p95_ms"] / one["floor"]["cpu_p95_ms"], 2)
             one["overhead_cpu_p50_ms"] = round(one["docbot"]["cpu_p50_ms"] - one["floor"]["cpu_p50_ms"], 3)
             one["load_average"] = round(os.getloadavg()[0], 1)
+            one["neighbours"] = args.neighbours
             figure["rounds"].append(one)
             print(f"{n}: {json.dumps(one)}", file=sys.stderr, flush=True)
         report[str(n)] = figure
     print(json.dumps(report, indent=2))
 
 
-def worker(args, name: str, n: int) -> dict:
-    command = [sys.executable, __file__, "--worker", name, "--n", str(n), "--queries", str(args.queries), "--warmup", str(args.warmup),
-               "--work", str(args.work)]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
+def worker(args, name: str, n: int, neighbours: int = 0) -> dict:
+    command = [sys.executable, __file__, "--worker", name, "--n", str(n), "--queries", str(args.queries),
+               "--warmup", str(args.warmup), "--work", str(args.work)]
+    # CPU-bound neighbours (as scripts/bench_contention.py runs them) beside this measurement only.
+    spinning = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(neighbours)]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
+    finally:
+        for proc in spinning:
+            proc.kill()
+            proc.wait()
     if done.returncode:
         raise SystemExit(f"{name} at {n} failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -91,7 +91,9 @@ async def wait_ready(url: str, server: subprocess.Popen, timeout: float) -> floa
 async def run(args) -> dict:
     slack = await SlackStandIn(slow_rate=args.slow_rate, slow_seconds=args.slow_seconds,
                                tokens={"xoxb-load": "T1"},  # the token docbot is given below
-                               joined={f"C{n}" for n in range(7)}).start()  # the channels the threads use
+                               # the channels the threads use, and the DM the burst goes to (a DM docbot is not
+                               # part of answers channel_not_found: every burst turn failed, silently)
+                               joined={f"C{n}" for n in range(7)} | {"D1"}).start()
     llm = await ScriptedLLM().start()
     port = free_port()
     tmp = tempfile.mkdtemp(prefix="docbot-load-")

@@ -215,3 +215,40 @@ async def test_storage_never_runs_on_the_event_loop(service, monkeypatch):
     regenerated = (await service.press(KEY, Control.REGENERATE, turn.run_id, "u1")).turn
     await regenerated.collect()
     assert len(threads) > 8 and all(name.startswith("docbot-store") for name in threads), set(threads)
+
+
+async def test_an_answer_the_platform_stops_reading_closes_the_model_stream_at_once(tmp_path, analyzer, embedder,
+                                                                                    classifier, monkeypatch):
+    """A platform that fails midway (Slack's append timed out) stops reading the turn: the model's stream
+    underneath was left to the garbage collector, its HTTP response open until the event loop finalised it
+    (at shutdown, "aclose(): asynchronous generator is already running" tracebacks in the 50x3 load run). It
+    is closed when the turn is."""
+    from rag.pipeline import Pipeline
+
+    from conftest import service_over
+
+    service = service_over(tmp_path, analyzer, embedder, classifier,
+                           {"oncall.md": "# On-call\n\nWeekly rotation.\n"})
+    closed = []
+
+    async def model_stream(self, prepared, history):
+        try:
+            for n in range(5):
+                yield f"part {n}. "
+        finally:
+            closed.append("model stream closed")
+
+    monkeypatch.setattr(Pipeline, "answer", model_stream)
+    finish = service.finish
+
+    async def finishing(turn, answer_ms):
+        closed.append("answer stored")
+        await finish(turn, answer_ms)
+
+    monkeypatch.setattr(service, "finish", finishing)
+    turn = await service.ask(KEY, "How does the on-call rotation work?", "u1")
+    pieces = turn.stream()
+    assert await pieces.__anext__() == "part 0. "
+    await pieces.aclose()  # the platform gave up on the answer
+    assert closed == ["model stream closed", "answer stored"]  # with the turn, not later by the loop's finaliser
+    assert turn.done.is_set() and turn.text == "part 0. "

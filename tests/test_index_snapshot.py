@@ -296,3 +296,18 @@ def test_a_fresh_snapshot_reads_each_chunk_row_once_and_a_write_reads_them_again
     assert sum(_reads_rows(s) for s in statements) == 1
     assert {c.chunk.path for c in after.chunks.values()}.isdisjoint({public, "f0.md"})
     index.close()
+
+
+def test_row_file_reads_the_rows_asked_for_with_or_without_preadv(tmp_path, monkeypatch):
+    rng = np.random.default_rng(30)
+    matrix = rng.normal(size=(500, 20)).astype(np.float32)
+    np.save(tmp_path / "vectors.npy", matrix)
+    rows = np.array([499, 3, 3, 0, 250])
+    reader = snapshot_module.RowFile(tmp_path / "vectors.npy")
+    assert reader.shape == (500, 20) and np.array_equal(reader.read(rows), matrix[rows])
+    monkeypatch.setattr(snapshot_module, "_read_into", snapshot_module._pread_copy)  # a platform without preadv
+    assert np.array_equal(reader.read(rows), matrix[rows])
+    reader.close()
+    np.save(tmp_path / "ints.npy", np.zeros((3, 4), np.int64))
+    with pytest.raises(ValueError):
+        snapshot_module.RowFile(tmp_path / "ints.npy")

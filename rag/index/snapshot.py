@@ -66,11 +66,15 @@ class RowFile:
 
     def __init__(self, path: Path):
         self._file = open(path, "rb")  # closed with this object (a replaced snapshot lets go of it)
-        version = np.lib.format.read_magic(self._file)
-        reader = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-        shape, fortran, dtype = reader(self._file)
-        if fortran or np.dtype(dtype) != np.dtype("<f4") or len(shape) != 2:
-            raise ValueError(f"{path} is not a row-major float32 matrix")
+        try:
+            version = np.lib.format.read_magic(self._file)
+            reader = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            shape, fortran, dtype = reader(self._file)
+            if fortran or np.dtype(dtype) != np.dtype("<f4") or len(shape) != 2:
+                raise ValueError(f"{path} is not a row-major float32 matrix")
+        except BaseException:
+            self._file.close()
+            raise
         self.shape, self._offset, self._fd = tuple(shape), self._file.tell(), self._file.fileno()
 
     def read(self, rows: np.ndarray) -> np.ndarray:
@@ -80,12 +84,22 @@ class RowFile:
         size, base, fd = dim * 4, self._offset, self._fd
         view = memoryview(out.data).cast("B")
         for n, row in enumerate(rows.tolist()):
-            if os.preadv(fd, [view[n * size : (n + 1) * size]], base + row * size) != size:
+            if _read_into(fd, view[n * size : (n + 1) * size], base + row * size) != size:
                 raise OSError(f"short read of row {row} from {self._file.name}")
         return out
 
     def close(self) -> None:
         self._file.close()
+
+
+def _pread_copy(fd: int, buffer: memoryview, offset: int) -> int:
+    """`os.preadv` where the platform has none: one copy more."""
+    data = os.pread(fd, len(buffer), offset)
+    buffer[: len(data)] = data
+    return len(data)
+
+
+_read_into = (lambda fd, buffer, offset: os.preadv(fd, [buffer], offset)) if hasattr(os, "preadv") else _pread_copy
 
 
 def moments(vectors: np.ndarray, masks: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
