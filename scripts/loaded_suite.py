@@ -109,7 +109,8 @@ class LoadSampler(threading.Thread):
         self.done.set()
         self.join()
         s = self.samples
-        return {"min": min(s), "mean": round(sum(s) / len(s), 2), "max": max(s), "samples": len(s)} if s else {}
+        return {"min": round(min(s), 2), "mean": round(sum(s) / len(s), 2), "max": round(max(s), 2),
+                "samples": len(s)} if s else {}
 
 
 def stop_pids(pids: list[int]) -> None:
