@@ -26,7 +26,8 @@ From learn.microsoft.com/graph/api/driveitem-delta, .../driveitem-get-content, .
   /resources/canvaslayout, /resources/horizontalsectioncolumn, /resources/textwebpart): `GET
   /sites/{site-id}/pages/microsoft.graph.sitePage` lists every page, in pages (`@odata.nextLink`), sorted by
   name, each with `eTag`, `name`, `title`, `webUrl` relative to the site (as in the docs' example),
-  `lastModifiedDateTime`, `createdBy`/`lastModifiedBy` and `publishingState`; `GET
+  `lastModifiedDateTime`, `createdBy`/`lastModifiedBy` and `publishingState` (`draft` with a minor
+  `versionId` while edits are unpublished, `published` with a major one); `GET
   .../pages/{page-id}/microsoft.graph.sitePage` answers one page, with its `canvasLayout` (horizontal
   sections -> columns -> webparts; text web parts carry `innerHtml`) only under `$expand=canvasLayout`; an
   unknown page or site is 404 `itemNotFound`. Pages need the application permission `Sites.Read.All` (or
@@ -74,6 +75,8 @@ class Page:
     parts: list[str]  # the text web parts' innerHtml, one column each
     version: int = 1
     when: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    published: int = 0  # the last published major version (0: never published)
+    draft: bool = False  # edits since it was last published
 
 
 @dataclass
@@ -168,8 +171,9 @@ class GraphStandIn:
             self._sharing.add(self._log[-1][0])
 
     # The site's pages, as tests edit them
-    def write_page(self, name: str, title: str, *parts: str) -> Page:
-        """Create the page `name` (e.g. "Leave.aspx") or replace its title and text web parts (a new version)."""
+    def write_page(self, name: str, title: str, *parts: str, publish: bool = True) -> Page:
+        """Create the page `name` (e.g. "Leave.aspx") or replace its title and text web parts (a new version),
+        published or left a draft (`publishingState.level` "draft", a minor version)."""
         with self._lock:
             page = next((p for p in self._pages.values() if p.name == name), None)
             if page is None:
@@ -178,6 +182,9 @@ class GraphStandIn:
             else:
                 page.title, page.parts, page.version = title, list(parts), page.version + 1
                 page.when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            if publish:
+                page.published += 1
+            page.draft = not publish
             return page
 
     def delete_page(self, name: str) -> None:
@@ -339,7 +346,8 @@ class GraphStandIn:
                 "description": "", "pageLayout": "article", "promotionKind": "page",
                 "createdDateTime": "2026-01-05T09:00:00Z", "lastModifiedDateTime": page.when, "createdBy": who,
                 "lastModifiedBy": who, "parentReference": {"siteId": self.site_id},
-                "publishingState": {"level": "published", "versionId": f"{page.version}.0"},
+                "publishingState": {"level": "draft", "versionId": f"{page.published}.{page.version}"}
+                if page.draft else {"level": "published", "versionId": f"{page.published}.0"},
                 "contentType": {"id": "0x0101009D1CB255DA76424F860D91F20E6C4118", "name": "Site Page"}}
 
     def _permissions(self, item: Item) -> list[dict]:

@@ -266,6 +266,23 @@ def test_a_site_page_reads_its_text_web_parts_as_html_and_a_gone_page_is_a_docum
         page.read()  # 404 itemNotFound
 
 
+def test_a_draft_page_is_not_read_and_unpublished_edits_keep_the_published_text(world, drive, tmp_path, db_url,
+                                                                               analyzer, embedder):
+    drive.write_page("Leave.aspx", "Leave policy", LEAVE)
+    drive.write_page("Plans.aspx", "Plans", "<p>Secret reorganisation. Its code word is ivy.</p>", publish=False)
+    source = page_source(world)
+    job = job_maker(tmp_path, db_url, analyzer, embedder)
+    assert job(source).run("scheduler").errors == []
+    assert_mirrors(job(source), source, {"SitePages/Leave.html": "aspen"})
+    drive.write_page("Leave.aspx", "Leave policy", LEAVE.replace("aspen", "juniper"), publish=False)
+    assert job(source).run("scheduler").errors == []
+    assert_mirrors(job(source), source, {"SitePages/Leave.html": "aspen"})  # the published text stays
+    drive.write_page("Leave.aspx", "Leave policy", LEAVE.replace("aspen", "juniper"))  # published
+    drive.write_page("Plans.aspx", "Plans", "<p>The reorganisation. Its code word is ivy.</p>")
+    assert job(source).run("scheduler").errors == []
+    assert_mirrors(job(source), source, {"SitePages/Leave.html": "juniper", "SitePages/Plans.html": "ivy"})
+
+
 def test_site_pages_need_sites_read_all(world, drive, tmp_path, db_url, analyzer, embedder):
     drive.write_page("Leave.aspx", "Leave policy", LEAVE)
     drive.roles = frozenset({"Sites.Selected"})  # the docs list no Sites.Selected for pages: 403

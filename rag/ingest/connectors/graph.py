@@ -17,7 +17,10 @@ SharePoint site pages (`pages`, for a `sites/{site-id}/drive` source) have no de
 (`GET /sites/{id}/pages/microsoft.graph.sitePage`, paged with `@odata.nextLink`), keeps each page's id, path
 and eTag in the cursor, reads again (`.../pages/{id}/microsoft.graph.sitePage?$expand=canvasLayout`) only a
 page whose eTag changed, and deletes a page the listing no longer holds. A page is its text web parts'
-`innerHtml` under its title, read by the HTML loader, at `SitePages/<name>.html`, linked to its `webUrl`
+`innerHtml` under its title, read by the HTML loader, at `SitePages/<name>.html`, linked to its `webUrl`; a
+page whose `publishingState` is not `published` (a draft, or unpublished edits) is not read: the text
+indexed when it was last published stays until it is published again (a full enumeration, which must list
+every document it keeps, leaves it out until then: Graph serves the latest version, not the published one)
 (which Graph may give relative to the site: then resolved against the site's `webUrl`, fetched once and kept
 in the cursor).
 
@@ -212,6 +215,10 @@ class GraphSource:
             path = f"SitePages/{stem}.html"
             if not page_id or private(path):
                 continue
+            if (page.get("publishingState") or {}).get("level", "published") != "published":
+                if not complete and isinstance(old.get(page_id), dict):  # unpublished edits: the indexed text stays
+                    new[page_id] = old[page_id]
+                continue  # a draft never published is not read
             tag = str(page.get("eTag") or page.get("lastModifiedDateTime") or "")
             url = str(page.get("webUrl") or "")
             if url and not url.lower().startswith(("https://", "http://")):  # relative to the site
