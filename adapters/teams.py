@@ -79,7 +79,7 @@ class DocbotAgent(ActivityHandler):
                  policy: RetryPolicy = POLICY):
         super().__init__()
         self.service = service
-        self.client = TeamsClient(service.metrics, policy)  # connector calls: watched, retried, counted
+        self.client = TeamsClient(service, policy)  # connector calls: watched, retried, counted
         self.replies = TeamsReplies(service, self.client, update_every, source_url_base)
         self.adapter: CloudAdapter | None = None  # set by TeamsAdapter: answers run in continued turns
         self.running: set[asyncio.Task] = set()

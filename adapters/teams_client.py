@@ -14,6 +14,7 @@ import aiohttp
 from microsoft_agents.activity import Activity
 from microsoft_agents.hosting.core import TurnContext
 
+from bot.conversation import ConversationService
 from rag.resilience import RetryPolicy, transient_http
 
 from .teams_render import CARD
@@ -84,8 +85,8 @@ for _name in ("microsoft_agents.hosting.core.connector.client.connector_client",
 class TeamsClient:
     """The connector as docbot's turns use it: watched, counted, retried."""
 
-    def __init__(self, metrics: Any, policy: RetryPolicy = POLICY):
-        self.metrics, self.policy = metrics, policy
+    def __init__(self, service: ConversationService, policy: RetryPolicy = POLICY):
+        self.service, self.policy = service, policy  # the service's metrics count the failures
 
     def failed(self, exc: BaseException, method: str) -> None:
         """A connector call failed: one log line and `docbot_platform_errors_total{platform="teams", method,
@@ -97,7 +98,7 @@ class TeamsClient:
             exc._docbot_counted = True  # type: ignore[attr-defined]
         except AttributeError:  # pragma: no cover  (exceptions take attributes)
             pass
-        self.metrics.platform_errors.labels("teams", method, error).inc()
+        self.service.metrics.platform_errors.labels("teams", method, error).inc()
         log.warning("teams %s failed: %s", method, error)
         log.debug("teams %s failed", method, exc_info=exc)
 
