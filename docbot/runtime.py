@@ -181,7 +181,8 @@ class Runtime:
             raise ConfigurationError(f"the {spec.kind} source {spec.drive} needs client_secret_env or client_secret_file")
         return GraphSource(spec.drive, msal_token(spec.tenant_id, spec.client_id, client_secret), spec.folder,
                            spec.name, visibility=frozenset(spec.channels) if spec.channels else None,
-                           policy=self.retry_policy, kind=spec.kind, permissions=spec.permissions)
+                           policy=self.retry_policy, kind=spec.kind, permissions=spec.permissions,
+                           pages=spec.pages)
 
     def _drive_source(self, spec: DriveSpec) -> GoogleDriveSource:
         token, account = service_account_token(spec.service_account_file)

@@ -92,6 +92,7 @@ class GraphSpec(_Spec):
     client_secret_file: Path | None = Field(None, description="file holding the client secret")
     permissions: bool = Field(False, description="store each file's readers (item permissions) per document: "
                                                  "restricted files are shown only to them, in direct messages")
+    pages: bool = Field(False, description="also the site's pages (drive sites/<site-id>/drive; needs Sites.Read.All)")
 
 
 class DriveSpec(_Spec):

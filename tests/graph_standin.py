@@ -22,6 +22,18 @@ From learn.microsoft.com/graph/api/driveitem-delta, .../driveitem-get-content, .
   `grantedToIdentitiesV2`. A sharing change is reported by delta only to a caller whose `Prefer` header
   holds `deltashowsharingchanges`, the file annotated `@microsoft.graph.sharedChanged`; a folder's sharing
   change reports the folder alone.
+- site pages (learn.microsoft.com/graph/api/sitepage-list, .../sitepage-get, /resources/sitepage,
+  /resources/canvaslayout, /resources/horizontalsectioncolumn, /resources/textwebpart): `GET
+  /sites/{site-id}/pages/microsoft.graph.sitePage` lists every page, in pages (`@odata.nextLink`), sorted by
+  name, each with `eTag`, `name`, `title`, `webUrl` relative to the site (as in the docs' example),
+  `lastModifiedDateTime`, `createdBy`/`lastModifiedBy` and `publishingState` (`draft` with a minor
+  `versionId` while edits are unpublished, `published` with a major one); `GET
+  .../pages/{page-id}/microsoft.graph.sitePage` answers one page, with its `canvasLayout` (horizontal
+  sections -> columns -> webparts; text web parts carry `innerHtml`) only under `$expand=canvasLayout`; an
+  unknown page or site is 404 `itemNotFound`. Pages need the application permission `Sites.Read.All` (or
+  `Sites.ReadWrite.All`; the docs list no `Sites.Selected` for them): a token without it gets 403
+  `accessDenied`. `GET /sites/{site-id}` answers the site with its absolute `webUrl`, and
+  `/sites/{site-id}/drive/...` is the site's default library (the drive).
 """
 from __future__ import annotations
 
@@ -56,11 +68,25 @@ class Item:
 
 
 @dataclass
+class Page:
+    id: str
+    name: str
+    title: str
+    parts: list[str]  # the text web parts' innerHtml, one column each
+    version: int = 1
+    when: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    published: int = 0  # the last published major version (0: never published)
+    draft: bool = False  # edits since it was last published
+
+
+@dataclass
 class GraphStandIn:
     tenant: str = "contoso-tenant"
     client_id: str = "11111111-2222-3333-4444-555555555555"
     secret: str = "client-secret-value"
     drive_id: str = "b!drive1"
+    site_id: str = "contoso.sharepoint.com,1a2b3c4d-0000-4000-8000-000000000001,5e6f7a8b-0000-4000-8000-000000000002"
+    roles: frozenset = frozenset({"Sites.Read.All"})  # the app's application permissions, stamped on each token
     down: bool = False
     requests: list[str] = field(default_factory=list)
     tokens_issued: int = 0
@@ -74,6 +100,8 @@ class GraphStandIn:
     _downloads: dict[str, str] = field(default_factory=dict)  # tempauth -> item id
     _sharing: set = field(default_factory=set)  # log sequence numbers that are sharing changes only
     _lock: threading.RLock = field(default_factory=threading.RLock)
+    _pages: dict[str, Page] = field(default_factory=dict)
+    _token_roles: dict = field(default_factory=dict)
 
     def __post_init__(self):
         self.root = Item("root-id", "root", None, True)
@@ -141,6 +169,27 @@ class GraphStandIn:
                                         "grantedToIdentitiesV2": []})
             self._log.append((next(self._seq), item.id))
             self._sharing.add(self._log[-1][0])
+
+    # The site's pages, as tests edit them
+    def write_page(self, name: str, title: str, *parts: str, publish: bool = True) -> Page:
+        """Create the page `name` (e.g. "Leave.aspx") or replace its title and text web parts (a new version),
+        published or left a draft (`publishingState.level` "draft", a minor version)."""
+        with self._lock:
+            page = next((p for p in self._pages.values() if p.name == name), None)
+            if page is None:
+                page = Page(f"{next(self._ids):08x}-6c58-4df2-afc0-ab6327d5b202", name, title, list(parts))
+                self._pages[page.id] = page
+            else:
+                page.title, page.parts, page.version = title, list(parts), page.version + 1
+                page.when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            if publish:
+                page.published += 1
+            page.draft = not publish
+            return page
+
+    def delete_page(self, name: str) -> None:
+        with self._lock:
+            self._pages = {k: p for k, p in self._pages.items() if p.name != name}
 
     def expire_delta_tokens(self) -> None:
         self._expired_before = next(self._seq)
@@ -210,6 +259,7 @@ class GraphStandIn:
             return 400, {"error": "invalid_scope", "error_codes": [1002012]}, {}
         token = "eyJ0eXAi." + secrets.token_urlsafe(16)
         self._tokens.add(token)
+        self._token_roles[token] = frozenset(self.roles)
         self.tokens_issued += 1
         return 200, {"token_type": "Bearer", "expires_in": 3599, "ext_expires_in": 3599, "access_token": token}, {}
 
@@ -234,6 +284,18 @@ class GraphStandIn:
                 {"Retry-After": str(int(self._throttled.pop(0)))}
         if not auth.startswith("Bearer ") or auth[7:] not in self._tokens:
             return 401, {"error": {"code": "InvalidAuthenticationToken", "message": "Access token is empty."}}, {}
+        site = f"/v1.0/sites/{self.site_id}"
+        if path.startswith(f"{site}/drive/"):  # the site's default document library
+            path = f"/v1.0/drives/{self.drive_id}/" + path[len(site) + 7:]
+        elif path == site:
+            return 200, {"id": self.site_id, "name": "handbook", "displayName": "Handbook",
+                         "webUrl": "https://contoso.sharepoint.com/sites/handbook"}, {}
+        elif path.startswith(f"{site}/pages/") or path.startswith("/v1.0/sites/") and "/pages/" in path:
+            if not {"Sites.Read.All", "Sites.ReadWrite.All"} & self._token_roles.get(auth[7:], frozenset()):
+                return 403, {"error": {"code": "accessDenied", "message": "Access denied"}}, {}
+            if not path.startswith(f"{site}/pages/"):
+                return 404, {"error": {"code": "itemNotFound", "message": "Requested site could not be found"}}, {}
+            return self._page_get(path[len(site) + 7:], query)
         prefix = f"/v1.0/drives/{self.drive_id}"
         if path == f"{prefix}/root/delta":
             return self._delta(query, "deltashowsharingchanges" in [p.strip() for p in prefer.split(",")])
@@ -250,6 +312,43 @@ class GraphStandIn:
             self._downloads[tempauth] = item.id
             return 302, {}, {"Location": f"http://127.0.0.1:{self.graph.server_address[1]}/download/{item.id}?tempauth={tempauth}"}
         return 404, {"error": {"code": "itemNotFound", "message": f"no resource {path}"}}, {}
+
+    def _page_get(self, rest: str, query: dict) -> tuple:
+        with self._lock:
+            if rest == "microsoft.graph.sitePage":  # the listing, sorted by name, in pages
+                pages = sorted(self._pages.values(), key=lambda p: p.name.lower())
+                skip = int(query.get("$skiptoken", "0"))
+                body: dict = {"value": [self._page_json(p) for p in pages[skip:skip + PAGE]]}
+                if skip + PAGE < len(pages):
+                    body["@odata.nextLink"] = (f"{self.graph_url}/sites/{self.site_id}/pages/microsoft.graph.sitePage"
+                                               f"?$skiptoken={skip + PAGE}")
+                return 200, body, {}
+            page_id, _, cast = rest.partition("/")
+            page = self._pages.get(page_id)
+            if page is None or cast not in ("", "microsoft.graph.sitePage"):
+                return 404, {"error": {"code": "itemNotFound", "message": "The resource could not be found."}}, {}
+            out = self._page_json(page)
+            if "canvasLayout" in query.get("$expand", "").split(","):
+                out["canvasLayout"] = {"horizontalSections": [{"id": "1", "layout": "oneColumn", "emphasis": "none",
+                                       "columns": [{"id": str(n + 1), "width": 12, "webparts": [
+                                           {"@odata.type": "#microsoft.graph.textWebPart", "id": f"w{n}",
+                                            "innerHtml": part},
+                                           {"@odata.type": "#microsoft.graph.standardWebPart", "id": f"s{n}",
+                                            "webPartType": "d1d91016-032f-456d-98a4-721247c305e8",
+                                            "data": {"title": "Image", "properties": {"altText": "never indexed"}}}]}
+                                           for n, part in enumerate(page.parts)]}]}
+            return 200, out, {}
+
+    def _page_json(self, page: Page) -> dict:
+        who = {"user": {"displayName": "Megan Bowen", "email": "megan@contoso.com"}}
+        return {"@odata.type": "#microsoft.graph.sitePage", "id": page.id, "name": page.name, "title": page.title,
+                "eTag": f'"{{{page.id.upper()}}},{page.version}"', "webUrl": f"SitePages/{page.name}",
+                "description": "", "pageLayout": "article", "promotionKind": "page",
+                "createdDateTime": "2026-01-05T09:00:00Z", "lastModifiedDateTime": page.when, "createdBy": who,
+                "lastModifiedBy": who, "parentReference": {"siteId": self.site_id},
+                "publishingState": {"level": "draft", "versionId": f"{page.published}.{page.version}"}
+                if page.draft else {"level": "published", "versionId": f"{page.published}.0"},
+                "contentType": {"id": "0x0101009D1CB255DA76424F860D91F20E6C4118", "name": "Site Page"}}
 
     def _permissions(self, item: Item) -> list[dict]:
         node: Item | None = item

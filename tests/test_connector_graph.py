@@ -176,8 +176,137 @@ def test_sources_settings_build_sharepoint_onedrive_and_confluence_connectors(mo
     assert isinstance(graph, GraphSource) and graph.kind == "onedrive" and graph.visibility == frozenset({"C1"})
     assert isinstance(wiki, ConfluenceSource) and wiki.listing_every == 3 and wiki.token == "wiki-token"
     assert "s3cret-value" not in repr(graph) and "wiki-token" not in repr(wiki)
+    monkeypatch.setenv("DOCBOT_SOURCES", json.dumps([{"kind": "sharepoint", "drive": "sites/x/drive", "pages": True,
+                                                      "tenant_id": "t1", "client_id": "c1",
+                                                      "client_secret_env": "GRAPH_SECRET"}]))
+    [site] = Runtime(Settings(_env_file=None)).sources[-1:]
+    assert isinstance(site, GraphSource) and site.pages and site.site == "sites/x"
     monkeypatch.setenv("DOCBOT_SOURCES", json.dumps([{"kind": "sharepoint", "drive": "sites/x/drive",
                                                       "tenant_id": "t1", "client_id": "c1"}]))
     with pytest.raises(ConfigurationError):
         _ = Runtime(Settings(_env_file=None)).sources
 
+
+
+# SharePoint site pages (`pages: true`): listed every run (no delta for pages), read again only when changed.
+
+def page_source(world: GraphWorld, **options) -> GraphSource:
+    return GraphSource(
+        f"sites/{world.drive.site_id}/drive", world.token(), name="site", graph_url=world.drive.graph_url,
+        sleep=world.waits.append, policy=RetryPolicy(attempts=3, base_wait=0.5, max_wait=4.0, timeout=10.0),
+        pages=True, **options)
+
+
+def stored_meta(job, source, path: str) -> Metadata:
+    [row] = job.indexer.index._db.execute("SELECT meta FROM files WHERE source=? AND path=?",
+                                          (source.key, path)).fetchall()
+    return Metadata.from_json(row[0])
+
+
+LEAVE = ("<h2>Annual leave</h2><p>Every employee gets 25 days of annual leave. Its code word is aspen.</p>"
+         "<ul><li>Carry over up to five days</li><li>Book leave in Workday</li></ul>")
+
+
+def test_site_pages_are_created_edited_renamed_and_deleted_across_three_runs(world, drive, tmp_path, db_url,
+                                                                              analyzer, embedder):
+    world.write("guide.md", doc("Guide", "cedar"))
+    drive.write_page("Leave.aspx", "Leave policy", LEAVE)
+    drive.write_page("Travel.aspx", "Travel", "<p>Book trains over flights. Its code word is birch.</p>")
+    for n, word in enumerate(["fig", "gorse", "heath"]):  # five pages: the listing crosses a page
+        drive.write_page(f"Note{n}.aspx", f"Note {n}", f"<p>A note. Its code word is {word}.</p>")
+    source = page_source(world)
+    job = job_maker(tmp_path, db_url, analyzer, embedder)
+    run = job(source).run("scheduler")
+    assert run.errors == [] and run.added == 6
+    notes = {f"SitePages/Note{n}.html": w for n, w in enumerate(["fig", "gorse", "heath"])}
+    assert_mirrors(job(source), source, {"guide.md": "cedar", "SitePages/Leave.html": "aspen",
+                                         "SitePages/Travel.html": "birch", **notes})
+    meta = stored_meta(job(source), source, "SitePages/Leave.html")
+    assert meta.url == "https://contoso.sharepoint.com/sites/handbook/SitePages/Leave.aspx"
+    assert meta.title == "Leave policy" and meta.author == "Megan Bowen"
+
+    drive.write_page("Leave.aspx", "Leave policy", LEAVE.replace("aspen", "dahlia"))  # edited
+    drive.write_page("Travel.aspx", "Business travel", "<p>Book trains over flights. Its code word is birch.</p>")
+    drive.requests.clear()
+    run = job(source).run("scheduler")
+    assert run.errors == [] and run.deleted == 0
+    assert_mirrors(job(source), source, {"guide.md": "cedar", "SitePages/Leave.html": "dahlia",
+                                         "SitePages/Travel.html": "birch", **notes})
+    assert stored_meta(job(source), source, "SitePages/Travel.html").title == "Business travel"
+    reads = [r for r in drive.requests if r.endswith("/microsoft.graph.sitePage") and "/pages/microsoft" not in r]
+    assert len(reads) == 2  # only the two changed pages were read again
+
+    drive.delete_page("Travel.aspx")
+    drive.delete_page("Note2.aspx")
+    run = job(source).run("scheduler")
+    assert run.errors == [] and run.deleted == 2
+    notes.pop("SitePages/Note2.html")
+    assert_mirrors(job(source), source, {"guide.md": "cedar", "SitePages/Leave.html": "dahlia", **notes})
+
+    run = job(source).run("scheduler")  # a no-op run: the delta link and one listing page
+    assert run.errors == [] and run.added == 0 and run.deleted == 0
+    assert Store(db_url).source_state(source.key).requests == 2
+
+
+def test_a_site_page_reads_its_text_web_parts_as_html_and_a_gone_page_is_a_document_error(world, drive):
+    from rag.errors import DocumentError
+    from rag.ingest.loaders import load
+
+    drive.write_page("Leave.aspx", "Leave policy", LEAVE, "<table><tr><th>Grade</th><th>Days</th></tr>"
+                                                          "<tr><td>Senior</td><td>28</td></tr></table>")
+    [page] = [f for f in page_source(world).changes(None).changed if f.path.startswith("SitePages/")]
+    document = load(page.path, page.read(), page.meta)
+    text = "\n".join(s.text for s in document.sections)
+    assert document.title == "Leave policy" and "Annual leave" in [s.heading for s in document.sections]
+    kinds = {b.kind for s in document.sections for b in s.blocks}
+    assert {"item", "row"} <= kinds  # the list and the table read as the HTML loader reads them
+    assert "Carry over up to five days" in text and "28" in text and "never indexed" not in text
+    drive.delete_page("Leave.aspx")
+    with pytest.raises(DocumentError):
+        page.read()  # 404 itemNotFound
+
+
+def test_a_draft_page_is_not_read_and_unpublished_edits_keep_the_published_text(world, drive, tmp_path, db_url,
+                                                                               analyzer, embedder):
+    drive.write_page("Leave.aspx", "Leave policy", LEAVE)
+    drive.write_page("Plans.aspx", "Plans", "<p>Secret reorganisation. Its code word is ivy.</p>", publish=False)
+    source = page_source(world)
+    job = job_maker(tmp_path, db_url, analyzer, embedder)
+    assert job(source).run("scheduler").errors == []
+    assert_mirrors(job(source), source, {"SitePages/Leave.html": "aspen"})
+    drive.write_page("Leave.aspx", "Leave policy", LEAVE.replace("aspen", "juniper"), publish=False)
+    assert job(source).run("scheduler").errors == []
+    assert_mirrors(job(source), source, {"SitePages/Leave.html": "aspen"})  # the published text stays
+    drive.write_page("Leave.aspx", "Leave policy", LEAVE.replace("aspen", "juniper"))  # published
+    drive.write_page("Plans.aspx", "Plans", "<p>The reorganisation. Its code word is ivy.</p>")
+    assert job(source).run("scheduler").errors == []
+    assert_mirrors(job(source), source, {"SitePages/Leave.html": "juniper", "SitePages/Plans.html": "ivy"})
+
+
+def test_site_pages_need_sites_read_all(world, drive, tmp_path, db_url, analyzer, embedder):
+    drive.write_page("Leave.aspx", "Leave policy", LEAVE)
+    drive.roles = frozenset({"Sites.Selected"})  # the docs list no Sites.Selected for pages: 403
+    run = job_maker(tmp_path, db_url, analyzer, embedder)(page_source(world)).run("scheduler")
+    assert [e[0] for e in run.errors] == ["site"]
+    assert "403" in Store(db_url).source_state(page_source(world).key).last_error
+    with pytest.raises(ConfigurationError):
+        GraphSource("drives/abc", lambda: "t", pages=True)
+
+
+async def test_a_site_page_answers_with_a_citation_to_its_web_url(world, drive, tmp_path, db_url, analyzer,
+                                                                  embedder, classifier):
+    from bot.conversation import SessionKey
+
+    from conftest import build_service
+
+    drive.write_page("Leave.aspx", "Leave policy", LEAVE)
+    source = page_source(world)
+    job = job_maker(tmp_path, db_url, analyzer, embedder)(source)
+    assert job.run("scheduler").errors == []
+    service = build_service(job.indexer, analyzer, classifier, f"sqlite:///{tmp_path / 'chat.sqlite3'}")
+    turn = await service.ask(SessionKey("console", "local", "me", "t1"), "How many days of annual leave do I get?", "u1")
+    reply = await turn.collect()
+    assert "25 days" in reply and "[1]" in reply
+    [cited] = turn.sources
+    assert cited.title == "Leave policy" and cited.path == "SitePages/Leave.html"
+    assert cited.url == "https://contoso.sharepoint.com/sites/handbook/SitePages/Leave.aspx"

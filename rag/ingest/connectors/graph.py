@@ -13,18 +13,31 @@ again. Files are downloaded one at a time (`/items/{id}/content`, which redirect
 URL) only when that version is not indexed, and only for the types the loaders read; a file over the size
 limit is refused from the size delta reports, unread.
 
+SharePoint site pages (`pages`, for a `sites/{site-id}/drive` source) have no delta: every run lists them
+(`GET /sites/{id}/pages/microsoft.graph.sitePage`, paged with `@odata.nextLink`), keeps each page's id, path
+and eTag in the cursor, reads again (`.../pages/{id}/microsoft.graph.sitePage?$expand=canvasLayout`) only a
+page whose eTag changed, and deletes a page the listing no longer holds. A page is its text web parts'
+`innerHtml` under its title, read by the HTML loader, at `SitePages/<name>.html`, linked to its `webUrl`; a
+page whose `publishingState` is not `published` (a draft, or unpublished edits) is not read: the text
+indexed when it was last published stays until it is published again (a full enumeration, which must list
+every document it keeps, leaves it out until then: Graph serves the latest version, not the published one)
+(which Graph may give relative to the site: then resolved against the site's `webUrl`, fetched once and kept
+in the cursor).
+
 Tokens: client credentials (app-only) from msal, Microsoft's own library (already installed: the Teams
 SDK depends on it), which caches the token until it expires.
 """
 from __future__ import annotations
 
+import html
 import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urljoin
 
 from rag.documents import Metadata
 from rag.errors import ConfigurationError, DocumentError, SourceUnavailable
@@ -85,6 +98,7 @@ class GraphSource:
     kind: str = "sharepoint"
     complete: bool = True
     permissions: bool = False  # store each file's readers (its item permissions) per document
+    pages: bool = False  # also the site's pages (a `sites/{site-id}/drive` source only)
     http: HttpClient = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -94,6 +108,10 @@ class GraphSource:
                 and parts[2] == "drive"):
             raise ConfigurationError(f"a SharePoint/OneDrive source's drive must be drives/<id>, sites/<id>/drive, "
                                      f"users/<id>/drive or groups/<id>/drive, got {self.drive!r}")
+        if self.pages and parts[0] != "sites":
+            raise ConfigurationError(f"a source with pages must name a site's drive (sites/<site-id>/drive), "
+                                     f"got {self.drive!r}")
+        self.site = "/".join(parts[:2])
         self.folder = self.folder.strip("/")
         self.name = self.name or "sharepoint"
         extra = {"sleep": self.sleep} if self.sleep else {}
@@ -110,14 +128,14 @@ class GraphSource:
 
     @property
     def fingerprint(self) -> str:
-        return repr((self.drive, self.folder, self.permissions))
+        return repr((self.drive, self.folder, self.permissions) + ((True,) if self.pages else ()))
 
     def files(self) -> list[SourceFile]:
         return self.changes(None).changed
 
     def changes(self, cursor: str | None) -> Changes:
         before = self.http.requests
-        link, tree = self._parse(cursor)
+        link, tree, pages = self._parse(cursor)
         if link is not None:
             try:
                 items, new_link = self._delta(link)
@@ -160,19 +178,93 @@ class GraphSource:
         deleted = sorted({p for i, p in old_paths.items() if new_paths.get(i) != p} - set(new_paths.values())) \
             if not complete else []
         state = json.dumps(tree, separators=(",", ":"), ensure_ascii=False)
+        if self.pages:
+            pages, changed_pages, deleted_pages = self._page_changes(pages, complete)
+            changed += changed_pages
+            deleted = sorted(set(deleted) | set(deleted_pages)) if not complete else []
+            state += "\n" + json.dumps(pages, separators=(",", ":"), ensure_ascii=False)
         return Changes(f"{new_link}\n{state}", sorted(changed, key=lambda f: f.path), deleted, complete,
                        self.http.requests - before)
 
     @staticmethod
-    def _parse(cursor: str | None) -> tuple[str | None, dict[str, dict]]:
+    def _parse(cursor: str | None) -> tuple[str | None, dict[str, dict], dict[str, Any]]:
+        """The delta link, the drive's id tree and the pages' state (id -> path and eTag; "" -> the site's URL)."""
         if not cursor:
-            return None, {}
-        link, _, state = cursor.partition("\n")
+            return None, {}, {}
+        link, _, rest = cursor.partition("\n")
+        state, _, pages = rest.partition("\n")
         try:
-            return link, dict(json.loads(state))
+            return link, dict(json.loads(state)), dict(json.loads(pages)) if pages else {}
         except ValueError:
             log.warning("SharePoint/OneDrive source: unreadable cursor; enumerating the drive again")
-            return None, {}
+            return None, {}, {}
+
+    def _page_changes(self, old: dict[str, Any], complete: bool) -> tuple[dict[str, Any], list[SourceFile], list[str]]:
+        """The site's pages listed (no delta for pages): the new state, the pages to read (new, edited, renamed;
+        all of them when `complete`) and the paths of pages gone from the listing or renamed away."""
+        try:
+            listed = self._listing(f"{self.site}/pages/microsoft.graph.sitePage")
+        except NotFound as missing:
+            raise SourceUnavailable(f"Microsoft Graph has no site {self.site} (HTTP {missing.status})") from None
+        site_url = str(old.get("", ""))
+        new: dict[str, Any] = {}
+        changed: list[SourceFile] = []
+        for page in listed:
+            page_id, name = str(page.get("id", "")), str(page.get("name") or page.get("id") or "")
+            stem = name[:-5] if name.lower().endswith(".aspx") else name
+            path = f"SitePages/{stem}.html"
+            if not page_id or private(path):
+                continue
+            if (page.get("publishingState") or {}).get("level", "published") != "published":
+                if not complete and isinstance(old.get(page_id), dict):  # unpublished edits: the indexed text stays
+                    new[page_id] = old[page_id]
+                continue  # a draft never published is not read
+            tag = str(page.get("eTag") or page.get("lastModifiedDateTime") or "")
+            url = str(page.get("webUrl") or "")
+            if url and not url.lower().startswith(("https://", "http://")):  # relative to the site
+                if not site_url:
+                    site_url = str(self.http.get_json(self.site).get("webUrl") or "")
+                url = urljoin(site_url.rstrip("/") + "/", url)
+            new[page_id] = {"p": path, "t": tag}
+            before = old.get(page_id)
+            if complete or not isinstance(before, dict) or before.get("t") != tag or before.get("p") != path:
+                meta = Metadata(title=str(page.get("title") or stem), url=url, author=_who(page),
+                                updated=str(page.get("lastModifiedDateTime") or "")[:10])
+                changed.append(SourceFile(path, partial(self._page_html, page_id, path, meta.title), meta=meta,
+                                          version=f"graph-page:{page_id}:{tag}"))
+        if site_url:
+            new[""] = site_url
+        paths = {e["p"] for k, e in new.items() if k}
+        deleted = [e["p"] for k, e in old.items() if k and isinstance(e, dict) and e.get("p") not in paths]
+        return new, changed, deleted
+
+    def _listing(self, first: str) -> list[dict]:
+        items: list[dict] = []
+        body = self.http.get_json(first)
+        while True:
+            items.extend(body.get("value") or [])
+            following = body.get("@odata.nextLink")
+            if not following:
+                return items
+            body = self.http.get_json(following)
+
+    def _page_html(self, page_id: str, path: str, title: str) -> bytes:
+        """The page as HTML: its title, then its text web parts' `innerHtml` in layout order (sections, columns)."""
+        try:
+            page = self.http.get_json(f"{self.site}/pages/{quote(page_id)}/microsoft.graph.sitePage",
+                                      {"$expand": "canvasLayout"})
+        except NotFound:
+            raise DocumentError(path, "the page is gone (it leaves the index with the next run)") from None
+        title = str(page.get("title") or title)
+        layout = page.get("canvasLayout") or {}
+        columns = [c for s in layout.get("horizontalSections") or [] for c in s.get("columns") or []]
+        if layout.get("verticalSection"):
+            columns.append(layout["verticalSection"])
+        parts = [str(w.get("innerHtml") or "") for c in columns for w in c.get("webparts") or []
+                 if w.get("@odata.type") == "#microsoft.graph.textWebPart"]
+        name = html.escape(title)
+        return (f"<html><head><title>{name}</title></head><body><main><h1>{name}</h1>\n"
+                + "\n".join(parts) + "\n</main></body></html>").encode()
 
     def _delta(self, first: str) -> tuple[list[dict], str]:
         """Every page of a delta round: items until the page that carries the `@odata.deltaLink`."""
