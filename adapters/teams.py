@@ -5,7 +5,9 @@ A thin translation: an activity becomes a `ConversationService` turn keyed by th
 channel thread's conversation.id carries `;messageid=`, the channel id does not) and the
 conversation id; a turn becomes a streamed reply in one-on-one chats (the SDK's streaming
 response) or a sent-then-updated card in group chats and channels, with the AI-generated label,
-Teams citation entities and Teams' own feedback buttons.
+Teams citation entities and Teams' own feedback buttons. Replies are delivered by teams_replies.py
+(TeamsReplies), the connector calls watched, retried and counted in teams_client.py, cards built in
+teams_render.py.
 
 Teams waits about 15 seconds for the HTTP answer to an activity and then delivers it again, so a
 message is acknowledged at once (202) and answered in a continued turn of its own; invokes (the
@@ -19,27 +21,25 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-import aiohttp
 from aiohttp import web
-from microsoft_agents.activity import Activity, Attachment, Entity, InvokeResponse
+from microsoft_agents.activity import Activity, InvokeResponse
 from microsoft_agents.hosting.aiohttp import CloudAdapter, jwt_authorization_middleware
 from microsoft_agents.hosting.core import ActivityHandler, OutboundHostValidator, TurnContext
-from microsoft_agents.hosting.core.app.streaming import StreamingResponse
 from microsoft_agents.hosting.core.authorization import AgentAuthConfiguration
 from microsoft_agents.hosting.core.authorization.anonymous_token_provider import AnonymousTokenProvider
 
-from bot.controls import Control, pressed, stopped_suffix
-from bot.conversation import ConversationService, SessionKey, Turn
+from bot.controls import Control, pressed
+from bot.conversation import ConversationService, SessionKey
 from bot.inbound import Incoming
 from bot.observability import RUN_ID
 from rag.messages import Text, say
-from rag.resilience import RetryPolicy, transient_http
+from rag.resilience import RetryPolicy
 
-from .markup import explicit_links, html_escape, split_text
-from .teams_render import CARD, CONTINUATION, ENVELOPE, MESSAGE_BUDGET, ai_entity, card, citations, fit, utf16_size
+from .markup import html_escape
+from .teams_client import POLICY, TeamsClient, error_code, platform_failure
+from .teams_replies import TeamsReplies
 
 log = logging.getLogger(__name__)
 
@@ -50,81 +50,7 @@ log = logging.getLogger(__name__)
 SERVICE_URL_HOSTS = ("smba.trafficmanager.net", "smba.infra.gcc.teams.microsoft.com",
                      "smba.infra.gov.teams.microsoft.us", "smba.infra.dod.teams.microsoft.us", "botframework.com")
 
-# Connector calls: 429, 5xx and connection errors retried with backoff and jitter (see rag.resilience).
-POLICY = RetryPolicy(attempts=4)
-
 EMAIL_TTL = 3600.0  # seconds an asker's e-mail (conversation member record) is reused
-
-
-async def with_retries(policy: RetryPolicy, call: Callable[[], Awaitable[Any]], *, post: bool = False) -> Any:
-    """One connector call under the retry policy. A send (`post`) that timed out is not sent again: the Bot
-    Connector takes no idempotency key, so the first may have been shown."""
-    return await policy.call_async(call, _transient_send if post else transient_http)
-
-
-def _transient_send(exc: BaseException) -> bool:
-    return transient_http(exc) and not isinstance(exc, TimeoutError)
-
-
-def _error_code(exc: BaseException) -> str:
-    """A failed connector call's error as a short, bounded label: `http_<status>`, `timeout`, `connection`."""
-    if isinstance(exc, aiohttp.ClientResponseError):
-        return f"http_{exc.status}"
-    if isinstance(exc, TimeoutError):
-        return "timeout"
-    if isinstance(exc, aiohttp.ClientError):
-        return "connection"
-    return exc.__class__.__name__
-
-
-def _platform_failure(exc: BaseException) -> bool:
-    """A Bot Connector call that failed (as opposed to a bug in docbot)."""
-    return getattr(exc, "_docbot_counted", False) or isinstance(exc, (aiohttp.ClientError, TimeoutError))
-
-
-def _stream_kind(activity: Activity) -> str:
-    """The streamType of a streaming activity ("informative", "streaming", "final"), or "" for a plain one."""
-    for entity in activity.entities or []:
-        data = entity.model_dump(by_alias=True)
-        if data.get("type") == "streaminfo":
-            return str(data.get("streamType") or "streaming")
-    return ""
-
-
-def _final(activity: Activity) -> bool:
-    """The streamed answer's final message, however the SDK delivers it (it alone carries docbot's card)."""
-    return activity.type == "message" and any(a.content_type == CARD for a in activity.attachments or [])
-
-
-class _SdkErrorLines(logging.Filter):
-    """The SDK logs a failed connector request itself ("Error accessing '<url>': 500", "Exception during
-    StreamingResponse send_activity: ..."); docbot logs each failed call in one line of its own (method and
-    error) and counts it, so those repeats are dropped."""
-
-    PREFIXES = ("Error accessing '", "Bad request for '", "Exception during StreamingResponse send_activity",
-                "Error occurred when draining the streaming activity queue")
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not (isinstance(record.msg, str) and record.msg.startswith(self.PREFIXES))
-
-
-for _name in ("microsoft_agents.hosting.core.connector.client.connector_client",
-              "microsoft_agents.hosting.core.app.streaming.streaming_response"):
-    logging.getLogger(_name).addFilter(_SdkErrorLines())
-
-
-class _Stream:
-    """What a streamed answer has shown: the raw answer characters behind each length of escaped text queued,
-    and the escaped length of the last chunk the connector took (Teams shows the latest chunk's text)."""
-
-    def __init__(self) -> None:
-        self.marks: list[tuple[int, int]] = [(0, 0)]  # (escaped characters, raw characters) queued so far
-        self.delivered = 0  # escaped characters the last chunk that got through held
-        self.final = False  # the final message got through
-
-    def raw(self, answer: str) -> str:
-        """The part of the answer whose escaped text the user saw."""
-        return answer[:max(raw for escaped, raw in self.marks if escaped <= self.delivered)]
 
 
 class _AnonymousConnections:
@@ -152,65 +78,13 @@ class DocbotAgent(ActivityHandler):
     def __init__(self, service: ConversationService, update_every: float = 1.0, source_url_base: str | None = None,
                  policy: RetryPolicy = POLICY):
         super().__init__()
-        self.service, self.update_every, self.source_url_base = service, update_every, source_url_base
-        self.policy = policy
+        self.service = service
+        self.client = TeamsClient(service, policy)  # connector calls: watched, retried, counted
+        self.replies = TeamsReplies(service, self.client, update_every, source_url_base)
         self.adapter: CloudAdapter | None = None  # set by TeamsAdapter: answers run in continued turns
         self.running: set[asyncio.Task] = set()
-        self._streams: dict[int, _Stream] = {}  # the turn context's id -> its answer's stream, while it streams
         self.read_emails = False  # in personal chats, ask who the asker is (per-document permissions)
         self._emails: dict[str, tuple[float, frozenset[str]]] = {}  # member id -> (when asked, e-mails)
-
-    def _failed(self, exc: BaseException, method: str) -> None:
-        """A connector call failed: one log line and `docbot_platform_errors_total{platform="teams", method,
-        error}`, once per failure however far it travels."""
-        if getattr(exc, "_docbot_counted", False):
-            return
-        error = _error_code(exc)
-        try:
-            exc._docbot_counted = True  # type: ignore[attr-defined]
-        except AttributeError:  # pragma: no cover  (exceptions take attributes)
-            pass
-        self.service.metrics.platform_errors.labels("teams", method, error).inc()
-        log.warning("teams %s failed: %s", method, error)
-        log.debug("teams %s failed", method, exc_info=exc)
-
-    def watch(self, ctx: TurnContext) -> None:
-        """Every connector call of this turn under the policy's timeout (the SDK's session waits five minutes),
-        each failure logged in one line and counted; a streaming chunk that fails is left out (the next chunk
-        carries all the text before it) and what the stream showed is noted."""
-        timeout = self.policy.timeout
-
-        async def sends(context: TurnContext, activities: list[Activity], call_next: Callable[[], Awaitable[Any]]):
-            kind = _stream_kind(activities[0]) if len(activities) == 1 else ""
-            stream = self._streams.get(id(context))
-            try:
-                result = await asyncio.wait_for(call_next(), timeout)
-            except Exception as exc:
-                if kind and isinstance(exc, aiohttp.ClientResponseError) and exc.status == 403:
-                    raise  # Teams' Stop (ContentStreamNotAllowed): the SDK's to handle, not a failure
-                self._failed(exc, "send_activity")
-                if kind in ("informative", "streaming"):
-                    return []
-                raise
-            if stream is not None and kind == "streaming":
-                stream.delivered = len(activities[0].text or "")
-            elif stream is not None and (kind == "final" or _final(activities[0])):
-                stream.final = True
-            return result
-
-        async def updates(context: TurnContext, activity: Activity, call_next: Callable[[], Awaitable[Any]]):
-            try:
-                result = await asyncio.wait_for(call_next(), timeout)
-            except Exception as exc:
-                self._failed(exc, "update_activity")
-                raise
-            stream = self._streams.get(id(context))
-            if stream is not None and _final(activity):  # a stream Teams ended: the answer arrives as an update
-                stream.final = True
-            return result
-
-        ctx.on_send_activities(sends)
-        ctx.on_update_activity(updates)
 
     @staticmethod
     def key(activity: Activity) -> SessionKey:
@@ -259,15 +133,15 @@ class DocbotAgent(ActivityHandler):
     async def answer(self, ctx: TurnContext) -> None:
         """One message: a card press, or a message the core decides about (each activity id once)."""
         activity = ctx.activity
-        self.watch(ctx)
+        self.client.watch(ctx, self.replies.streams)
         if isinstance(activity.value, dict) and "docbot" in activity.value:
             await self._on_card(ctx, activity.value)
             return
         received = await self.service.receive(self.incoming(ctx))
         if received.turn is not None:
-            await self.render(ctx, received.turn)
+            await self.replies.render(ctx, received.turn, self.personal(activity))
         elif received.note:
-            await self._send(ctx, html_escape(received.note))
+            await self.client.send(ctx, html_escape(received.note))
 
     def incoming(self, ctx: TurnContext) -> Incoming:
         """An activity as the core's facts. Teams names who is mentioned in `mention` entities; a group chat or
@@ -332,153 +206,6 @@ class DocbotAgent(ActivityHandler):
         await self.service.press(self.key(ctx.activity), control, str(answer), self.user(ctx.activity),
                                  comment=str(comment))
 
-    async def render(self, ctx: TurnContext, turn: Turn) -> None:
-        """Streaming in one-on-one chats, send-then-update elsewhere. Whatever the connector does, what is stored
-        is what Teams showed: an answer that could not be shown at all becomes an apology (stored `failed`
-        with it as its text, or empty when even that could not be sent), one cut off midway is stored `partial`
-        with the part shown."""
-        pieces = turn.stream()
-        try:
-            if self.personal(ctx.activity):
-                await self._stream(ctx, turn, pieces)
-            else:
-                await self._send_then_update(ctx, turn, pieces)
-        except Exception:  # a bug (connector failures are handled where they happen): finish so it is stored
-            log.exception("sending the answer of run %s to Teams conversation %s failed", turn.run_id,
-                          ctx.activity.conversation.id)
-            async for _ in pieces:
-                pass
-
-    async def _stream(self, ctx: TurnContext, turn: Turn, pieces) -> None:
-        """The SDK's streaming response; text past the message budget continues in further messages."""
-        stream = StreamingResponse(ctx)
-        shown = self._streams[id(ctx)] = _Stream()
-        try:
-            stream.queue_informative_update(say(Text.SEARCHING, turn.prepared.question))
-            # Characters of (escaped) text the message may hold: UTF-16 takes two bytes each, and the card,
-            # citations and envelope need the rest.
-            room = (MESSAGE_BUDGET - 2 * ENVELOPE) // 2
-            streamed = queued = 0  # raw characters streamed; escaped characters they became
-            async for piece in pieces:
-                escaped = html_escape(explicit_links(piece))
-                if queued + len(escaped) <= room:
-                    stream.queue_text_chunk(escaped)
-                    streamed, queued = streamed + len(piece), queued + len(escaped)
-                    shown.marks.append((queued, streamed))
-                else:
-                    room = queued  # once over, nothing more streams: the rest follows as messages
-                # Teams' own Stop button surfaces only as this flag on the SDK's stream (set when the
-                # client refuses further chunks); it has no public accessor in 1.9 (the lock pins it).
-                if getattr(stream, "_user_cancelled", False):
-                    turn.cancelled.set()  # the asker's own client stopped it
-            stream.set_citations(citations(turn, self.source_url_base))
-            stream.set_generated_by_ai_label(True)  # also what attaches the citation entities to the final message
-            stream.set_feedback_loop(True)
-            # The message text is the answer; the card adds the query line, sources and buttons, not the text again.
-            stream.set_attachments([Attachment(content_type=CARD, content=card(turn, None, running=False))])
-            try:
-                await stream.end_stream()
-            except Exception as exc:  # the final message failed (counted and logged where it was sent)
-                if not _platform_failure(exc):
-                    raise
-            if not shown.final and not getattr(stream, "_user_cancelled", False):
-                await self._cut(ctx, turn, shown.raw(turn.text))
-                return
-        finally:
-            self._streams.pop(id(ctx), None)
-        await self.service.shown_as(turn, getattr(stream, "_stream_id", None) or "")
-        await self._continue(ctx, turn, turn.text, turn.text[streamed:])
-
-    async def _send_then_update(self, ctx: TurnContext, turn: Turn, pieces) -> None:
-        """A card (no separate text: the answer is shown once) updated as the answer grows."""
-        placeholder = Activity(type="message", attachments=[Attachment(content_type=CARD,
-                                                                       content=card(turn, "", running=True))])
-        try:
-            sent = await self._send(ctx, placeholder)
-        except Exception as exc:  # nothing of the answer can be shown: an apology instead, stored as such
-            if not _platform_failure(exc):
-                raise
-            await pieces.aclose()
-            await turn.fail(f"teams: {_error_code(exc)}", shown=await self._sorry(ctx, turn))
-            return
-        shown, last = "", time.monotonic()  # the answer text the card shows
-        async for _ in pieces:
-            if time.monotonic() - last >= self.update_every:
-                try:
-                    rest = await self._update(ctx, sent.id, turn, turn.text, running=True)
-                    shown = _shown(turn.text, turn.text, rest)
-                except Exception as exc:  # a progress update: the next one (or the final one) shows the text
-                    if not _platform_failure(exc):
-                        raise
-                last = time.monotonic()
-        text = turn.text + stopped_suffix(turn)
-        try:
-            rest = await self._update(ctx, sent.id, turn, text, running=False)
-        except Exception as exc:
-            if not _platform_failure(exc):
-                raise
-            await self._cut(ctx, turn, shown)
-            return
-        await self.service.shown_as(turn, sent.id)
-        await self._continue(ctx, turn, text, rest)
-
-    async def _update(self, ctx: TurnContext, activity_id: str, turn: Turn, text: str, running: bool) -> str:
-        """Update the card with as much of the text as fits the budget; returns what did not fit."""
-        def build(shown: str) -> Activity:
-            update = Activity(type="message", id=activity_id,
-                              attachments=[Attachment(content_type=CARD, content=card(turn, shown, running))])
-            if not running:  # the AI label, citations and Teams' feedback buttons on the finished answer
-                update.entities = [Entity.model_validate(ai_entity(turn, self.source_url_base))]
-                update.channel_data = {"feedbackLoop": {"type": "default"}}
-            return update
-
-        # The SDK adds the envelope (ids, serviceUrl, conversation, from, recipient) when it sends.
-        empty = utf16_size(build("").model_dump(mode="json", by_alias=True, exclude_none=True)) + ENVELOPE
-        shown, rest = fit(text, MESSAGE_BUDGET - empty)
-        if rest:
-            shown += "\n\n" + say(Text.CONTINUED, turn.prepared.question)
-        update = build(shown)
-        await with_retries(self.policy, lambda: ctx.update_activity(update))
-        return rest
-
-    async def _continue(self, ctx: TurnContext, turn: Turn, full: str, rest: str) -> None:
-        """The part of a long answer (`full`) that did not fit its message (`rest`), in plain messages within the
-        budget; if one cannot be sent, the answer is stored as far as it was shown."""
-        # Escaping can make a character five (`&amp;`): pieces of CONTINUATION characters stay in budget.
-        for piece in split_text(rest, CONTINUATION):
-            try:
-                await self._send(ctx, Activity(type="message", text=html_escape(explicit_links(piece))))
-            except Exception as exc:
-                if not _platform_failure(exc):
-                    raise
-                await self._cut(ctx, turn, _shown(turn.text, full, rest))
-                return
-            rest = rest[len(piece):].lstrip("\n")
-
-    async def _cut(self, ctx: TurnContext, turn: Turn, shown: str) -> None:
-        """The answer broke off in Teams: stored `partial` with the part the user saw, or, when none of it was
-        shown, as the apology sent instead (`failed`; empty when even that could not be sent)."""
-        if shown.strip():
-            await self.service.shown(turn, shown, "partial")
-        else:
-            await self.service.shown(turn, await self._sorry(ctx, turn), "failed")
-
-    async def _sorry(self, ctx: TurnContext, turn: Turn) -> str:
-        """Send a short apology; returns it, or "" when the connector would not take it either."""
-        apology = say(Text.ERROR, turn.prepared.question)
-        try:
-            await self._send(ctx, html_escape(apology))
-        except Exception as exc:
-            if not _platform_failure(exc):
-                raise
-            log.info("could not send an apology to Teams conversation %s either", ctx.activity.conversation.id)
-            return ""
-        return apology
-
-    async def _send(self, ctx: TurnContext, activity: Activity | str) -> Any:
-        """Send one activity under the retry policy (a timed-out send is not repeated)."""
-        return await with_retries(self.policy, lambda: ctx.send_activity(activity), post=True)
-
     async def _on_card(self, ctx: TurnContext, data: dict) -> None:
         """A card button: the core decides; the conversation is the one the card was submitted from."""
         parsed = pressed(str(data.get("docbot")), data)
@@ -487,12 +214,12 @@ class DocbotAgent(ActivityHandler):
         result = await self.service.press(self.key(ctx.activity), *parsed, self.user(ctx.activity),
                                           delivery_id=ctx.activity.id)
         if result.turn is not None:
-            await self.render(ctx, result.turn)
+            await self.replies.render(ctx, result.turn, self.personal(ctx.activity))
         elif result.note and result.public and ctx.activity.reply_to_id:  # the result replaces the buttons
             done = Activity(type="message", id=ctx.activity.reply_to_id, text=html_escape(result.note))
-            await with_retries(self.policy, lambda: ctx.update_activity(done))
+            await self.client.update(ctx, done)
         elif result.note and (self.personal(ctx.activity) or not result.courtesy):  # no message for one in a group
-            await self._send(ctx, html_escape(result.note))
+            await self.client.send(ctx, html_escape(result.note))
 
 
 async def on_turn_error(context: TurnContext, error: Exception) -> None:
@@ -502,18 +229,13 @@ async def on_turn_error(context: TurnContext, error: Exception) -> None:
     activity = context.activity
     log.error("Teams turn failed in conversation %s (activity %s, run %s)%s", activity.conversation.id
               if activity.conversation else "?", activity.id, RUN_ID.get() or "-",
-              f": teams {_error_code(error)}" if _platform_failure(error) else "",
-              exc_info=None if _platform_failure(error) else error)
+              f": teams {error_code(error)}" if platform_failure(error) else "",
+              exc_info=None if platform_failure(error) else error)
     try:
         await context.send_activity(html_escape(say(Text.ERROR, activity.text or "")))
     except Exception:  # the connector itself may be what failed; the log already has the story
         log.warning("could not send the apology to Teams conversation %s", activity.conversation.id
                     if activity.conversation else "?")
-
-
-def _shown(answer: str, full: str, rest: str) -> str:
-    """The part of `answer` shown when `full` (the answer, perhaps with a note after it) was shown up to `rest`."""
-    return answer[:max(0, min(len(answer), len(full) - len(rest)))]
 
 
 class TeamsAdapter:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from adapters.slack_render import SlackRenderer
-from adapters.teams import citations
+from adapters.teams_render import citations
 from bot.controls import SourceLink, web_url
 from bot.conversation import Turn
 from rag.documents import Chunk, Hit, Metadata

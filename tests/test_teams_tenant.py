@@ -9,7 +9,8 @@ import pytest
 from test_teams import _card, _client, settled
 from test_teams_service_url import standin_hosts
 
-from adapters.teams import MESSAGE_BUDGET, DocbotAgent, TeamsAdapter, utf16_size
+from adapters.teams import DocbotAgent, TeamsAdapter
+from adapters.teams_render import MESSAGE_BUDGET, utf16_size
 from rag.pipeline import Pipeline
 
 from conftest import build_service, slow_answers
