@@ -95,6 +95,28 @@ Before you leave on Friday:
 Questions go to the IT service desk at extension 4400.
 """
 
+# A notice as people type one in a text editor: capitals and indented blocks for sections, dot leaders between
+# a label and its value, an indented sub-list, a closing line back at the margin.
+CLOSURES = """누리클라우드 2026 휴무 안내 / NURI CLOUD OFFICE CLOSURES 2026
+작성: 인사팀 / 2025-12-10
+
+판교 오피스 (PANGYO)
+  설 연휴 ........................... 2026-02-16 ~ 2026-02-18
+  추석 연휴 ......................... 2026-09-24 ~ 2026-09-26
+  창립기념일 ......................... 2026-11-02 (사무실 휴무)
+
+DATA CENTRES
+  Busan DC and Pyeongtaek DC run on public holidays with rotating crews.
+  Both close for maintenance on one night only: 2026-04-11 22:00 to 2026-04-12 06:00.
+
+휴무일 근무 신청
+  - 신청 방법:
+    * 누리 HR 포털에서 '휴일 근무'를 신청합니다
+    * 팀장이 전날 17시까지 승인합니다
+
+문의: 인사팀 (내선 2200)
+"""
+
 # -------------------------------------------------------------------------------------------- HTML
 
 COOKIE = '<div id="cookie-consent" class="cookie-banner">We use cookies to improve your experience. <button>Accept all cookies</button></div>'
@@ -614,6 +636,7 @@ EVAL = [
     ("d11", "ko", "부산 VPN 게이트웨이 주소가 뭐야?", "vpn-guide.docx", ["bs-vpn.nuri.example"]),
     ("d12", "en", "What was Q1 revenue in Busan?", "q1-business-review.pptx", ["4.1억"]),
     ("d13", "en", "What is the reserved price of an n2.large instance?", "price-list-2026.xlsx", ["127,400"]),
+    ("d14", "ko", "판교 오피스 추석 휴무 언제야?", "office-closures-2026.txt", ["2026-09-24 ~ 2026-09-26"]),
 ]
 
 
@@ -637,6 +660,16 @@ def main() -> None:
            facts=["On Saturday 14 March 2026 the Pangyo office network will be unavailable from 22:00 to 02:00 while the core switches are replaced."],
            items=["- Save your work and shut down desktop PCs; laptops can stay in their docks if they are switched off."],
            clutter=[])
+    (OUT / "office-closures-2026.txt").write_text(CLOSURES)
+    expect("office-closures-2026.txt", title="누리클라우드 2026 휴무 안내 / NURI CLOUD OFFICE CLOSURES 2026",
+           rows=["추석 연휴 — 2026-09-24 ~ 2026-09-26.", "창립기념일 — 2026-11-02 (사무실 휴무)."],
+           items=["* 신청 방법 — 팀장이 전날 17시까지 승인합니다"],
+           facts=["Both close for maintenance on one night only: 2026-04-11 22:00 to 2026-04-12 06:00."],
+           headings={"추석 연휴 — 2026-09-24 ~ 2026-09-26.": "판교 오피스 (PANGYO)",
+                     "Both close for maintenance on one night only": "DATA CENTRES",
+                     "* 신청 방법 — 팀장이 전날 17시까지 승인합니다": "휴무일 근무 신청",
+                     "문의: 인사팀 (내선 2200)": "누리클라우드 2026 휴무 안내 / NURI CLOUD OFFICE CLOSURES 2026"},
+           clutter=["...."], meta={"author": "인사팀"})
     (OUT / "confluence-travel-expenses.html").write_text(CONFLUENCE)
     expect("confluence-travel-expenses.html", title="출장 경비 정산 기준",
            facts=["출장 경비는 귀국 또는 복귀 후 10일 안에 누리페이에서 정산합니다."],

@@ -68,3 +68,33 @@ def test_a_sentence_never_starts_with_what_cannot_start_one():
     assert sentences("Nuri Cloud Ltd. · Revision 3 · Owner: Build team. Caches are kept for 14 days.") == \
         ["Nuri Cloud Ltd. · Revision 3 · Owner: Build team.", "Caches are kept for 14 days."]
     assert sentences("Use a key, e.g. the deploy key. 다음 문장입니다.") == ["Use a key, e.g. the deploy key.", "다음 문장입니다."]
+
+
+def test_dot_leaders_and_abbreviations_do_not_end_a_sentence():
+    from rag.ingest.chunking import sentences, units
+
+    assert sentences("Chuseok .......... 2026-09-24 to 2026-09-26") == ["Chuseok .......... 2026-09-24 to 2026-09-26"]
+    assert units("Foundation day ........ 2026-10-12 (offices closed)") == \
+        ["Foundation day ........ 2026-10-12 (offices closed)"]
+    assert sentences("Solbit Logistics Pte. Ltd. · Effective 2026-01-01. Prices exclude VAT.") == \
+        ["Solbit Logistics Pte. Ltd. · Effective 2026-01-01.", "Prices exclude VAT."]
+    assert sentences("Rate card 2026 (KRW, excl. VAT) Valid all year.") == ["Rate card 2026 (KRW, excl. VAT) Valid all year."]
+    # a numbering abbreviation goes on into its number only: "no." can end a sentence
+    assert sentences("Call ext. 2400 now. The answer is no. Then stop.") == \
+        ["Call ext. 2400 now.", "The answer is no.", "Then stop."]
+
+
+def test_a_top_heading_that_words_the_title_is_not_repeated_in_every_chunk_heading():
+    from rag.documents import Block, Document, Section
+    from rag.ingest.chunking import heading_path
+
+    top = "Remote Work Policy (version 3)"
+    sections = [Section(top, (Block("paragraph", "Effective 2026-02-01."),), (top,)),
+                Section("1. Who can work remotely", (Block("paragraph", "Office staff: 2 days."),),
+                        (top, "1. Who can work remotely"))]
+    doc = Document("p.docx", "Remote Work Policy v3", sections)
+    assert [heading_path(doc, s) for s in sections] == [top, "1. Who can work remotely"]
+    # a top heading that is not the title's wording stays in the path
+    other = Document("p.docx", "Remote Work Policy v3", [Section("Scope", s.blocks, ("Scope",) + s.path[1:])
+                                                         for s in sections])
+    assert heading_path(other, other.sections[1]) == "Scope > 1. Who can work remotely"

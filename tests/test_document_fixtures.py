@@ -39,6 +39,8 @@ def test_facts_read_back_whole(name):
     blocks = [b.text for section in doc.sections for b in section.blocks]
     for paragraph in spec.get("paragraphs", []):  # rebuilt as the author set it: not glued, not cut
         assert paragraph in blocks, paragraph
+    for text, heading in spec.get("headings", {}).items():  # each fact under the heading a reader sees it under
+        assert {c.heading for c in chunks if text in c.text} == {heading}, text
 
 
 @pytest.mark.parametrize("name", READABLE)

@@ -132,7 +132,37 @@ def test_labelled_lines_and_dot_leaders_are_not_taken_for_wrapped_text():
            "Seollal (Lunar New Year) ........ 2026-02-16 to 2026-02-18\nChildren's Day ................... 2026-05-05\n")
     lines = load("printers.txt", raw.encode()).text.splitlines()
     assert "Busan office: PUS-2F-MFP (office building, 2nd floor)" in lines
-    assert "Children's Day ................... 2026-05-05" in lines
+    assert "Children's Day — 2026-05-05." in lines  # a dot-leader line is a row: label, then value
+
+
+def test_plain_text_sections_rows_and_sub_items_are_read_as_a_person_reads_them():
+    # A notice as people type it: a heading over an indented block, capitals for sections, dot leaders
+    # between a label and its value, an indented sub-list, and a closing line back at the margin.
+    raw = ("OFFICE CLOSURES 2026\nIssued by: People Team, 2025-12-01\n\n"
+           "KOREA (Seoul, Busan)\n  Chuseok .......................... 2026-09-24 to 2026-09-26\n"
+           "  Foundation day ................... 2026-10-12 (offices closed)\n\n"
+           "SINGAPORE BRANCH\n  Chinese New Year ................. 2026-02-17 to 2026-02-18\n\n"
+           "How to book leave\n  - Effects:\n    * the team calendar shows it\n    * payroll is told\n\n"
+           "Questions go to the People Team.\n")
+    doc = load("closures.txt", raw.encode())
+    assert doc.title == "OFFICE CLOSURES 2026" and doc.meta.author == "People Team"
+    sections = {s.heading: [b.text for b in s.blocks] for s in doc.sections}
+    assert sections["KOREA (Seoul, Busan)"] == ["Chuseok — 2026-09-24 to 2026-09-26.",
+                                                 "Foundation day — 2026-10-12 (offices closed)."]
+    assert sections["SINGAPORE BRANCH"] == ["Chinese New Year — 2026-02-17 to 2026-02-18."]
+    assert sections["How to book leave"] == ["- Effects:", "* Effects — the team calendar shows it",
+                                              "* Effects — payroll is told"]
+    # the last line is back at the margin: it belongs to the notice, not to "How to book leave"
+    assert "Questions go to the People Team." in sections["OFFICE CLOSURES 2026"]
+    chunks = OverlapChunker(900, 150).chunk(doc)
+    assert {c.heading for c in chunks if "Chinese New Year" in c.text} == {"SINGAPORE BRANCH"}
+
+
+def test_underlined_plain_text_headings_open_sections():
+    raw = "Build notes\n\nCaches\n------\nCaches are kept for 14 days.\n\nRunners\n=======\n40 Linux runners.\n"
+    doc = load("notes.txt", raw.encode())
+    assert [(s.heading, s.text) for s in doc.sections] == [("Caches", "Caches are kept for 14 days."),
+                                                            ("Runners", "40 Linux runners.")]
 
 
 def test_markdown_emphasis_and_link_targets_are_not_quoted():

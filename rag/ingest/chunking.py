@@ -19,7 +19,16 @@ from rag.models.embeddings import Embedder
 
 # Sentence ends: terminal punctuation followed by space (Korean uses it too), and line breaks. What follows
 # must be able to start a sentence: after "e.g. the", "Ltd. · Revision 3" or "No. 5, …" the line goes on.
-_SENTENCE_END = re.compile(r"(?<=[.!?。？！])\s+(?=[^a-z·•,;:)\]}\-–—/|])|\n+")
+# Dot leaders ("Chuseok ........ 2026-09-24") end nothing: a period after another period is not an end.
+_SENTENCE_END = re.compile(r"(?<=[.!?。？！])(?<!\.\.)\s+(?=[^a-z·•,;:)\]}\-–—/|])|\n+")
+# A piece ending in an abbreviation goes on into the next ("Solbit Logistics Pte. Ltd.", "(excl. VAT)"); one
+# that numbers something ("No.", "Art.", "ext.") goes on only into a number ("Art. 3", "ext. 2400"): its
+# period is not a sentence end ("The answer is no." is).
+_ABBREVIATION = re.compile(r"(?:^|[\s(/])(?:ltd|pte|inc|co|corp|excl|incl|approx|vs|dept|mr|mrs|ms|dr|cf|e\.g|i\.e)\.$",
+                           re.IGNORECASE)
+_NUMBERING = re.compile(r"(?:^|[\s(/])(?:no|nos|art|sec|fig|vol|pp|ext|tel|ref|rev)\.$", re.IGNORECASE)
+
+
 # Units are joined by line breaks, so a list item, a table row or a heading-like line stays
 # its own line in the chunk and is never glued onto the sentence after it.
 JOIN = "\n"
@@ -27,7 +36,19 @@ JOIN = "\n"
 
 def sentences(text: str) -> list[str]:
     """Split text into sentences; good enough for packing, not for linguistics."""
-    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+    out: list[str] = []
+    for line in text.split("\n"):
+        glued = ""  # the piece before ended in an abbreviation: this one may carry on its sentence
+        for piece in _SENTENCE_END.split(line):
+            piece = piece.strip()
+            if not piece:
+                continue
+            if out and (glued == "any" or (glued == "number" and piece[0].isdigit())):
+                out[-1] += " " + piece
+            else:
+                out.append(piece)
+            glued = "any" if _ABBREVIATION.search(piece) else "number" if _NUMBERING.search(piece) else ""
+    return out
 
 
 # A list item or table row ("- SEV3: 경미한 장애. 다음 영업일에 처리합니다.", "2. Restart the service.")
@@ -65,11 +86,30 @@ def section_units(section: Section) -> list[str]:
 
 
 def heading_path(doc: Document, section: Section) -> str:
-    """The chunk's heading: the section's heading path below the document title ("Leave > Carry-over")."""
+    """The chunk's heading: the section's heading path below the document title ("Leave > Carry-over").
+
+    The title is left out as it stands in the document's top heading, which may word it otherwise than the
+    title property or front matter ("Remote Work Policy (version 3)" under the title "Remote Work Policy v3",
+    "국내 출장 규정" under "국내 출장 규정 (2026)"): a heading over every section that shares most of its words
+    with the title is the title."""
     path = list(section.path) or ([section.heading] if section.heading else [])
-    if path and path[0] == doc.title and len(path) > 1:
+    if len(path) > 1 and (path[0] == doc.title or path[0] == _title_heading(doc)):
         path = path[1:]
     return " > ".join(path)
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _title_heading(doc: Document) -> str:
+    """The heading every headed section of the document sits under, when it words the title ("" otherwise)."""
+    roots = {s.path[0] for s in doc.sections if s.path}
+    if len(roots) != 1:
+        return ""
+    (root,) = roots
+    words = {w.casefold() for w in _WORD.findall(root)}
+    title = {w.casefold() for w in _WORD.findall(doc.title)}
+    return root if words and len(words & title) >= 0.5 * len(words) else ""
 
 
 class Chunker(Protocol):

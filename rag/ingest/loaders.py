@@ -12,10 +12,10 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from rag.documents import BlockKind, Document, Metadata, Table
+from rag.documents import BlockKind, Document, Metadata, Table, row_text
 from rag.errors import DocumentError
 from rag.ingest.html import read_html
-from rag.ingest.metadata import front_matter
+from rag.ingest.metadata import front_matter, text_metadata
 from rag.ingest.office import read_docx, read_pptx, read_xlsx
 from rag.ingest.outline import Outline, one_line, sub_item, unwrap
 from rag.ingest.pdf import read_pdf
@@ -121,38 +121,130 @@ def _markdown_table(rows: list[list[str]]) -> Table | None:
 # A line that starts a list item or is a table/ASCII-art row: it begins a block of its own in plain text.
 _HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>$|<!--|<\?")
 _TEXT_ITEM = re.compile(r"^\s*(?:[-*•·▪◦]\s|\d{1,3}[.)]\s|\(?[a-zA-Z가-힣]\)\s|[①-⑳]|\|)")
+# "Chuseok .......... 2026-09-24 to 2026-09-26": a label, dot leaders, a value: a row of a two-column table.
+_LEADER_ROW = re.compile(r"^\s*(\S.{0,80}?)\s*(?:\.{4,}|…{2,}|·{4,})\s*(\S.*)$")
+_UNDERLINE = re.compile(r"^\s*(?:={3,}|-{3,})\s*$")
+_SENTENCE_MARK = (".", "!", "?", "。", ":", ";", ",", "：")
 
 
 def load_text(path: str, raw: bytes) -> Document:
-    """Plain text: the first non-empty line is the title; hard-wrapped paragraphs are joined into one line,
-    while list items (their wrapped continuation lines joined onto them) and table-like rows stay whole."""
-    text = decode(path, raw).strip()
+    """Plain text as a person reads it: the first non-empty line is the title; a short line over an indented
+    block, an underlined line ("Scope" over "-----") or an all-capitals line ("SINGAPORE BRANCH") is a
+    heading, and an indented heading's section ends where the text comes back to its margin; hard-wrapped
+    paragraphs are joined into one line, while list items (their wrapped continuation lines joined onto them;
+    an indented item under its parent's label), table-like rows and dot-leader lines ("Chuseok ..... 9/24",
+    read as the row "Chuseok — 9/24.") stay whole. Labelled values in the opening lines are its metadata."""
+    text = decode(path, raw).strip("\n\r\ufeff")
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     outline = Outline()
+    body = text.lstrip()
     if len(first) <= 80 and not first.endswith((".", "!", "?", "。", ":", ";", ",")):
         outline.heading(1, first)  # a title line, never joined onto the paragraph below it
-        text = text.split("\n", 1)[1] if "\n" in text else ""
-    for paragraph in re.split(r"\n[ \t]*\n", text):
-        for kind, body in _text_blocks(paragraph.splitlines()):
-            outline.add(kind, body)
-    return Document(path, first[:120] or _fallback_title(path), outline.done())
+        body = body.split("\n", 1)[1] if "\n" in body else ""
+    paragraphs = [[line.rstrip() for line in p.splitlines() if line.strip()] for p in re.split(r"\n[ \t]*\n", body)]
+    paragraphs = [p for p in paragraphs if p]
+    open_margin: int | None = None  # the margin of a heading whose block is indented under it
+    for n, lines in enumerate(paragraphs):
+        lines = _setext(lines, outline)
+        if not lines:
+            open_margin = None
+            continue
+        margin = _indent(lines[0])
+        following = paragraphs[n + 1] if n + 1 < len(paragraphs) else []
+        if _is_heading(lines, following):
+            outline.heading(2, lines[0])
+            rest = lines[1:]
+            open_margin = margin if rest and _indent(rest[0]) > margin or not rest and following \
+                and _indent(following[0]) > margin else None
+            lines = rest
+        elif open_margin is not None and margin <= open_margin:
+            outline.close(2)  # back at the heading's margin: the indented section ended
+            open_margin = None
+        for kind, block in _text_blocks(lines):
+            outline.add(kind, block)
+    meta = text_metadata([line.strip() for line in text.splitlines()[:12] if line.strip()])
+    return Document(path, first[:120] or _fallback_title(path), outline.done(), meta)
+
+
+def _indent(line: str) -> int:
+    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+
+
+def _setext(lines: list[str], outline: Outline) -> list[str]:
+    """Lines underlined with "===" or "---" opened as headings (the underline dropped); a lone rule dropped."""
+    out: list[str] = []
+    for line in lines:
+        if _UNDERLINE.match(line):
+            if out and len(out[-1].strip()) <= 80 and not _TEXT_ITEM.match(out[-1]):
+                for kind, block in _text_blocks(out[:-1]):
+                    outline.add(kind, block)
+                outline.heading(2, out[-1])
+                out = []
+            continue
+        out.append(line)
+    return out
+
+
+def _heading_like(line: str) -> bool:
+    """A short line that could head a section: no sentence punctuation at its end, no "label: value", not a
+    list item, a row or a number."""
+    text = line.strip()
+    return 0 < len(text) <= 60 and not text.endswith(_SENTENCE_MARK) and ": " not in text and "：" not in text \
+        and not _TEXT_ITEM.match(text) and not _LEADER_ROW.match(text) and not text[0].isdigit() \
+        and "\t" not in text and "  " not in text
+
+
+def _is_heading(lines: list[str], following: list[str]) -> bool:
+    """Whether a paragraph's first line heads a section: a heading-like line over lines indented under it
+    (in the paragraph or the next one), one in capitals (SINGAPORE BRANCH) over more text, or a short one
+    standing alone above a paragraph."""
+    head = lines[0]
+    if not _heading_like(head):
+        return False
+    under = lines[1] if len(lines) > 1 else (following[0] if following else "")
+    if not under:
+        return False
+    if _indent(under) > _indent(head):
+        return True
+    letters = [c for c in head if c.isalpha() and c.isascii()]
+    if len(letters) >= 3 and all(c.isupper() for c in letters):
+        return True
+    # "Background" alone above a paragraph of text
+    return len(lines) == 1 and len(head.strip()) <= 40 and not _heading_like(under) and not head[0].islower()
 
 
 def _text_blocks(lines: list[str]) -> list[tuple[BlockKind, str]]:
-    """One paragraph's lines as blocks: a list item or table row starts a block; other lines continue
-    the block before them (a wrapped sentence, or a wrapped list item's continuation)."""
+    """One paragraph's lines as blocks: a list item, table row or dot-leader row starts a block; other lines
+    continue the block before them (a wrapped sentence, or a wrapped list item's continuation). An item
+    indented under another carries its parent's label ("영향 — 점검 시간 동안 …")."""
     blocks: list[tuple[BlockKind, list[str]]] = []
+    parents: list[tuple[int, str]] = []  # the open items above this line: (indent, text)
     for line in lines:
         if not line.strip():
             continue
         if "\t" in line.strip() or line.lstrip().startswith("|"):
             blocks.append(("row", [" ".join(c.strip() for c in re.split(r"\t|\|", line) if c.strip())]))
+        elif leader := _LEADER_ROW.match(line):
+            blocks.append(("row", [row_text((), (leader[1], leader[2]))]))
         elif _TEXT_ITEM.match(line):
-            blocks.append(("item", [line]))
+            indent = _indent(line)
+            while parents and parents[-1][0] >= indent:
+                parents.pop()
+            item = line.strip()
+            if parents:
+                marker = item.split(" ", 1)
+                item = f"{marker[0]} " + sub_item(parents[-1][1], marker[1] if len(marker) > 1 else "")
+            parents.append((indent, line.strip()))
+            blocks.append(("item", [item]))
+            continue
         elif blocks and blocks[-1][0] != "row":
             blocks[-1][1].append(line)
+            if blocks[-1][0] == "item" and parents:
+                parents[-1] = (parents[-1][0], parents[-1][1] + " " + line.strip())
+            continue
         else:
             blocks.append(("paragraph", [line]))
+        parents = []
     out: list[tuple[BlockKind, str]] = []
     for kind, parts in blocks:
         if kind == "paragraph":

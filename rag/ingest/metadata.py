@@ -82,9 +82,10 @@ def front_matter(text: str) -> tuple[Metadata, str]:
 
 _LABELLED = re.compile(
     r"(?P<key>status|state|상태|effective(?: date| from)?|in force from|시행일(?:자)?|시행|적용일|"
-    r"owner|policy owner|document owner|author|담당(?:자|부서)?|작성자|소유자|소관(?:부서)?|"
+    r"owner|policy owner|document owner|author|issued by|published by|담당(?:자|부서)?|작성자|작성(?=\s*[:：])|소유자|소관(?:부서)?|"
     r"last (?:updated|revised|reviewed)|updated|revised|개정일|최종 ?개정|수정일)\s*[:：]?\s*(?P<value>[^·|;]{1,80})",
     re.I)
+_DATED = re.compile(r",?\s*\d{4}[-./]\d{1,2}[-./]\d{1,2}\.?$")
 _BANNER = re.compile(r"^\W{0,3}(폐지됨?|repealed|superseded|대체됨|초안|draft|archived)\b", re.I)
 _TITLE_STATUS = re.compile(r"[\s\-–—(\[]\s*(폐지됨?|repealed|superseded|대체됨|초안|draft|archived)\s*[)\]]?\s*$", re.I)
 
@@ -97,7 +98,7 @@ def text_metadata(lines: list[str]) -> Metadata:
     for line in lines[:12]:
         if len(line) > 300:
             continue
-        for part in re.split(r"\s[·|]\s|;", line):
+        for part in re.split(r"\s[·|/–—-]\s|;", line):
             match = _LABELLED.match(part.strip())
             if not match:
                 continue
@@ -108,8 +109,8 @@ def text_metadata(lines: list[str]) -> Metadata:
                 found.setdefault("effective", value)
             elif re.match(r"last|updated|revised|개정|수정", key) and normalise_date(value):
                 found.setdefault("updated", value)
-            elif re.match(r"owner|policy|document|author|담당|작성|소유|소관", key):
-                found.setdefault("owner", value)
+            elif re.match(r"owner|policy|document|author|issued|published|담당|작성|소유|소관", key):
+                found.setdefault("owner", _DATED.sub("", value) or value)  # "People Team, 2025-12-01"
     for line in lines[:3]:
         if match := _TITLE_STATUS.search(line[:120]) or _BANNER.match(line):
             found.setdefault("status", match[1])

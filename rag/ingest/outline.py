@@ -38,6 +38,12 @@ class Outline:
         self._stack.append((level, text))
         self.first_heading = self.first_heading or text
 
+    def close(self, level: int) -> None:
+        """End the open sections of this level and deeper: what follows sits under the heading above them."""
+        self._flush()
+        while self._stack and self._stack[-1][0] >= level:
+            self._stack.pop()
+
     def add(self, kind: BlockKind, text: str) -> None:
         """One block; paragraphs, items, rows and definitions become one line, code keeps its lines."""
         text = text.strip("\n") if kind == "code" else one_line(text)
