@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SAMPLES := samples/handbook
 
-.PHONY: run test check lock install install-test index chat serve eval eval-holdout eval-solbit eval-solbit-holdout bench load teams-package clean
+.PHONY: run test check lock install install-test index chat serve eval eval-holdout eval-routing eval-solbit eval-solbit-holdout bench load teams-package clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +62,11 @@ eval: install
 
 eval-holdout: install
 	$(BIN)/docbot eval $(HOLDOUT_SETS) --docs $(SAMPLES) --json eval/report-holdout.json
+
+## eval-routing: routing rows only (issue 24 item 6: requests and thanks behind a chatty prefix, live state now,
+## past mistakes, arithmetic, reactions, and document questions that look like them); tuned on
+eval-routing: install
+	$(BIN)/docbot eval eval/routing-dev.jsonl --docs $(SAMPLES) --json eval/report-routing.json
 
 ## eval-solbit: the Solbit corpus (HTML wiki exports, PDFs, Office files, Korean/English) dev set; -holdout: frozen
 SOLBIT := eval/solbit
