@@ -88,6 +88,8 @@ ok okay k kk okey alright cool great nice awesome perfect sure yes yeah yep yup 
 thanks thank thx ty tysm cheers appreciated hi hello hey yo morning evening bye goodbye
 wow whoa yikes oops ugh ouch damn omg oh ah aha ahh hmm hmmm huh meh lol lmao haha hahaha hehe interesting
 funny weird neat lovely amazing brilliant wonderful excellent super sweet gotcha
+phew yay woohoo sheesh geez jeez argh welp
+mate buddy dude pal folks guys everyone
 so then also and but btw anyway well um uh docbot bot
 """.split())
 # Two-word openers ("thank you", "got it", "sounds good").
@@ -96,8 +98,14 @@ _CHATTER_PAIRS = frozenset({
     ("sounds", "good"), ("all", "right"), ("no", "worries"), ("no", "problem"), ("good", "morning"),
     ("good", "evening"), ("good", "night"), ("makes", "sense"), ("appreciate", "it"), ("oh", "no"),
     ("great", "stuff"), ("thank", "u"), ("that", "helps"), ("nice", "one"), ("fair", "enough"),
-    ("many", "thanks"), ("much", "appreciated"), ("so", "much"),
+    ("many", "thanks"), ("much", "appreciated"), ("so", "much"), ("a", "ton"), ("a", "bunch"), ("a", "million"),
+    ("oh", "man"), ("oh", "boy"), ("oh", "dear"), ("oh", "well"), ("my", "bad"),
 })
+# Interjections: an opening that reacts ("ugh, mondays", "lol classic", "헐 역대급"), where "ok" would agree.
+_INTERJECTIONS = frozenset("""
+wow whoa yikes oops ugh ouch damn omg oh ah aha ahh hmm hmmm huh meh lol lmao haha hahaha hehe phew yay woohoo
+sheesh geez jeez argh welp 헐 대박 아이고 에휴 헉 앗 어머 와 우와 오 아 흠 음
+""".split())
 # Korean openers: a stem with the endings it takes ("고마워요", "감사합니다", "알겠습니다", "좋네요", "그럼").
 _KO_CHATTER = re.compile(
     r"^(?:고마워|고맙|감사|땡큐|알겠|알았|오케이|오키|좋아|좋네|좋다|좋습니|좋군|넵|네|넹|예|응|웅|그래|그럼|그러면|그렇구나|"
@@ -166,7 +174,7 @@ def what_it_asks(text: str) -> str:
 # the ending says what is asked: to be told something (information) or to change something (an action).
 _KO_REQUEST = _rx(
     r"(?:줘|줘요|주세요|주십시오|주실래요|주시겠어요|주시겠습니까|줄래|줄래요|주라|주면 좋겠어|"
-    r"부탁해|부탁해요|부탁드려요|부탁드립니다|부탁합니다|부탁|"
+    r"부탁해|부탁해요|부탁드려요|부탁드립니다|부탁합니다|부탁|주시면 (?:감사|고맙|좋)\w{0,8}|주면 (?:고맙|감사|좋)\w{0,6}|"
     r"주실\s?수\s?있(?:나요|을까요|어요|습니까)|줄\s?수\s?있(?:어|나|니|을까))[\Wㅎㅋㅠㅜ]*+$",  # then only punctuation, emoji, ㅎㅎ
 )
 _KO_FILLER = re.compile(r"^(?:좀|좀만|해|해서|다시|빨리|한번|한 번|바로|지금|얼른|꼭|제발|싹|다|하나|같이)")
@@ -205,11 +213,16 @@ _EN_ACTION_VERB = re.compile(
     r"provision|spin up|scale|handle|process|fix|take care of|go ahead|proceed|go for it|carry on|remind|"
     r"put|place|attach|forward|tag|label|mark|flag|pin|unpin|subscribe|unsubscribe|join|leave|"
     r"do (?:it|that|this|them|so)|get (?:it|that) done)\b", re.IGNORECASE)
-# A capability question about things in general is a document question: "can you remove a partition from a
-# kafka topic?"; so is asking how or when.
-_HOW_TO = _rx(r"\b(how (do|can|should|to)|what happens|when|why|policy|rule|process|procedure)\b",
-              r"^\s*(can|could) (you|i|we) \w+ (a|an|any) \w[^?]*\?\s*$",
+# Asking how or when, or whether there is a way, is a document question, however mutation-like its verb.
+_HOW_TO = _rx(r"\b(how (do|can|should|to)|what happens|when|why|policy|rule|process|procedure|"
+              r"(is|are) there (a|an|any) (way|process|procedure|option)|any way to)\b",
               r"(방법|어떻게|절차|정책|규정|언제|왜|누가|누구|몇|얼마|어디|가능해|되나요|돼\?)")
+# So is a capability question about things in general ("can you remove a partition from a kafka topic?"); a
+# "could / would you" or something specific (a time, "for me", "my") makes it a request: "could you create a
+# channel for the offsite?", "can you book a room for 4 people tomorrow at 2?".
+_CAPABILITY = re.compile(r"^\s*+can (?:you|u|i|we) \w++ (?:a|an|any) \w[^?]*+\?\s*+$", re.IGNORECASE)
+_SPECIFIC = _rx(r"\b(for (me|us)|my|our|today|tomorrow|tonight|this (morning|afternoon|evening|week)|"
+                r"next (week|month)|(mon|tues|wednes|thurs|fri|satur|sun)day|\d{1,2} ?(am|pm)|at \d{1,2})\b")
 _CLAUSE = re.compile(r"[^,.;!\n]++")  # a clause: up to the next comma, full stop, semicolon or line break
 
 
@@ -252,7 +265,8 @@ def _english_request(clause: str) -> Intent | None:
         return None
     if _EN_INFO_VERB.match(verb):
         return Intent.KNOWLEDGE_SEARCH if asked or _EN_TELL.match(verb) else None
-    if _EN_ACTION_VERB.match(verb) and not _HOW_TO.search(clause) and (asked or not clause.endswith("?")):
+    general = bool(_CAPABILITY.match(clause)) and not _SPECIFIC.search(clause)
+    if _EN_ACTION_VERB.match(verb) and not _HOW_TO.search(clause) and not general and (asked or not clause.endswith("?")):
         return Intent.ACTION
     return None
 
@@ -268,12 +282,15 @@ _NOW = _rx(r"\b(right now|now|currently|current|at the moment|at present|as we s
 _VOLATILE = _rx(
     r"\b(on[- ]?call|down|outages?|incidents?|errors?|5\d\d s|5\d\ds?|5xx|failing|failures?|broken|working|running|"
     r"online|offline|available|free|busy|queue|queued|backlog|latency|load|status|health|healthy|unhealthy|"
+    r"in use|(any|some)(one|body) using|"
     r"happening|occurring|ongoing|in progress|resolved|fixed|over|finished|done|maintenance|deploying|"
     r"rolling out|stuck|slow|reachable|responding|open|occupied|in stock|out of|deployed|released|merged|"
-    r"shipped|rolled out)\b",
+    r"shipped|rolled out|timeouts|timing out|times out|going on|flaky|unstable|green|red|passing|lagging|laggy|"
+    r"crashing|crashed|hanging|frozen|unreachable|degraded|throttled|erroring|flapping)\b",
     r"\b(is|are|be|still)\s++(?:[\w.-]++\s++){0,4}up\b",
     r"(온콜|당직|상태|장애|에러|오류|다운|살아|죽었|죽어|떠\s?있|돌아|돌고|동작|작동|접속|로그인|먹통|느려|느린|점검|"
     r"끝났|끝나|진행\s?중|발생|실패|성공했|고장|터졌|터진|뻗었|뻗은|끊겼|끊긴|안\s?돼|안\s?되|비어|비었|남아|남았|대기|몇\s?건|몇\s?명|몇\s?개|배포\s?중|처리\s?중|해결됐|복구됐|"
+    r"타임아웃|불안정|깨져|깨졌|튕겨|튕기|튕김|멈춰|멈췄|끊겨|끊기|"
     r"잘\s?돼|돼\?|되나요|되고|되는|(?<!수 )(?<!수)(있어\?|있나\?|있나요)|(?<=\s)나(\?|요))",
 )
 # Words of rules and documents, and questions about what one may or must do: about the documents, however
@@ -285,10 +302,18 @@ _RULES = _rx(
     r"(규정|정책|절차|가이드|문서|한도|기준|기한|유효|방법|어떻게|해야|해도)",
     r"도\s?(돼|되나|되요|돼요|될까|되죠|되는|괜찮)",  # "-어도 돼?": may I (permission)
 )
-# Whether something can be done ("can it still be recovered?", "아직 복구할 수 있어?"): about rules, unless the
-# subject itself changes by the minute ("지금 VPN 접속할 수 있어?").
-_POSSIBLE = _rx(r"\b((can|could) (i|we|it|they|you|that|this|these|those)|is it possible|possible|recoverable)\b",
-                r"(수\s?있|수\s?없|가능)")
+# A past mistake and a remedy ("I deleted it by mistake yesterday, can it still be recovered?", "실수로 지운 메일
+# 아직 복구돼?"): what can be done is in the documents, however "still / 아직" it is asked. The state of a repair
+# ("장애 복구됐어?") is not a remedy asked about.
+_MISTAKE = _rx(r"\b(by (mistake|accident)|accidental(ly)?|mistaken(ly)?|inadvertent(ly)?|wrong(ly)?|oops)\b",
+               r"(실수로|실수해서|잘못|깜빡|모르고)")
+_REMEDY = _rx(r"\b(restor\w*|recover\w*|undo|undone|undelete\w*|get (it|them|that|this) back|revert\w*|"
+              r"reverse\w*|retract\w*|recall\w*|reopen\w*|correct\w*|fix (it|this|that))\b",
+              r"(복구|되살|살릴|살려|되돌|취소|수정|회수|철회|되찾)(?!\s?(됐|되었|완료))")
+
+
+def _asks_for_a_remedy(text: str) -> bool:
+    return bool(_MISTAKE.search(text) and _REMEDY.search(text))
 _LIVE = _rx(
     r"\b(status of|uptime|current (status|load|queue)|who is on[- ]call (now|today))\b",
     # the state of one's own request: "did my expense claim get approved?", "내 휴가 신청 승인됐어?"
@@ -309,7 +334,7 @@ def may_be_live(text: str) -> bool:
     classifier's "live state" is its lean on any "how many / when / still" question ("how many failed logins
     lock the account?", "is overtime still paid at 1.5x?"), not a reading."""
     text = text[:MAX_RULE_CHARS]
-    if _RULES.search(text):
+    if _RULES.search(text) or _asks_for_a_remedy(text):
         return False
     return bool(_VOLATILE.search(text) or _LIVE.search(text))
 
@@ -317,7 +342,7 @@ def may_be_live(text: str) -> bool:
 def is_live_state(text: str) -> bool:
     """Whether a message asks about the state of something now (a live lookup, not the documents)."""
     text = text[:MAX_RULE_CHARS]
-    if _RULES.search(text):
+    if _RULES.search(text) or _asks_for_a_remedy(text):
         return False
     return bool(_LIVE.search(text) or (_NOW.search(text) and _VOLATILE.search(text)))
 
@@ -326,10 +351,15 @@ def is_live_state(text: str) -> bool:
 
 # Questions about docbot itself.
 _ABOUT_DOCBOT = _rx(
-    r"^\s*+(how are you|how's it going|who are you|what are you|what can you do|what do you do|are you a bot|"
-    r"what's up|sup)\b[\s!.?~]*+$",
-    r"^\s*+(너는?\s?누구|넌 누구|누구세요|뭐 할 수 있|무엇을 할 수 있|뭘 할 수 있|잘 지냈|잘 지내|뭐해)",
+    r"^\s*+(how are you|how's it going|who are you|what are you|what can you do|what do you do|what's up|sup|"
+    r"are you (a |an )?(bot|robot|ai|human|person|real person|real)|what's your name|what is your name|"
+    r"who (made|built|created) you)\b[\s!.?~]*+$",
+    r"^\s*+(너는?\s?누구|넌 누구|누구세요|뭐 할 수 있|무엇을 할 수 있|뭘 할 수 있|잘 지냈|잘 지내|뭐해|"
+    r"(너|넌|너는) (로봇|봇|사람|ai|인공지능)|(네|너의?) 이름)",
 )
+# Asking for a joke, a riddle or a song: small talk, whatever the verb ("tell me a joke", "농담 하나 해줘").
+_ENTERTAIN = _rx(r"\b(jokes?|puns?|riddles?|a poem|a song)\b",
+                 r"(농담|개그|드립\s?(쳐|해)|수수께끼|끝말잇기|노래 (불러|해)|재밌는 얘기|웃긴 얘기)")
 # A reaction: an evaluative word or phrase with no question in it ("that's funny", "아쉽다", "오 신기하네").
 _REACTION_EN = _rx(
     r"^(?!.*\b(what|which|who|where|how|when|why|tell|show)\b)\s*(ok(ay)?|great|nice|cool|perfect|awesome|"
@@ -343,10 +373,13 @@ _REACTION_EN = _rx(
     r"perfect|lovely|too bad)\b[^?]*$",
     r"^(i )?(didn't|did not|never) know( that)?\b[^?]*$",
     r"^you('re| are) (a |the )?(lifesaver|star|legend|best|great|awesome|amazing|helpful)\b[^?]*$",
+    r"^(i'm|im|i am|feeling|so) (so |really |very |kinda |super )?(hungry|tired|bored|sleepy|exhausted|stressed|happy|"
+    r"sad|cold|hot)\b[^?]*$",
 )
 _REACTION_KO = _rx(
     r"^(정말|진짜|너무|완전|좀|역시|와|오)?\s*+(아쉽|신기|웃기|재밌|재미있|멋지|멋있|대단|놀랍|슬프|짜증|피곤|힘들|다행|"
-    r"훌륭|좋|빠르|깔끔|편하|유용|최고|천재|고생|살았)\w{0,4}[\s!.~ㅠㅜㅋㅎ^]*+$",
+    r"훌륭|좋|빠르|깔끔|편하|유용|최고|천재|고생|살았|배고프|배고파|졸리|졸려|심심|춥|추워|덥|더워|귀찮|행복|우울|"
+    r"지친|지쳤|지치)\w{0,4}[\s!.~ㅠㅜㅋㅎ^]*+$",
     r"^(?!.*(뭐|무엇|어디|언제|누가|누구|어떻게|몇|얼마|알려|보여|줘|주세요|부탁))\s*(알겠|좋아|좋네|오케이|넵|네 ?알|감사|"
     r"고마워|고맙|이해했|잘 봤|잘 읽었|덕분에|도움이? ?(됐|되었|많이))[^?]*$",
 )
@@ -369,8 +402,19 @@ _ARITH_WORDS = _rx(
 _ARITH_SYMBOLS = frozenset("+-*/×÷=%^()?!.,~x")
 
 
+_LEAD_IN = re.compile(r"^([^:—–]{1,30})[:—–]")  # "quick one: 45 * 3?", "sanity check — 2400 / 12?"
+
+
 def is_arithmetic(text: str) -> bool:
-    """A sum with nothing else in it ("what's 15% of 2400?", "3 곱하기 7은?"): nothing to search for."""
+    """A sum with nothing else in it ("what's 15% of 2400?", "3 곱하기 7은?"), or behind a short lead-in of at
+    most three words ("quick one: 45 * 3?"): nothing to search for."""
+    lead = _LEAD_IN.match(text)
+    if lead and len(lead.group(1).split()) <= 3 and _sum_alone(text[lead.end():]):
+        return True
+    return _sum_alone(text)
+
+
+def _sum_alone(text: str) -> bool:
     numbers, operator = 0, False
     for token in _ARITH_TOKEN.findall(text[:200]):
         if token[0].isdigit():
@@ -404,6 +448,9 @@ _SELF_QUESTION = _rx(
     r"^\s*(do|does|did|should|must|can|could|may|am|are|is it (ok|okay|allowed)( for (me|us))? to)\s+"
     r"(i|we|me|us|they|employees|engineers|people)?\b[^?]*\?\s*$",
     r"^\s*(what|where|who) (do|should|must|can) (i|we) (do|go|ask|contact|call|tell)\b",
+    # whether a thing can (still) be done, whether there is a way: "can it still be undone?", "is there a way to restore it?"
+    r"^\s*((can|could) (it|this|that|they|these|those) (still )?be|is it (still )?possible to|"
+    r"(is|are) there (a|an|any) (way|process|procedure|option)|any way to)\b[^?]*\?\s*$",
     r"(해야|돼야|하면 안|해도|하나요|합니까|되나요|인가요)\s*(해|돼|되나|하나|할까|되지|하지|돼요|해요|하나요|되나요|나요|요|까)?\s*\?\s*$",
 )
 # Anything that asks: a question, a request, a question word anywhere. Small talk is never sure of itself
@@ -412,7 +459,7 @@ _ASKS = _rx(
     r"\?",
     r"\b(please|pls|plz|can you|could you|would you|will you|tell me|show me|help me|for me|i need|i want)\b",
     r"^\s*+(what|which|who|whom|whose|where|when|why|how)\b",
-    r"(뭐|무엇|어디|언제|누가|누구|어떻게|몇|얼마|왜|알려|줘|주세요|부탁|해야|할까|있나|없나|인가)",
+    r"(뭐|무엇|어디|언제|누가|누구|어떻게|몇|얼마|왜|알려|줘|주세요|주시면|주면|부탁|해야|할까|있나|없나|인가)",
 )
 
 
@@ -466,6 +513,20 @@ def reconcile(model: Route, offline: Route, original: str, threshold: float) -> 
                  f"llm said action, {offline.reason} said {offline.intent}: asked", scores)
 
 
+# Thanks closing a message ("답변 감사합니다", "ㅇㅋ 확인 감사", "great answer, thanks", "helpful info, thx").
+_THANKS_END = _rx(r"(감사|고마|고맙|땡큐|ㄳ|ㄱㅅ)[가-힣]{0,6}[\s!.~ㅎㅋㅠㅜ^;:)]*+$",
+                  r"\b(thanks|thank you|thx|ty|tysm|cheers|much appreciated|appreciate it)\W*+$")
+_DIGIT = re.compile(r"\d")
+
+
+def _short_remark(chatter: str, rest: str) -> bool:
+    """A word or two after an interjection, asking nothing ("ugh, mondays", "lol classic", "헐 역대급")."""
+    words = [w.strip(_PUNCT).lower() for w in chatter.split()]
+    if not any(w in _INTERJECTIONS or _KO_CHATTER_LAUGH.fullmatch(w) for w in words if w):
+        return False
+    return len(rest.split()) <= 2 and not _DIGIT.search(rest) and not _VOLATILE.search(rest)
+
+
 def rule_route(original: str) -> Route | None:
     """The route when a pattern is unmistakable, else None (the classifier decides).
 
@@ -480,12 +541,14 @@ def rule_route(original: str) -> Route | None:
     chatter, rest = split_chatter(text)
     if not rest:
         return Route(Intent.CHITCHAT, small_talk, reason="small-talk pattern")
-    if _ABOUT_DOCBOT.search(rest):
+    if _ABOUT_DOCBOT.search(rest) or _ABOUT_DOCBOT.search(text):
         return Route(Intent.CHITCHAT, SMALL_TALK_ASKED, reason="a question about docbot")
     if _ECHO.search(rest):
         return Route(Intent.CHITCHAT, SMALL_TALK_ASKED, reason="reaction put as a question")
     if is_arithmetic(rest):
         return Route(Intent.CHITCHAT, SMALL_TALK_ASKED, reason="arithmetic")
+    if _ENTERTAIN.search(rest) and not _RULES.search(rest):
+        return Route(Intent.CHITCHAT, SMALL_TALK_ASKED, reason="asks for a joke")
     request = request_kind(rest)
     if request == Intent.ACTION:
         return Route(Intent.ACTION, 0.9, reason="mutation request pattern" + (" after small talk" if chatter else ""))
@@ -502,4 +565,8 @@ def rule_route(original: str) -> Route | None:
         _REACTION_EN.search(text) and _REMARK.match(rest))
     if not asks and reacting:
         return Route(Intent.CHITCHAT, 0.85, reason="reaction pattern")
+    if not asks and len(rest.split()) <= 6 and _THANKS_END.search(rest):
+        return Route(Intent.CHITCHAT, 0.85, reason="thanks pattern")
+    if not asks and _short_remark(chatter, rest):
+        return Route(Intent.CHITCHAT, 0.8, reason="reaction after an interjection")
     return None
