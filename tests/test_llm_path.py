@@ -249,3 +249,25 @@ async def test_the_answer_prompt_leads_with_the_fact_and_says_when_documents_do_
     assert text == "The documents do not say."
     assert "first sentence" in system and "asked" in system  # lead with the asked fact
     assert "do not answer" in system  # and say so plainly when the documents do not
+
+
+@pytest.mark.parametrize("raw,reason", [
+    # The merged rewrite-and-intent call (JSON mode) echoing its own prompt's placeholder, or giving back only
+    # an earlier user message: the rewrite falls back to the question; the intent it gave is still read.
+    ('{"standalone": "<the query>", "intent": "knowledge_search", "confidence": 0.9, "entities": []}', "placeholder"),
+    ('{"standalone": "배포 절차 문서 요약해줘", "intent": "knowledge_search", "confidence": 0.9}', "repeats an earlier"),
+])
+async def test_the_merged_call_rejects_a_placeholder_or_a_repeated_message(llm, analyzer, raw, reason):
+    llm.script = [Reply(raw)]
+    result = await LLMRewriter(chat(llm), analyzer, classify=True).rewrite("그럼 그건 언제 바뀐 거야?", HISTORY)
+    assert result.text == "그럼 그건 언제 바뀐 거야?" and result.method == "fallback"
+    assert reason in result.note
+    assert result.route is not None and result.route.intent == "knowledge_search"
+
+
+async def test_the_merged_call_drops_placeholder_entities(llm, analyzer):
+    llm.script = [Reply('{"standalone": "배포 절차는 언제 바뀌었나요?", "intent": "knowledge_search", '
+                        '"confidence": 0.9, "entities": ["<names, codes, documents mentioned>", "배포 절차"]}')]
+    result = await LLMRewriter(chat(llm), analyzer, classify=True).rewrite("그럼 그건 언제 바뀐 거야?", HISTORY)
+    assert result.text == "배포 절차는 언제 바뀌었나요?"
+    assert result.route is not None and result.route.entities == ["배포 절차"]

@@ -148,7 +148,9 @@ def parse_classified(raw: str) -> tuple[str | None, Route | None]:
     intent, confidence = data.get("intent"), data.get("confidence")
     if intent not in INTENTS or not isinstance(confidence, (int, float)):
         return standalone, None
-    entities = [str(e) for e in data.get("entities") or [] if isinstance(e, (str, int))][:10]
+    # The prompt's own "<names, codes, documents mentioned>" echoed back is not an entity.
+    entities = [str(e) for e in data.get("entities") or []
+                if isinstance(e, (str, int)) and not _PLACEHOLDER.search(str(e))][:10]
     return standalone, Route(intent, max(0.0, min(1.0, float(confidence))), entities, "llm")
 
 
