@@ -163,6 +163,16 @@ def test_underlined_plain_text_headings_open_sections():
     doc = load("notes.txt", raw.encode())
     assert [(s.heading, s.text) for s in doc.sections] == [("Caches", "Caches are kept for 14 days."),
                                                             ("Runners", "40 Linux runners.")]
+    # a rule under a sentence is a rule, not an underline
+    ruled = load("r.txt", b"Title\n\nPara one.\n-----\nPara two.\n")
+    assert [s.text for s in ruled.sections] == ["Para one.\nPara two."]
+
+
+def test_short_plain_text_lines_alone_above_paragraphs_are_headings_only_when_the_text_uses_them():
+    headed = load("p.txt", b"Policy\r\n\r\nBackground\r\n\r\nWe changed it.\r\n\r\nScope\r\n\r\nEveryone.\r\n")
+    assert [(s.heading, s.text) for s in headed.sections] == [("Background", "We changed it."), ("Scope", "Everyone.")]
+    note = load("n.txt", b"Notice\n\nHi all\n\nThe office closes at 6pm today.\n")
+    assert [s.heading for s in note.sections] == ["Notice"]  # one greeting is not a section heading
 
 
 def test_markdown_emphasis_and_link_targets_are_not_quoted():

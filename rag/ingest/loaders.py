@@ -134,7 +134,7 @@ def load_text(path: str, raw: bytes) -> Document:
     paragraphs are joined into one line, while list items (their wrapped continuation lines joined onto them;
     an indented item under its parent's label), table-like rows and dot-leader lines ("Chuseok ..... 9/24",
     read as the row "Chuseok — 9/24.") stay whole. Labelled values in the opening lines are its metadata."""
-    text = decode(path, raw).strip("\n\r\ufeff")
+    text = decode(path, raw).replace("\r\n", "\n").replace("\r", "\n").strip("\n\ufeff")
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     outline = Outline()
     body = text.lstrip()
@@ -143,6 +143,9 @@ def load_text(path: str, raw: bytes) -> Document:
         body = body.split("\n", 1)[1] if "\n" in body else ""
     paragraphs = [[line.rstrip() for line in p.splitlines() if line.strip()] for p in re.split(r"\n[ \t]*\n", body)]
     paragraphs = [p for p in paragraphs if p]
+    # A short line alone above a paragraph is a heading only in a text that has several of them ("Hi all"
+    # above a note is not one).
+    alone = sum(_alone_heading(p, paragraphs[n + 1]) for n, p in enumerate(paragraphs[:-1])) >= 2
     open_margin: int | None = None  # the margin of a heading whose block is indented under it
     for n, lines in enumerate(paragraphs):
         lines = _setext(lines, outline)
@@ -151,7 +154,7 @@ def load_text(path: str, raw: bytes) -> Document:
             continue
         margin = _indent(lines[0])
         following = paragraphs[n + 1] if n + 1 < len(paragraphs) else []
-        if _is_heading(lines, following):
+        if _is_heading(lines, following) or alone and following and _alone_heading(lines, following):
             outline.heading(2, lines[0])
             rest = lines[1:]
             open_margin = margin if rest and _indent(rest[0]) > margin or not rest and following \
@@ -175,7 +178,8 @@ def _setext(lines: list[str], outline: Outline) -> list[str]:
     out: list[str] = []
     for line in lines:
         if _UNDERLINE.match(line):
-            if out and len(out[-1].strip()) <= 80 and not _TEXT_ITEM.match(out[-1]):
+            if out and len(out[-1].strip()) <= 80 and not _TEXT_ITEM.match(out[-1]) \
+                    and not out[-1].strip().endswith(_SENTENCE_MARK):
                 for kind, block in _text_blocks(out[:-1]):
                     outline.add(kind, block)
                 outline.heading(2, out[-1])
@@ -196,8 +200,7 @@ def _heading_like(line: str) -> bool:
 
 def _is_heading(lines: list[str], following: list[str]) -> bool:
     """Whether a paragraph's first line heads a section: a heading-like line over lines indented under it
-    (in the paragraph or the next one), one in capitals (SINGAPORE BRANCH) over more text, or a short one
-    standing alone above a paragraph."""
+    (in the paragraph or the next one), or one in capitals (SINGAPORE BRANCH) over more text."""
     head = lines[0]
     if not _heading_like(head):
         return False
@@ -207,10 +210,14 @@ def _is_heading(lines: list[str], following: list[str]) -> bool:
     if _indent(under) > _indent(head):
         return True
     letters = [c for c in head if c.isalpha() and c.isascii()]
-    if len(letters) >= 3 and all(c.isupper() for c in letters):
-        return True
-    # "Background" alone above a paragraph of text
-    return len(lines) == 1 and len(head.strip()) <= 40 and not _heading_like(under) and not head[0].islower()
+    return len(letters) >= 3 and all(c.isupper() for c in letters)
+
+
+def _alone_heading(lines: list[str], following: list[str]) -> bool:
+    """A short line alone in its paragraph above a paragraph of text ("Background", then its text)."""
+    head = lines[0].strip()
+    return len(lines) == 1 and len(head) <= 40 and _heading_like(head) and not head[0].islower() \
+        and bool(following) and not _heading_like(following[0])
 
 
 def _text_blocks(lines: list[str]) -> list[tuple[BlockKind, str]]:
