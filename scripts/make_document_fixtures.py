@@ -443,9 +443,16 @@ def pdf_build_notes(path: Path) -> None:
     pdf.set_font("Helvetica", "", 10)
     for text in BUILD_NOTES:
         pdf.multi_cell(0, 5.5, text, new_x="LMARGIN", new_y="NEXT")  # no gap between paragraphs
+    pdf.add_page()  # a page of its own: its widest line is the column's right edge
+    for line in HYPHENATED:  # set line by line, as a typesetter hyphenates: "auto-" / "matically"
+        pdf.cell(0, 5.5, line, new_x="LMARGIN", new_y="NEXT")
     pdf.output(str(path))
-    # facts: a chunk keeps "Ltd. · Revision 3" on one line (a sentence never starts with "·")
-    expect(path.name, title="Build Farm Operating Notes", paragraphs=list(BUILD_NOTES), facts=[BUILD_NOTES[0]],
+    # facts: a chunk keeps "Ltd. · Revision 3" on one line (a sentence never starts with "·"); a word
+    # hyphenated across a line break is one word again, a compound keeps its hyphen ("self-service" above)
+    expect(path.name, title="Build Farm Operating Notes", paragraphs=list(BUILD_NOTES) + [
+        "Runners that fail their health check three times in a row are taken out of the shared build pool "
+        "automatically, and a ticket is opened for the build infrastructure team, who replace the runner's disk. "
+        "Self-service runners are never removed this way."], facts=[BUILD_NOTES[0]],
            clutter=[],
            meta={"author": "Build Infrastructure"})
 
@@ -454,10 +461,15 @@ BUILD_NOTES = (
     "Nuri Cloud Ltd. · Revision 3 · Effective 2026-02-01 · Owner: Build Infrastructure (Park Jiwon), Platform Group",
     "The build farm runs 40 Linux runners and 12 macOS runners. A job that waits longer than 15 minutes for a "
     "runner is reported to the on-call build engineer, who may add temporary runners from the burst pool.",
-    "Caches are kept for 14 days.",
+    "Caches are kept for 14 days. Teams may also register self-service runners in the portal.",
     "Release builds never use the shared cache; they start from a clean workspace so that every artifact can be "
     "rebuilt from its tag alone.",
 )
+
+
+HYPHENATED = ("Runners that fail their health check three times in a row are taken out of the shared build pool auto-",
+              "matically, and a ticket is opened for the build infrastructure team, who replace the runner's disk. Self-",
+              "service runners are never removed this way.")
 
 
 def pdf_scanned(path: Path) -> None:

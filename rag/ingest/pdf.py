@@ -237,11 +237,12 @@ def _build(pages: list[_Page], lines: list[_Line], body: float, outline: Outline
     current: list[_Line] = []
     kind = "paragraph"
     right = _right_edges(lines)
+    words = {w.strip(_PUNCT).casefold() for line in lines for w in line.text.split()}
 
     def flush() -> None:
         nonlocal current
         if current:
-            text = " ".join(line.text for line in current)
+            text = _join_lines([line.text for line in current], words)
             outline.add("item" if kind == "item" else "paragraph", text)
             if len(first) < 12:
                 first.append(text)
@@ -267,6 +268,28 @@ def _build(pages: list[_Page], lines: list[_Line], body: float, outline: Outline
     flush()
     for _, _, table in tables:
         outline.table(table)
+
+
+_PUNCT = ".,;:!?()[]\"'“”‘’"
+
+
+def _join_lines(texts: list[str], words: set[str]) -> str:
+    """A paragraph's lines as one line. A word the typesetter hyphenated across the break is joined back
+    ("auto-" + "matically" -> "automatically"), but a compound cut at its own hyphen keeps it ("Self-" +
+    "service" -> "Self-service") when the document writes it with one elsewhere; a soft hyphen always goes."""
+    out = texts[0]
+    for text in texts[1:]:
+        last = out.rsplit(None, 1)[-1].lstrip(_PUNCT) if out.strip() else ""
+        stem = last[:-1].rsplit("-", 1)[-1]  # "pre-regis-" -> "regis"
+        nxt = text.split()[0].strip(_PUNCT) if text.split() else ""
+        if out.endswith("\u00ad"):
+            out = out[:-1] + text
+        elif out.endswith("-") and len(stem) >= 2 and stem.isascii() and stem.isalpha() and nxt[:1].islower():
+            compound = f"{stem}-{nxt}".casefold() in words and f"{stem}{nxt}".casefold() not in words
+            out = (out if compound else out[:-1]) + text
+        else:
+            out += " " + text
+    return out
 
 
 def _heading_level(line: _Line, body: float, level_of: dict[float, int], deepest: int) -> int:
