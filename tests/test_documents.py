@@ -163,6 +163,9 @@ def test_underlined_plain_text_headings_open_sections():
     doc = load("notes.txt", raw.encode())
     assert [(s.heading, s.text) for s in doc.sections] == [("Caches", "Caches are kept for 14 days."),
                                                             ("Runners", "40 Linux runners.")]
+    hashed = load("h.txt", b"# Runbook\n\n## Restart ##\nRun the script.\n\n### Learn C#\nRead the book.\n")
+    assert hashed.title == "Runbook"
+    assert [s.path for s in hashed.sections] == [("Runbook", "Restart"), ("Runbook", "Restart", "Learn C#")]
     # a rule under a sentence is a rule, not an underline
     ruled = load("r.txt", b"Title\n\nPara one.\n-----\nPara two.\n")
     assert [s.text for s in ruled.sections] == ["Para one.\nPara two."]

@@ -124,6 +124,7 @@ _TEXT_ITEM = re.compile(r"^\s*(?:[-*•·▪◦]\s|\d{1,3}[.)]\s|\(?[a-zA-Z가-�
 # "Chuseok .......... 2026-09-24 to 2026-09-26": a label, dot leaders, a value: a row of a two-column table.
 _LEADER_ROW = re.compile(r"^\s*(\S.{0,80}?)\s*(?:\.{4,}|…{2,}|·{4,})\s*(\S.*)$")
 _UNDERLINE = re.compile(r"^\s*(?:={3,}|-{3,})\s*$")
+_ATX = re.compile(r"^(#{1,6})\s+(\S.*)$")  # "## Scope" in a text file written the Markdown way
 _SENTENCE_MARK = (".", "!", "?", "。", ":", ";", ",", "：")
 
 
@@ -136,6 +137,7 @@ def load_text(path: str, raw: bytes) -> Document:
     read as the row "Chuseok — 9/24.") stay whole. Labelled values in the opening lines are its metadata."""
     text = decode(path, raw).replace("\r\n", "\n").replace("\r", "\n").strip("\n\ufeff")
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    first = _atx_text(match[2]) if (match := _ATX.match(first)) else first
     outline = Outline()
     body = text.lstrip()
     if len(first) <= 80 and not first.endswith((".", "!", "?", "。", ":", ";", ",")):
@@ -174,19 +176,28 @@ def _indent(line: str) -> int:
 
 
 def _setext(lines: list[str], outline: Outline) -> list[str]:
-    """Lines underlined with "===" or "---" opened as headings (the underline dropped); a lone rule dropped."""
+    """Lines underlined with "===" or "---" and Markdown-style "## Heading" lines opened as headings (the
+    underline and the hashes dropped); a lone rule dropped. Returns the lines after the last heading."""
     out: list[str] = []
     for line in lines:
-        if _UNDERLINE.match(line):
-            if out and len(out[-1].strip()) <= 80 and not _TEXT_ITEM.match(out[-1]) \
-                    and not out[-1].strip().endswith(_SENTENCE_MARK):
-                for kind, block in _text_blocks(out[:-1]):
-                    outline.add(kind, block)
-                outline.heading(2, out[-1])
-                out = []
-            continue
-        out.append(line)
+        atx = _ATX.match(line)
+        underlined = _UNDERLINE.match(line) and out and len(out[-1].strip()) <= 80 and \
+            not _TEXT_ITEM.match(out[-1]) and not out[-1].strip().endswith(_SENTENCE_MARK)
+        if atx or underlined:
+            head = _atx_text(atx[2]) if atx else out.pop()
+            for kind, block in _text_blocks(out):
+                outline.add(kind, block)
+            outline.heading(min(len(atx[1]) + 1, 6) if atx else 2, head)
+            out = []
+        elif not _UNDERLINE.match(line):
+            out.append(line)
     return out
+
+
+def _atx_text(text: str) -> str:
+    """A "## Heading ##" line's text without its closing hashes ("C#" keeps its own)."""
+    words = text.strip().rsplit(" ", 1)
+    return words[0].strip() if len(words) == 2 and set(words[1]) == {"#"} else text.strip()
 
 
 def _heading_like(line: str) -> bool:
