@@ -298,6 +298,36 @@ def test_a_fresh_snapshot_reads_each_chunk_row_once_and_a_write_reads_them_again
     index.close()
 
 
+def test_a_small_fresh_snapshot_reads_every_row_at_its_first_query_and_none_after(tmp_path, analyzer, monkeypatch):
+    """A small index's first query reads every chunk row in one statement; other queries (other chunks,
+    other audiences) read none while the tables are unchanged, and a restricted chunk still reaches only
+    its channel. Above the preload size each query reads the rows it lacks, as before."""
+    index = SqliteSearchIndex(tmp_path / "index.sqlite3", analyzer)
+    rng = np.random.default_rng(9)
+    vectors = _corpus(index, rng, files=8, per_file=10)
+    statements: list[str] = []
+    index._db.set_trace_callback(statements.append)
+    queries = [SearchQuery(" ".join(rng.choice(WORDS, 2)), rng.normal(size=DIM).astype(np.float32), 5, channel)
+               for channel in (None, "C1", "C2", None, "C1")]
+    found = [index.candidates(q, 10) for q in queries]
+    assert sum(_reads_rows(s) for s in statements) == 1
+    assert len(index._current().chunk_rows) == 80
+    for query, result in zip(queries, found):
+        paths = {c.chunk.path for c in result.chunks.values()}
+        restricted = {f"f{f}.md" for f in range(8) if f % 4 == 3}
+        allowed = {p for p in restricted if vectors[(p, 0)][1] and query.channel in vectors[(p, 0)][1]}
+        assert paths.isdisjoint(restricted - allowed)
+    index.close()
+
+    monkeypatch.setattr(embedded, "PRELOAD_ROWS", 79)
+    reopened = SqliteSearchIndex(tmp_path / "index.sqlite3", analyzer)
+    reopened._db.set_trace_callback(statements.append)
+    statements.clear()
+    assert [reopened.candidates(q, 10) for q in queries] == found
+    assert sum(_reads_rows(s) for s in statements) > 1 and len(reopened._current().chunk_rows) < 80
+    reopened.close()
+
+
 def test_row_file_reads_the_rows_asked_for_with_or_without_preadv(tmp_path, monkeypatch):
     rng = np.random.default_rng(30)
     matrix = rng.normal(size=(500, 20)).astype(np.float32)

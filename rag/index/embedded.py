@@ -44,6 +44,12 @@ TITLE_WEIGHT = 3.0  # bm25 column weight of title+heading terms against body ter
 # on a background thread while the old snapshot keeps serving.
 SYNC_REFRESH_ROWS = 20_000
 ROW_CACHE = 20_000  # chunk rows a fresh snapshot keeps after a query read them (about 1 KB each)
+# Up to this many chunks a fresh snapshot's first query reads every chunk row in one SELECT (about 5 ms
+# at 1,000): the queries after it read none, where reading each query's missing rows cost a statement
+# (prepared anew for every count of ids) per query for the first hundred queries of a process.
+PRELOAD_ROWS = 5_000
+_ROW_SQL = ("SELECT c.id, c.source, c.path, c.ordinal, c.title, c.heading, c.text, c.langs, f.meta "
+            "FROM chunks c LEFT JOIN files f ON f.source = c.source AND f.path = c.path")
 
 
 class SqliteSearchIndex:
@@ -354,22 +360,22 @@ class SqliteSearchIndex:
 
         While the snapshot is fresh (the tables have not changed since it was read), its row mask already
         said which chunks exist and are visible, so a chunk's row is read from SQLite once and kept with
-        the snapshot (`Snapshot.chunk_rows`); a stale snapshot's hits are all re-checked against the tables."""
+        the snapshot (`Snapshot.chunk_rows`); a small one's are all read at its first query (`_preload`). A
+        stale snapshot's hits are all re-checked against the tables."""
         if not ids:
             return {}
         cache = snapshot.chunk_rows if fresh else None
+        if cache is not None and not snapshot.rows_complete and snapshot.size <= PRELOAD_ROWS:
+            self._preload(snapshot)
         entries = {} if cache is None else {i: cache[i] for i in ids if i in cache}
-        missing = ids if cache is None else ids - entries.keys()
+        missing = ids if cache is None else set() if snapshot.rows_complete else ids - entries.keys()
         if missing:
             marks = ",".join("?" * len(missing))
             visible, params = _visible_sql(tokens)
             with self._lock:
-                rows = self._db.execute(
-                    f"SELECT c.id, c.source, c.path, c.ordinal, c.title, c.heading, c.text, c.langs, f.meta "
-                    f"FROM chunks c LEFT JOIN files f ON f.source = c.source AND f.path = c.path "
-                    f"WHERE c.id IN ({marks}) AND {visible}", [*missing, *params]).fetchall()
-            read = {r[0]: (Chunk(r[2], r[3], r[4], r[5], r[6], _metadata(r[8])), r[1], tuple(r[7].split()))
-                    for r in rows}
+                rows = self._db.execute(f"{_ROW_SQL} WHERE c.id IN ({marks}) AND {visible}",
+                                        [*missing, *params]).fetchall()
+            read = _entries(rows)
             if cache is not None and len(cache) < ROW_CACHE:
                 cache.update(read)
             entries.update(read)
@@ -385,6 +391,20 @@ class SqliteSearchIndex:
             chunk, source, langs = entries[i]
             out[i] = Candidate(chunk, source, langs, read_cosines[n] if n in read_cosines else known[i], hub)
         return out
+
+    def _preload(self, snapshot: Snapshot) -> None:
+        """Every chunk row of a small snapshot, kept with it, when the tables still hold what it was read
+        from: read in one statement, then checked against `data_version` (a commit in between discards
+        them, and this query reads its own rows with the visibility check). Visibility is the snapshot's
+        masks' to judge, as for any kept row: a query only asks for rows its audience may see."""
+        with self._lock:
+            if self._snapshot is not snapshot:
+                return
+            rows = self._db.execute(_ROW_SQL).fetchall()
+            if (self._db.execute("PRAGMA data_version").fetchone()[0], self._writes) != self._seen:
+                return
+            snapshot.chunk_rows.update(_entries(rows))
+            snapshot.rows_complete = True
 
     def stats(self) -> dict:
         """Files, chunks and the bound model."""
@@ -498,6 +518,11 @@ def _decode(stored: str) -> Visibility:
 def _background(cosine: tuple[float, float, int], hub: tuple[float, float]) -> Background:
     """The query's cosine statistics (mean, std, count) over some chunks and their hub terms'."""
     return Background(*cosine, *hub) if cosine[2] else Background(0.0, 0.0, 0)
+
+
+def _entries(rows) -> dict[int, tuple[Chunk, str, tuple[str, ...]]]:
+    """Chunk rows as `_ROW_SQL` selects them, by id: (chunk, source, languages)."""
+    return {r[0]: (Chunk(r[2], r[3], r[4], r[5], r[6], _metadata(r[8])), r[1], tuple(r[7].split())) for r in rows}
 
 
 @lru_cache(maxsize=4096)

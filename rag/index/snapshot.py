@@ -155,6 +155,7 @@ class Snapshot:
         self._covers = {lang: bool(mask.all()) for lang, mask in self.masks.items()}  # every row has it
         # Chunk rows queries read from the tables while this snapshot was fresh (rag.index.embedded._chunks).
         self.chunk_rows: dict[int, tuple] = {}
+        self.rows_complete = False  # chunk_rows holds every row (a small index's, read at once)
 
     def background_hub(self, lang: str | None = None) -> tuple[float, float]:
         """The mean and standard deviation of a language's rows' hub terms (every row's for None); the
