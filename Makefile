@@ -76,7 +76,7 @@ eval-solbit: install
 eval-solbit-holdout: install
 	$(BIN)/docbot eval $(SOLBIT)/holdout.jsonl --docs $(SOLBIT)/docs --json eval/report-solbit-holdout.json
 
-## bench: docbot's own benchmarks (scripts/bench_retrieval.py --peers compares with Chroma and LanceDB: pip install -e ".[bench]")
+## bench: docbot's own benchmarks (beside its peers at their best: scripts/bench_peers.py, after pip install -e ".[bench]")
 bench: install
 	$(BIN)/python scripts/bench_retrieval.py --chunks 1000 10000 100000
 	$(BIN)/python scripts/bench_embedding.py

@@ -19,18 +19,26 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "scripts"))
-
-from bench_retrieval import corpus_sentences  # noqa: E402
 
 from bot.indexing import IndexJob  # noqa: E402
 from bot.storage import Store  # noqa: E402
 from rag.index.embedded import SqliteSearchIndex  # noqa: E402
 from rag.index.indexer import Indexer  # noqa: E402
-from rag.ingest.chunking import OverlapChunker  # noqa: E402
+from rag.ingest.chunking import OverlapChunker, sentences  # noqa: E402
+from rag.ingest.loaders import load, supported  # noqa: E402
 from rag.ingest.sources import FolderSource  # noqa: E402
 from rag.models.embeddings import E5Embedder  # noqa: E402
 from rag.text.analysis import Analyzer  # noqa: E402
+
+
+def corpus_sentences() -> list[tuple[str, str]]:
+    """(document title, sentence) for every handbook sentence longer than 15 characters."""
+    out = []
+    for path in sorted((ROOT / "samples" / "handbook").iterdir()):
+        if supported(path):
+            doc = load(path.name, path.read_bytes())
+            out += [(doc.title, s) for sec in doc.sections for s in sentences(sec.text) if len(s) > 15]
+    return out
 
 
 class Counting(E5Embedder):

@@ -1,17 +1,20 @@
-"""Hybrid retrieval latency of the embedded index, side by side with Chroma + rank_bm25 and LanceDB.
+"""Hybrid retrieval latency of the embedded index over real chunks and real e5 vectors, ranker included.
 
 Each corpus is the handbook's real chunks with their real e5 vectors, then perturbed copies (the
 sentences shuffled, the vector plus small Gaussian noise, renormalised), so 100,000 chunks build
 in a minute instead of a day of embedding. Queries are the dev set's user turns, embedded once
-beforehand: query embedding is excluded everywhere. Every stack gets the same Kiwi/Snowball terms
-for its keyword side, returns a fused top 10, and is timed over every query twice (the better
-pass is reported, as machines are noisy). Each stack runs in a process of its own: Chroma's and
-LanceDB's background threads slowed whatever ran beside them (docbot's p50 at 100k went from
-7 to 17 ms with both peers loaded in the same process). Vector recall@10 is each stack's vector side against
-an exact float64 search over the same vectors.
+beforehand: query embedding is excluded. docbot returns a ranked top 10 and is timed over every
+query twice (the better pass is reported, as machines are noisy), in a process of its own per size.
+Vector recall@10 is docbot's vector side against an exact float64 search over the same vectors.
 
-    python scripts/bench_retrieval.py --chunks 1000 10000 100000           # docbot only
-    python scripts/bench_retrieval.py --chunks 1000 10000 100000 --peers   # needs `pip install .[bench]`
+    python scripts/bench_retrieval.py --chunks 1000 10000 100000
+
+This times docbot alone. Side by side with other stacks, use `scripts/bench_peers.py`: peers at their
+best (HNSW with a fast BM25, LanceDB with its ANN and full-text indexes, `select`ed columns), the same
+40 + 40 candidates for every system, a corpus without near-duplicates, the NumPy exact scan as the
+floor measured in the same run (docs/performance.md, section 4). The peers this script used to build
+(Chroma with pure-Python rank_bm25, LanceDB returning every vector with 10 candidates a side) were
+not what a user would pick, and their figures flattered docbot (issue 31).
 """
 from __future__ import annotations
 
@@ -110,87 +113,23 @@ class Docbot:
         self.index.close()
 
 
-class ChromaBM25:
-    """The seed's stack: Chroma's HNSW for vectors, rank_bm25 over the same terms, fused by RRF."""
-
-    name = "chroma + rank_bm25"
-
-    def __init__(self, items, terms, tmp: Path):
-        import chromadb
-        from rank_bm25 import BM25Okapi
-
-        client = chromadb.PersistentClient(path=str(tmp / "chroma"))
-        self.collection = client.create_collection("bench", metadata={"hnsw:space": "cosine"})
-        vectors = np.vstack([v for _, v in items])
-        for start in range(0, len(items), 5000):
-            stop = min(start + 5000, len(items))
-            self.collection.add(ids=[str(i) for i in range(start, stop)], embeddings=vectors[start:stop],
-                                documents=[items[i][0].text for i in range(start, stop)])
-        self.bm25 = BM25Okapi([t or ["_"] for t in terms])
-
-    def vector_ids(self, q) -> list[int]:
-        result = self.collection.query(query_embeddings=[q[1]], n_results=40)
-        return [int(i) for i in result["ids"][0]]
-
-    def search(self, q) -> list[int]:
-        dense = self.vector_ids(q)
-        scores = self.bm25.get_scores(q[2])
-        keyword = np.argsort(-scores)[:40]
-        fused: dict[int, float] = {}
-        for ranking in (dense, [int(i) for i in keyword if scores[i] > 0]):
-            for rank, i in enumerate(ranking):
-                fused[i] = fused.get(i, 0.0) + 1 / (60 + rank)
-        return sorted(fused, key=lambda i: -fused[i])[:TOP]
-
-
-class Lance:
-    """LanceDB's own hybrid search: its vector search and full-text index, fused by its default reranker."""
-
-    name = "LanceDB hybrid"
-
-    def __init__(self, items, terms, tmp: Path):
-        import lancedb
-
-        db = lancedb.connect(str(tmp / "lance"))
-        rows = [{"id": i, "vector": v.tolist(), "terms": " ".join(t)} for i, ((_, v), t) in enumerate(zip(items, terms))]
-        self.table = db.create_table("bench", data=rows)
-        # The same terms docbot indexes, split on whitespace (no second stemming or stop list).
-        self.table.create_fts_index("terms", base_tokenizer="whitespace", stem=False, remove_stop_words=False,
-                                    ascii_folding=False)
-
-    def vector_ids(self, q) -> list[int]:
-        return [r["id"] for r in self.table.search(q[1]).metric("cosine").limit(40).to_list()]
-
-    def search(self, q) -> list[int]:
-        text = " ".join(q[2]) or "_"
-        return [r["id"] for r in self.table.search(query_type="hybrid").vector(q[1]).text(text).limit(TOP).to_list()]
-
-
 def exact_ids(vectors: np.ndarray, query: np.ndarray) -> list[int]:
     cosines = vectors.astype(np.float64) @ query.astype(np.float64)
     return [int(i) for i in np.argsort(-cosines)[:TOP]]
 
 
-STACKS = {"docbot": Docbot, "chroma": ChromaBM25, "lance": Lance}
-
-
-def run_one(stack: str, size: int, chunks, vectors, queries, analyzer, model: str) -> dict:
-    """Build one stack over the corpus of `size` chunks and time it."""
+def run_one(size: int, chunks, vectors, queries, analyzer, model: str) -> dict:
+    """Build the index over the corpus of `size` chunks and time it."""
     items = synthetic(chunks, vectors, size, random.Random(7))
     matrix = np.vstack([v for _, v in items])
     exact = [exact_ids(matrix, q[1]) for q in queries]
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        if stack == "docbot":
-            built = Docbot(items, analyzer, model, Path(tmp))
-        else:
-            terms = analyzer.terms_many(f"{c.title} {c.heading} {c.text}" for c, _ in items)
-            built = STACKS[stack](items, terms, Path(tmp))
+        built = Docbot(items, analyzer, model, Path(tmp))
         seconds = time.perf_counter() - started
         row = {"chunks": size, "stack": built.name, **timed(built.search, queries),
                "vector_recall@10": recall([built.vector_ids(q) for q in queries], exact), "build_s": round(seconds, 1)}
-        if stack == "docbot":
-            built.close()
+        built.close()
     return row
 
 
@@ -215,21 +154,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--chunks", type=int, nargs="+", default=[10_000])
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--peers", action="store_true", help="also time Chroma + rank_bm25 and LanceDB")
-    parser.add_argument("--only", choices=sorted(STACKS), help=argparse.SUPPRESS)  # one stack, in this process
+    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # one size, in this process
     args = parser.parse_args()
-    if args.only is None:
+    if not args.one:
         rows = []
         for size in args.chunks:
-            for stack in ["docbot", *(["chroma", "lance"] if args.peers else [])]:
-                out = subprocess.run([sys.executable, __file__, "--only", stack, "--chunks", str(size),
-                                      "--queries", str(args.queries)], check=True, capture_output=True, text=True)
-                rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
-                print(json.dumps(rows[-1]), flush=True)
-        print("\n| chunks | stack | p50 / p95 ms | vector recall@10 | build s |\n|---|---|---|---|---|")
+            out = subprocess.run([sys.executable, __file__, "--one", "--chunks", str(size), "--queries",
+                                  str(args.queries)], check=True, capture_output=True, text=True)
+            rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+            print(json.dumps(rows[-1]), flush=True)
+        print("\n| chunks | p50 / p95 ms | vector recall@10 | build s |\n|---|---|---|---|")
         for r in rows:
-            print(f"| {r['chunks']:,} | {r['stack']} | {r['p50']} / {r['p95']} | {r['vector_recall@10']} | "
-                  f"{r['build_s']} |")
+            print(f"| {r['chunks']:,} | {r['p50']} / {r['p95']} | {r['vector_recall@10']} | {r['build_s']} |")
         return
     analyzer, embedder = Analyzer(), E5Embedder()
     chunks, vectors = handbook_vectors(embedder)
@@ -238,7 +174,7 @@ def main() -> None:
     texts = [turns[i % len(turns)] for i in range(args.queries)]
     embedded = {t: embedder.embed_query(t) for t in set(texts)}
     queries = [(t, embedded[t], analyzer.terms(t)) for t in texts]
-    print(json.dumps(run_one(args.only, args.chunks[0], chunks, vectors, queries, analyzer, embedder.name)))
+    print(json.dumps(run_one(args.chunks[0], chunks, vectors, queries, analyzer, embedder.name)))
 
 
 if __name__ == "__main__":
