@@ -58,8 +58,11 @@ def fact_place(turn: dict, docs: Path, cache: dict) -> str:
     return "prose"
 
 
-def split(report: dict, dataset: Path, docs: Path | None) -> dict[str, dict[str, list[float]]]:
-    """Per group, per figure, the per-turn values."""
+def split(report: dict, dataset: Path, docs: Path | None,
+          languages: bool = False) -> dict[str, dict[str, list[float]]]:
+    """Per group, per figure, the per-turn values. With `languages`, every format group is also split into
+    "GROUP/same" and "GROUP/xl" by the turn's `cross_language` (no relevant document in the question's
+    language)."""
     turns: dict[tuple[str, int], dict] = {}
     for line in dataset.read_text().splitlines():
         if line.strip():
@@ -78,6 +81,9 @@ def split(report: dict, dataset: Path, docs: Path | None) -> dict[str, dict[str,
         if docs is not None and has_gold(turn):
             place = fact_place(turn, docs, cache)
             names += [f"{fmt}-{place}"] + ([f"office-{place}"] if fmt in OFFICE else [])
+        if languages and "cross_language" in turn:
+            side = "xl" if turn["cross_language"] else "same"
+            names += [f"{name}/{side}" for name in names if "-" not in name]
         for name in names:
             values = groups[name]
             values["turns"].append(1.0)
@@ -103,13 +109,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("report", type=Path)
     parser.add_argument("datasets", type=Path, nargs="+")
     parser.add_argument("--docs", type=Path, help="the documents, to tell facts in table rows from prose")
+    parser.add_argument("--languages", action="store_true",
+                        help="also split each format into same-language and cross-language turns")
     args = parser.parse_args(argv)
     report = json.loads(args.report.read_text())
     for dataset in args.datasets:
         # One dataset: the report itself; several: reports keyed by file name (docbot eval --json).
         one = report if "per_turn" in report else report[dataset.name]
         print(f"== {dataset}")
-        print(table(split(one, dataset, args.docs)))
+        print(table(split(one, dataset, args.docs, args.languages)))
 
 
 if __name__ == "__main__":

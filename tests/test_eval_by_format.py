@@ -51,3 +51,19 @@ def test_turns_split_by_format_and_by_where_the_fact_sits(tmp_path, capsys):
     eval_by_format.main([str(report), str(dataset), "--docs", str(FIXTURES)])
     printed = capsys.readouterr().out
     assert "md-table" in printed and "mixed" in printed
+
+
+def test_turns_split_by_language_on_request(tmp_path):
+    dataset = tmp_path / "set.jsonl"
+    turns = [{"user": "q1", "relevant": ["vpn-guide.docx"], "format": "docx", "answer_contains": ["12시간"],
+              "cross_language": True},
+             {"user": "q2", "relevant": ["vpn-guide.docx"], "format": "docx", "answer_contains": ["12시간"],
+              "cross_language": False}]
+    dataset.write_text(json.dumps({"id": "a", "turns": turns}))
+    rows = [{"conversation": "a", "turn": 1, "recall": 0.0, "fact_grounded": False},
+            {"conversation": "a", "turn": 2, "recall": 1.0, "fact_grounded": True}]
+    groups = eval_by_format.split({"per_turn": rows}, dataset, FIXTURES, languages=True)
+    assert groups["docx/xl"]["fact_grounded"] == [0.0] and groups["docx/same"]["fact_grounded"] == [1.0]
+    assert groups["office/xl"]["recall"] == [0.0] and len(groups["all/same"]["turns"]) == 1
+    assert "docx-table/xl" not in groups  # the table/prose split is not split again
+    assert "docx/xl" not in eval_by_format.split({"per_turn": rows}, dataset, FIXTURES)
