@@ -514,3 +514,45 @@ def test_jokes_docbot_and_feelings_are_small_talk(router, text):
 ])
 def test_a_room_in_use_now_is_live_and_rules_about_it_are_documents(router, text, intent):
     assert router.route(text, text).intent == intent
+
+
+@pytest.mark.parametrize("text,intent", [
+    # Korean imperatives that end in 버려 / 놔 / ㄱㄱ, even after an interjection.
+    ("음 그래 그럼 그냥 삭제해버려", Intent.ACTION),
+    ("아 그거 그냥 지워버려", Intent.ACTION),
+    ("결재 올려놔", Intent.ACTION),
+    ("ㅇㅋ 계정 생성 ㄱㄱ", Intent.ACTION),
+    ("재배포 고고", Intent.ACTION),
+    # Idioms of small talk.
+    ("cool beans", Intent.CHITCHAT),
+    ("mm ok", Intent.CHITCHAT),
+    ("hello there", Intent.CHITCHAT),
+    ("okie dokie", Intent.CHITCHAT),
+    # Live state: alerts firing, a jammed printer, a room in use.
+    ("are the alerts still firing?", Intent.REALTIME_LOOKUP),
+    ("is the 2nd floor printer jammed again?", Intent.REALTIME_LOOKUP),
+    ("지금 회의실 3A 사용 중이야?", Intent.REALTIME_LOOKUP),
+    ("is the build broken?", Intent.REALTIME_LOOKUP),
+    # ... and the documents about them.
+    ("what should I do when an alert is firing?", Intent.KNOWLEDGE_SEARCH),
+    ("회의실 사용 규칙 알려줘", Intent.KNOWLEDGE_SEARCH),
+])
+def test_round_three_shapes_are_routed(router, text, intent):
+    route = router.route(text, text)
+    assert route.intent == intent, (route.intent, route.confidence, route.reason)
+    assert route.confidence >= 0.65, route
+
+
+PREFIXES = ["", "ok, ", "ok thanks! ", "ㅇㅋ ", "고마워, ", "오케이 그럼 ", "haha ", "ugh, ", "헐 ", "thanks a ton, ",
+            "ㅋㅋ 알겠어 ", "great answer, thanks. ", "네 감사합니다! "]
+ASKED = ["restart the billing service", "좀 올려줘", "처리해줘", "is the gateway still down?", "지금 온콜 누구야?",
+         "what's the hotel limit?", "휴가 며칠이야?", "could you book a room for me", "can you check the VPN guide",
+         "알려주시면 감사하겠습니다", "tell me about the refund policy", "계정 생성 ㄱㄱ"]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_no_prefix_makes_a_message_that_asks_sure_small_talk(prefix):
+    # Every opening in front of every kind of ask: the rules never call it small talk at 0.85 or more.
+    for asked in ASKED:
+        ruled = rule_route(prefix + asked)
+        assert not (ruled and ruled.intent == Intent.CHITCHAT and ruled.confidence >= 0.85), (prefix + asked, ruled)

@@ -88,7 +88,7 @@ ok okay k kk okey alright cool great nice awesome perfect sure yes yeah yep yup 
 thanks thank thx ty tysm cheers appreciated hi hello hey yo morning evening bye goodbye
 wow whoa yikes oops ugh ouch damn omg oh ah aha ahh hmm hmmm huh meh lol lmao haha hahaha hehe interesting
 funny weird neat lovely amazing brilliant wonderful excellent super sweet gotcha
-phew yay woohoo sheesh geez jeez argh welp
+phew yay woohoo sheesh geez jeez argh welp mm mmm okie
 mate buddy dude pal folks guys everyone
 so then also and but btw anyway well um uh docbot bot
 """.split())
@@ -99,7 +99,8 @@ _CHATTER_PAIRS = frozenset({
     ("good", "evening"), ("good", "night"), ("makes", "sense"), ("appreciate", "it"), ("oh", "no"),
     ("great", "stuff"), ("thank", "u"), ("that", "helps"), ("nice", "one"), ("fair", "enough"),
     ("many", "thanks"), ("much", "appreciated"), ("so", "much"), ("a", "ton"), ("a", "bunch"), ("a", "million"),
-    ("oh", "man"), ("oh", "boy"), ("oh", "dear"), ("oh", "well"), ("my", "bad"),
+    ("oh", "man"), ("oh", "boy"), ("oh", "dear"), ("oh", "well"), ("my", "bad"), ("hello", "there"), ("hi", "there"),
+    ("hey", "there"), ("cool", "beans"), ("okie", "dokie"), ("sure", "thing"),
 })
 # Interjections: an opening that reacts ("ugh, mondays", "lol classic", "헐 역대급"), where "ok" would agree.
 _INTERJECTIONS = frozenset("""
@@ -182,11 +183,12 @@ _KO_INFO_VERB = _rx(r"(?:알려|설명|요약|정리|가르쳐|보여|찾아|비
 # "...해야 해?" (obligation), "신청해도 돼?" (permission): questions about doing, not requests.
 _KO_OBLIGATION = _rx(r"(?:해야|돼야|되야|하면 안|해도|하나요|합니까|되나요|인가요)")
 # Bare imperatives and "let's" forms of mutation verbs ("삭제해", "롤백하자"), as before.
-_KO_ACTION = _rx(
-    r"(삭제|복구|생성|재시작|재색인|색인|재인덱스|인덱싱|배포|추가|변경|수정|등록|취소|승인|발송|실행|초기화|롤백|신청|예약|만들|지우|바꾸|보내|올리|"
-    r"잡아|켜|꺼|열어|잠가|처리|진행|정지|해지|차단|잠금|풀어|넣어|빼|막아|닫아|올려|내려)"
-    r"(?!\w{0,12}야)\w{0,12}\s{0,3}(하자|해라|해(?!\s*\?)|시켜)\s*+[.!]*+\s*+$",
-)
+_KO_MUTATION = (r"(삭제|복구|생성|재시작|재색인|색인|재인덱스|인덱싱|배포|추가|변경|수정|등록|취소|승인|발송|실행|초기화|롤백|신청|"
+                r"예약|만들|지우|지워|바꾸|바꿔|보내|올리|잡아|켜|꺼|열어|잠가|처리|진행|정지|해지|차단|잠금|풀어|넣어|빼|막아|닫아|올려|내려)")
+# "삭제해", "롤백하자", "그냥 지워버려", "올려놔", "계정 생성 ㄱㄱ"
+_KO_ACTION = _rx(_KO_MUTATION + r"(?!\w{0,12}야)\w{0,12}\s{0,3}(하자|해라|해(?!\s*\?)|시켜|버려|버리자|놔|둬|ㄱㄱ+|고고)"
+                 r"\s*+[.!]*+\s*+$")
+_KO_MUTATION_STEM = re.compile(_KO_MUTATION)
 _EN_REQUEST_OPENER = re.compile(
     r"^(?:(?:please|pls|plz|kindly|now|then|just|also|so|and|(?:can|could|would|will) (?:you|u)|go ahead and|"
     r"i (?:want|need) you to|i'd like you to)\s++)++", re.IGNORECASE)
@@ -286,11 +288,11 @@ _VOLATILE = _rx(
     r"happening|occurring|ongoing|in progress|resolved|fixed|over|finished|done|maintenance|deploying|"
     r"rolling out|stuck|slow|reachable|responding|open|occupied|in stock|out of|deployed|released|merged|"
     r"shipped|rolled out|timeouts|timing out|times out|going on|flaky|unstable|green|red|passing|lagging|laggy|"
-    r"crashing|crashed|hanging|frozen|unreachable|degraded|throttled|erroring|flapping)\b",
+    r"crashing|crashed|hanging|unreachable|degraded|throttled|erroring|flapping|firing|jammed)\b",
     r"\b(is|are|be|still)\s++(?:[\w.-]++\s++){0,4}up\b",
     r"(온콜|당직|상태|장애|에러|오류|다운|살아|죽었|죽어|떠\s?있|돌아|돌고|동작|작동|접속|로그인|먹통|느려|느린|점검|"
     r"끝났|끝나|진행\s?중|발생|실패|성공했|고장|터졌|터진|뻗었|뻗은|끊겼|끊긴|안\s?돼|안\s?되|비어|비었|남아|남았|대기|몇\s?건|몇\s?명|몇\s?개|배포\s?중|처리\s?중|해결됐|복구됐|"
-    r"타임아웃|불안정|깨져|깨졌|튕겨|튕기|튕김|멈춰|멈췄|끊겨|끊기|"
+    r"타임아웃|불안정|깨져|깨졌|튕겨|튕기|튕김|멈춰|멈췄|끊겨|끊기|사용\s?중|쓰는\s?중|"
     r"잘\s?돼|돼\?|되나요|되고|되는|(?<!수 )(?<!수)(있어\?|있나\?|있나요)|(?<=\s)나(\?|요))",
 )
 # Words of rules and documents, and questions about what one may or must do: about the documents, however
@@ -322,7 +324,7 @@ _LIVE = _rx(
     r"^(내|제|나의)\s.{1,30}(승인(됐|됬|났|되었)|반려(됐|되었)|처리(됐|되었)|입금(됐|되었)|지급(됐|되었)|들어왔)",
     r"^\s*+(are there |is there )?any (open|active|ongoing|current) [^?]{1,40}\?",  # "any open incidents?"
     r"\bhow many\b[^?]{1,60}\b(right now|now|today|at the moment|currently)\b",  # a count now
-    r"\bis [^?]{1,40} ((down|online|offline|working|healthy)|(?<!backed )(?<!set )(?<!signed )(?<!picked )"
+    r"\bis [^?]{1,40} ((down|online|offline|working|healthy|jammed|broken|stuck|crashing|failing)|(?<!backed )(?<!set )(?<!signed )(?<!picked )"
     r"(?<!looked )(?<!held )(?<!follow )up)\b",
     r"(상태|장애).{0,6}(어때|어떄|확인해|괜찮)",
 )
@@ -524,7 +526,8 @@ def _short_remark(chatter: str, rest: str) -> bool:
     words = [w.strip(_PUNCT).lower() for w in chatter.split()]
     if not any(w in _INTERJECTIONS or _KO_CHATTER_LAUGH.fullmatch(w) for w in words if w):
         return False
-    return len(rest.split()) <= 2 and not _DIGIT.search(rest) and not _VOLATILE.search(rest)
+    return (len(rest.split()) <= 2 and not _DIGIT.search(rest) and not _VOLATILE.search(rest)
+            and not _KO_MUTATION_STEM.search(rest) and not _EN_ACTION_VERB.match(rest))
 
 
 def rule_route(original: str) -> Route | None:
