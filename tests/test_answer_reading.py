@@ -22,6 +22,9 @@ from rag.documents import Chunk, Hit
     ("Can I use a USB stick on my laptop?", Kind.YESNO),
     ("회사 노트북에 USB 메모리 써도 돼?", Kind.YESNO),
     ("Which room has only a whiteboard?", Kind.WHICH),
+    ("사무실에서 프린트하려면 어떤 큐로 보내야 돼?", Kind.WHICH),
+    ("연차 쓰려면 뭐 해야 돼?", Kind.HOWTO),
+    ("VPN 연결하려면?", Kind.HOWTO),
     ("크로스도킹이 뭐야?", Kind.WHAT),
 ])
 def test_question_kinds_in_both_languages(question, kind):

@@ -79,3 +79,24 @@ async def test_sources_list_only_the_documents_the_answer_cites(service):
     cited = {int(n) for n in re.findall(r"\[(\d+)\]", answer_text)}
     assert {s.n for s in turn.sources} == cited
     assert len(turn.numbered_sources) > len(turn.sources)  # passages handed over but not quoted are not listed
+
+
+def _steps_reading(kind, best: int, count: int = 5):
+    """A reading of one document's numbered steps, step `best` scored highest."""
+    from rag.answer.reading import Candidate, Reading
+    from rag.documents import Chunk, Hit
+
+    hit = Hit(Chunk("returns.md", 0, "Returns", "Process", ""), 1.0)
+    candidates = [Candidate("returns.md", n, f"{n}. Step number {n} of the returns process.", hit, 0.0, 0.5, 0, True,
+                            5.0 if n == best else 3.0 - n / 10) for n in range(1, count + 1)]
+    return Reading(kind, sorted(candidates, key=lambda c: -c.score))
+
+
+def test_a_question_for_one_fact_leads_with_that_step_not_the_procedure():
+    from rag.answer.questions import Kind
+
+    answerer = ExtractiveAnswerer.__new__(ExtractiveAnswerer)
+    answerer.max_sentences, answerer.max_steps, answerer.same_gap, answerer.other_gap, answerer.cross_gap = 4, 10, 1.0, 0.8, 1.5
+    picked = answerer.pick(_steps_reading(Kind.TIME, 3))
+    assert picked[0].sentence.startswith("3.")
+

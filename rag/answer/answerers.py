@@ -119,9 +119,10 @@ class ExtractiveAnswerer:
         return [lead, *sorted(same[: min(room, 2)], key=lambda c: c.position), *others][: self.max_sentences]
 
     def _procedure(self, reading: Reading, lead: Candidate) -> list[Candidate]:
-        """The numbered steps around the lead, whole and in order, when the question asks how or the lead
-        is a step (no dropped steps: the user follows them)."""
-        if reading.kind != Kind.HOWTO and not _STEP.match(lead.sentence):
+        """The numbered steps around the lead, whole and in order, when the question asks how (no dropped
+        steps: the user follows them). A question that asks for one fact (when, how much, which) gets the
+        step that holds it as the lead, not the procedure from step 1 ("검수는 언제까지 해야 돼?")."""
+        if reading.kind != Kind.HOWTO:
             return []
         steps = sorted((c for c in reading.candidates if c.path == lead.path and c.hit.chunk.heading ==
                         lead.hit.chunk.heading and _STEP.match(c.sentence)), key=lambda c: c.position)

@@ -16,14 +16,13 @@ Thresholds were chosen on the dev sets only (eval/solbit/dev.jsonl, eval/*-dev.j
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from enum import StrEnum
 
 from rag.documents import Hit
 from rag.text.language import languages, main_language
 
-from .questions import Kind, is_summary
+from .questions import Kind, anchors, is_summary, mentions
 from .reading import Candidate, Reading
 
 
@@ -33,13 +32,6 @@ class Verdict(StrEnum):
     ANSWERED = "answered"
     HEDGED = "hedged"
     NOT_FOUND = "not_found"
-
-
-# Numbers and Latin-script names ("20년", "2024", "P1", "SolTrack") mean the same in either language: a
-# question naming one that its best evidence lacks is about something the documents may not cover.
-# A capitalised word counts unless it starts the question ("How", "When").
-_ANCHOR = re.compile(r"\d+(?:[.,]\d+)?(?:[년월일시분개명대원회층차주])?|\b[A-Za-z][A-Za-z0-9-]*[0-9][A-Za-z0-9-]*\b|(?<=[\s(\"'])[A-Z][A-Za-z0-9]+\b|"
-                     r"\b[A-Z]{2,}[A-Za-z0-9]*\b|\b[A-Z][a-z]+[A-Z][A-Za-z0-9]*\b")
 
 
 @dataclass(frozen=True)
@@ -109,19 +101,4 @@ class Judge:
 def missing_anchors(question: str, lead: Candidate, hits: list[Hit]) -> list[str]:
     """The question's numbers and Latin-script names that the lead's document passages do not contain."""
     text = " ".join(f"{h.chunk.title} {h.chunk.heading} {h.chunk.text}" for h in hits if h.chunk.path == lead.path)
-    return [a for a in dict.fromkeys(_ANCHOR.findall(question)) if a not in _NOT_NAMES and not _mentions(text, a)]
-
-
-_NOT_NAMES = frozenset({"I", "OK", "Ok"})
-
-
-def _mentions(text: str, anchor: str) -> bool:
-    """Whether `anchor` appears as a whole number or word ("20" is not in "2026", "P1" not in "P10"); a
-    number with a Korean unit ("20년") must carry that unit, or an English one ("20 years"), not another
-    ("20일")."""
-    if anchor[-1].isdigit() or anchor[-1].isascii():
-        pattern = rf"(?<![0-9A-Za-z]){re.escape(anchor)}(?![0-9A-Za-z])"
-    else:
-        number, unit = re.escape(anchor[:-1]), re.escape(anchor[-1])
-        pattern = rf"(?<![0-9A-Za-z.,]){number}(?:\s?{unit}|\s?[A-Za-z]|(?![0-9가-힣.,]))"
-    return re.search(pattern, text, re.IGNORECASE) is not None
+    return [a for a in anchors(question) if not mentions(text, a)]

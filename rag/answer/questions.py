@@ -48,7 +48,11 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
                                r"온도", _I)),
     (Kind.TIME, re.compile(r"\bwhen\b", _I)),
     (Kind.HOWTO, re.compile(r"\bhow (do|can|should|to)\b|\bsteps?\b|\bprocedure\b|\bprocess\b|\bwhat do i do\b|"
-                            r"\bwhat should i do\b|\bset ?up\b|어떻게|방법|절차|하려면|순서|과정", _I)),
+                            r"\bwhat should i do\b|\bset ?up\b|어떻게|방법|절차|순서|과정", _I)),
+    # "프린트하려면 어떤 큐로 보내야 돼?" asks which queue, not yes or no: a Korean which-word outweighs "돼?" and
+    # "…려면" (in order to), a weaker sign of a procedure than "어떻게".
+    (Kind.WHICH, re.compile(r"어느|어떤|무슨", _I)),
+    (Kind.HOWTO, re.compile(r"려면", _I)),
     (Kind.YESNO, _YES_NO),
     (Kind.WHICH, re.compile(r"\bwhich\b|어느|어떤|무슨|뭘 써|뭐 써|제일|가장", _I)),
     (Kind.WHAT, re.compile(r"\bwhat('s| is| are| was)\b|\bmean(s|ing)?\b|\bdefin|뭐야|뭐였어|무엇|뭔가|이란|란\?|"
@@ -219,3 +223,30 @@ def boilerplate(sentence: str, heading: str, kind: Kind, changes: bool) -> bool:
     if not changes and (_CHANGELOG_HEADING.search(heading) or _VERSION_ROW.search(line)):
         return True
     return False
+
+
+# Numbers and Latin-script names ("20년", "2024", "P1", "SolTrack") mean the same in either language: a
+# question naming one that its best evidence lacks is about something the documents may not cover.
+# A capitalised word counts unless it starts the question ("How", "When").
+_ANCHOR = re.compile(r"\d+(?:[.,]\d+)?(?:[년월일시분개명대원회층차주])?|\b[A-Za-z][A-Za-z0-9-]*[0-9][A-Za-z0-9-]*\b|(?<=[\s(\"'])[A-Z][A-Za-z0-9]+\b|"
+                     r"\b[A-Z]{2,}[A-Za-z0-9]*\b|\b[A-Z][a-z]+[A-Z][A-Za-z0-9]*\b")
+
+
+def anchors(question: str) -> list[str]:
+    """The question's numbers and Latin-script names, in order, each once."""
+    return [a for a in dict.fromkeys(_ANCHOR.findall(question)) if a not in _NOT_NAMES]
+
+
+_NOT_NAMES = frozenset({"I", "OK", "Ok"})
+
+
+def mentions(text: str, anchor: str) -> bool:
+    """Whether `anchor` appears as a whole number or word ("20" is not in "2026", "P1" not in "P10"); a
+    number with a Korean unit ("20년") must carry that unit, or an English one ("20 years"), not another
+    ("20일")."""
+    if anchor[-1].isdigit() or anchor[-1].isascii():
+        pattern = rf"(?<![0-9A-Za-z]){re.escape(anchor)}(?![0-9A-Za-z])"
+    else:
+        number, unit = re.escape(anchor[:-1]), re.escape(anchor[-1])
+        pattern = rf"(?<![0-9A-Za-z.,]){number}(?:\s?{unit}|\s?[A-Za-z]|(?![0-9가-힣.,]))"
+    return re.search(pattern, text, re.IGNORECASE) is not None
