@@ -319,9 +319,9 @@ class Settings(BaseSettings):
     def chunker_signature(self) -> str:
         """Part of every file hash: changing the chunker (or how docbot cuts text: v2 keeps list items
         and table rows whole, one per line; v3 reads plain-text sections and dot-leader rows, keeps
-        abbreviations inside their sentence and leaves the title's own heading out of chunk headings)
-        re-chunks every file."""
-        return f"{self.chunker}:{self.chunk_size}:{self.chunk_overlap}:v3"
+        abbreviations inside their sentence and leaves the title's own heading out of chunk headings; v4
+        leaves a plain-text byline out of the text) re-chunks every file."""
+        return f"{self.chunker}:{self.chunk_size}:{self.chunk_overlap}:v4"
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -681,7 +681,7 @@ def main() -> None:
                      "Both close for maintenance on one night only": "DATA CENTRES",
                      "* 신청 방법 — 팀장이 전날 17시까지 승인합니다": "휴무일 근무 신청",
                      "문의: 인사팀 (내선 2200)": "누리클라우드 2026 휴무 안내 / NURI CLOUD OFFICE CLOSURES 2026"},
-           clutter=["...."], meta={"author": "인사팀"})
+           clutter=["....", "작성: 인사팀", "2025-12-10"], meta={"author": "인사팀"})
     (OUT / "confluence-travel-expenses.html").write_text(CONFLUENCE)
     expect("confluence-travel-expenses.html", title="출장 경비 정산 기준",
            facts=["출장 경비는 귀국 또는 복귀 후 10일 안에 누리페이에서 정산합니다."],

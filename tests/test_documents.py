@@ -6,6 +6,7 @@ import pytest
 from rag.documents import Chunk, Metadata, caveat, caveats, normalise_date, normalise_status, row_text
 from rag.ingest.chunking import OverlapChunker
 from rag.ingest.loaders import load
+from rag.ingest.metadata import byline
 
 from conftest import make_indexer
 
@@ -156,6 +157,28 @@ def test_plain_text_sections_rows_and_sub_items_are_read_as_a_person_reads_them(
     assert "Questions go to the People Team." in sections["OFFICE CLOSURES 2026"]
     chunks = OverlapChunker(900, 150).chunk(doc)
     assert {c.heading for c in chunks if "Chinese New Year" in c.text} == {"SINGAPORE BRANCH"}
+
+
+def test_a_plain_text_byline_is_its_metadata_not_its_content():
+    # The line under a notice's title that only says who issued it and when is read as metadata and, like
+    # a wiki page's byline, never indexed (a chunk of it alone was quoted as an answer's "closest" line).
+    for raw, author, issued, content in (
+            ("PRINTING AT SOLBIT OFFICES\nIT Service Desk - last updated 2025-10-20\n\nPrinters\n  Seoul HQ: SEL-09F-MFP\n",
+             "IT Service Desk", "2025-10-20", "Seoul HQ: SEL-09F-MFP"),
+            ("CLOSURES 2026\nIssued by: People Team, 2025-12-01\n\nKOREA\n  Chuseok ...... 2026-09-24\n",
+             "People Team", "2025-12-01", "Chuseok — 2026-09-24."),
+            ("[공지] WMS 정기 점검 안내\n\n작성: IT 서비스데스크 / 2026-03-10\n\n점검은 3월 21일에 진행합니다.\n",
+             "IT 서비스데스크", "2026-03-10", "점검은 3월 21일에 진행합니다.")):
+        doc = load("notice.txt", raw.encode())
+        assert doc.meta.author == author
+        text = "\n".join(c.text for c in OverlapChunker(900, 150).chunk(doc))
+        assert author not in text and issued not in text and content in text, text
+    # a line that says something besides who and when is content, and stays
+    kept = load("n.txt", "공지\n시행일: 2025-12-01 · 소관: 운영팀 · 이천 허브는 별도 절차를 따른다.\n\n본문.\n".encode())
+    assert "이천 허브는 별도 절차를 따른다." in kept.text
+    for line in ("Owner: Kim, who approves leave", "Updated: soon we will move", "Questions: People Team, hr@x.example",
+                 "Document HR-POL-008 v2 · Effective 2026-01-01 · Owner: People Team"):
+        assert not byline(line), line
 
 
 def test_underlined_plain_text_headings_open_sections():

@@ -15,7 +15,7 @@ from markdown_it import MarkdownIt
 from rag.documents import BlockKind, Document, Metadata, Table, row_text
 from rag.errors import DocumentError
 from rag.ingest.html import read_html
-from rag.ingest.metadata import front_matter, text_metadata
+from rag.ingest.metadata import byline, front_matter, text_metadata
 from rag.ingest.office import read_docx, read_pptx, read_xlsx
 from rag.ingest.outline import Outline, one_line, sub_item, unwrap
 from rag.ingest.pdf import read_pdf
@@ -143,6 +143,7 @@ def load_text(path: str, raw: bytes) -> Document:
     if len(first) <= 80 and not first.endswith((".", "!", "?", "。", ":", ";", ",")):
         outline.heading(1, first)  # a title line, never joined onto the paragraph below it
         body = body.split("\n", 1)[1] if "\n" in body else ""
+    body = _without_byline(body)
     paragraphs = [[line.rstrip() for line in p.splitlines() if line.strip()] for p in re.split(r"\n[ \t]*\n", body)]
     paragraphs = [p for p in paragraphs if p]
     # A short line alone above a paragraph is a heading only in a text that has several of them ("Hi all"
@@ -169,6 +170,20 @@ def load_text(path: str, raw: bytes) -> Document:
             outline.add(kind, block)
     meta = text_metadata([line.strip() for line in text.splitlines()[:12] if line.strip()])
     return Document(path, first[:120] or _fallback_title(path), outline.done(), meta)
+
+
+def _without_byline(body: str) -> str:
+    """The text without the lines under its title that only say who issued it and when ("Issued by: People
+    Team, 2025-12-01"): read as its metadata, they are its front matter, not its content (a byline is never
+    indexed, as in a wiki page)."""
+    lines = body.split("\n")
+    for n, line in enumerate(lines[:6]):
+        if not line.strip():
+            continue
+        if not byline(line.strip()):
+            break
+        lines[n] = ""
+    return "\n".join(lines)
 
 
 def _indent(line: str) -> int:

@@ -111,10 +111,46 @@ def text_metadata(lines: list[str]) -> Metadata:
                 found.setdefault("updated", value)
             elif re.match(r"owner|policy|document|author|issued|published|담당|작성|소유|소관", key):
                 found.setdefault("owner", _DATED.sub("", value) or value)  # "People Team, 2025-12-01"
+        if byline(line):  # "IT Service Desk - last updated 2025-10-20": the unlabelled name is the author
+            for part in (p.strip() for p in _SPLIT.split(line)):
+                if not _LABELLED.fullmatch(part) and not normalise_date(part):
+                    found.setdefault("owner", part)
     for line in lines[:3]:
         if match := _TITLE_STATUS.search(line[:120]) or _BANNER.match(line):
             found.setdefault("status", match[1])
     return metadata_from(found)
+
+
+_SPLIT = re.compile(r"\s[·|/–—-]\s|;")
+_NAME = re.compile(r"[^\W\d_][^\d.,!?。:：]{0,40}")  # "IT Service Desk", "People Team": a few words, no figures
+
+
+def byline(line: str) -> bool:
+    """A line that only says who wrote the text and when, as a plain-text notice opens ("Issued by: People
+    Team, 2025-12-01", "IT Service Desk - last updated 2025-10-20", "작성: IT 서비스데스크 / 2026-03-10"):
+    labelled values, bare dates and at most one short unlabelled name, at least one of them labelled.
+    A line that also says something else ("시행일: 2025-12-01 · 이천 허브는 별도 절차를 따른다.") is not one."""
+    if len(line) > 120 or line.rstrip().endswith((".", "!", "?", "。")):
+        return False
+    labelled = names = 0
+    for part in (p.strip() for p in _SPLIT.split(line)):
+        match = _LABELLED.fullmatch(part)
+        if match and _meta_value(match["key"].lower(), match["value"].strip()):
+            labelled += 1
+        elif not normalise_date(part):
+            names += 1
+            if names > 1 or not _NAME.fullmatch(part):
+                return False
+    return labelled > 0
+
+
+def _meta_value(key: str, value: str) -> bool:
+    """Whether a labelled value is the kind its label names: a status word, a date, a name (with its date)."""
+    if re.match(r"status|state|상태", key):
+        return bool(normalise_status(value))
+    if re.match(r"effective|in force|시행|적용|last|updated|revised|개정|수정", key):
+        return bool(normalise_date(value))
+    return bool(_NAME.fullmatch(_DATED.sub("", value).strip()))
 
 
 def title_status(title: str) -> str:
