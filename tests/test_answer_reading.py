@@ -35,12 +35,26 @@ def test_question_kinds_in_both_languages(question, kind):
     (Kind.QUANTITY, "Pro — Price per month: KRW 290,000.", True),
     (Kind.QUANTITY, "This page describes the plans sales quotes to customers.", False),
     (Kind.TIME, "Requests must be submitted by Thursday of the previous week.", True),
+    (Kind.TIME, "6. 정산: 반품 처리 비용은 화주사 계약 단가에 따라 월말에 청구한다.", True),
+    (Kind.TIME, "Invoices are sent at the end of the month.", True),
     (Kind.WHO, "분실 시 즉시 총무팀(내선 1200)에 신고한다.", True),
     (Kind.WHY, "The outage was caused by an expired TLS certificate.", True),
     (Kind.WHY, "Status: resolved.", False),
 ])
 def test_a_sentence_fills_the_slot_by_its_shape(kind, sentence, expected):
     assert fills(kind, sentence) is expected
+
+
+@pytest.mark.parametrize("kind, step, with_figure", [
+    (Kind.TIME, "5. 문제가 없으면 전체 트래픽으로 확대합니다.", "5. 문제가 없으면 30분 이내에 전체 트래픽으로 확대합니다."),
+    (Kind.TIME, "Step 2: roll the change out to every region.", "Step 2: roll it out to every region by Friday."),
+    (Kind.QUANTITY, "3) Restart the gateway pods.", "3) Restart the 4 gateway pods."),
+])
+def test_a_steps_own_number_fills_no_slot(kind, step, with_figure):
+    """A step's number orders a procedure: it is not a date, an amount or a count ("언제 바뀐 거야?" quoted
+    "5. 문제가 없으면 …" among the changelog rows); a figure inside the step still counts."""
+    assert fills(kind, step) is False
+    assert fills(kind, with_figure) is True
 
 
 @pytest.mark.parametrize("line", [

@@ -81,6 +81,19 @@ async def test_sources_list_only_the_documents_the_answer_cites(service):
     assert len(turn.numbered_sources) > len(turn.sources)  # passages handed over but not quoted are not listed
 
 
+async def test_a_question_about_changes_quotes_no_procedure_step(service):
+    """"When did it change?" after a summary of the deployment process quotes the changelog rows, not a step
+    of the procedure between them (the README transcript showed "5. 문제가 없으면 …")."""
+    from bot.conversation import SessionKey
+
+    key = SessionKey("console", "local", "bob", "changes")
+    await (await service.ask(key, "배포 절차 문서 요약해줘", "bob")).collect()
+    text = await (await service.ask(key, "그럼 그건 언제 바뀐 거야?", "bob")).collect()
+    bullets = [line for line in text.splitlines() if line.startswith("• ")]
+    assert any(line.startswith("• 2026-03-02") for line in bullets)
+    assert not any(re.match(r"• \d{1,3}\. ", line) for line in bullets), text
+
+
 def _steps_reading(kind, best: int, count: int = 5):
     """A reading of one document's numbered steps, step `best` scored highest."""
     from rag.answer.reading import Candidate, Reading

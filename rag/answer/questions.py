@@ -100,6 +100,9 @@ def question_kind(question: str) -> Kind:
 
 # A number, not a digit inside a code ("SEV3", "P1", "EX-300" name things, they do not measure them).
 _DIGIT = re.compile(r"(?<![A-Za-z-])\d")
+# A numbered step's own number ("5. 문제가 없으면 …", "Step 3: …") orders the procedure; it is not a date, an
+# amount or a count, so it fills no slot ("언제 바뀐 거야?" quoted a step among the changelog rows).
+_STEP_NUMBER = re.compile(r"^(?:[-*•]\s*)?(?:\d{1,3}[.)]|(?:step|단계)\s?\d{1,3}[.:)]?)\s+", re.IGNORECASE)
 # What "how much / how long / how many" is measured in: the sentence must carry that unit.
 _MONEY_ASK = re.compile(r"\bhow much\b|\bprice|\bcost|\bfee|\bcharge|\ballowance|\bstipend|\bpaid\b|\bpay\b|"
                         r"얼마(?!나)|가격|비용|요금|수당|금액|지원금|일비|식대|한도|급여|보상", re.IGNORECASE)
@@ -114,7 +117,8 @@ _PERCENT_ASK = re.compile(r"\bpercent|\brate\b|%|퍼센트|비율|율은|률은|
 _PERCENT = re.compile(r"\d\s*%|퍼센트|percent", re.IGNORECASE)
 _WEEKDAY = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)day\b|[월화수목금토일]요일|\bbusiness days?\b|"
                       r"영업일|\bwithin\b|이내|\bbefore\b|\bafter\b|\bbefore\b|전까지|까지|\bby\b|익일|다음 ?날|\bnext\b|"
-                      r"\bquarter|\bweekly\b|\bdaily\b|\bmonthly\b|분기|매주|매월|매일", _I)
+                      r"\bquarter|\bweekly\b|\bdaily\b|\bmonthly\b|분기|매주|매월|매일|월말|월초|연말|연초|말일|"
+                      r"\bend of (the|each|every) (month|year|quarter)\b|\bmonth-end\b|\byear-end\b", _I)
 _WHO = re.compile(r"팀|부서|담당|센터|데스크|본부|\bteam\b|\bdesk\b|\bmanager\b|\blead\b|\bowner\b|\bhead of\b|"
                   r"\bCTO\b|\bCEO\b|\bCFO\b|\bofficer\b|\bsupport\b|\bextension\b|내선|@|\b\d{2,4}-\d{3,4}(-\d{4})?\b|"
                   r"\bhelpdesk\b|\bservice ?desk\b|\bHR\b|\bIT\b|총무|인사|재무|보안|\bchannel\b|채널", _I)
@@ -132,7 +136,9 @@ _DEFINES = re.compile(r"\b(is|are|means|refers to)\b|[:—]|(이란|란|은|는)
 
 def fills(kind: Kind, sentence: str, question: str = "") -> bool:
     """Whether the sentence has the shape of what `kind` asks for (an amount in the asked unit, a date,
-    a team, a cause…)."""
+    a team, a cause…). A step's own number is not read as a figure."""
+    if kind != Kind.HOWTO:
+        sentence = _STEP_NUMBER.sub("", sentence.lstrip(), count=1)
     if kind == Kind.QUANTITY:
         return _measures(sentence, question)
     if kind == Kind.TIME:
