@@ -573,11 +573,6 @@ LIVE_WITHOUT_THE_OLD_WORDS = [
     "여태 배포 안 끝났어?",
     "금일 방문자 수치 어떻게 나왔어?",  # today's numbers
     "search API 지금 정상이야?",
-    "is GitLab having issues?",
-    "is the hotfix out yet?",  # "out", "ok", "어때" are live only with a time word
-    "did last night's backup succeed?",
-    "is the Seoul office network ok at the moment?",
-    "결제 API 응답 지금 어때?",
 ]
 REQUESTS_AS_A_WANTED_STATE = [
     "we need the old Jira project archived",
@@ -586,7 +581,6 @@ REQUESTS_AS_A_WANTED_STATE = [
     "I'd like my parking reservation cancelled for Friday",
     "mind merging the docs PR?",
     "would you mind creating a channel for the offsite?",
-    "권한 회수 부탁드릴게요",
 ]
 # Their look-alikes stay document questions: where/how to check, targets, "each / usually", "if ... then when".
 LOOK_ALIKES = [
@@ -602,10 +596,6 @@ LOOK_ALIKES = [
     "I need to know who approves access requests",
     "can we get access to the design drive?",
     "how do I get my account unlocked?",
-    "how do I know if GitLab is having issues?",
-    "can I still check out a laptop today?",
-    "is it ok to work from home today?",
-    "회사 복지 어때?",
 ]
 
 

@@ -175,7 +175,7 @@ def what_it_asks(text: str) -> str:
 # the ending says what is asked: to be told something (information) or to change something (an action).
 _KO_REQUEST = _rx(
     r"(?:줘|줘요|주세요|주십시오|주실래요|주시겠어요|주시겠습니까|줄래|줄래요|주라|주면 좋겠어|"
-    r"부탁드릴게요|부탁드릴께요|부탁할게요|부탁할께요|부탁해도 될까요|부탁드려도 될까요|부탁해|부탁해요|부탁드려요|부탁드립니다|부탁합니다|부탁|주시면 (?:감사|고맙|좋)\w{0,8}|주면 (?:고맙|감사|좋)\w{0,6}|"
+    r"부탁해|부탁해요|부탁드려요|부탁드립니다|부탁합니다|부탁|주시면 (?:감사|고맙|좋)\w{0,8}|주면 (?:고맙|감사|좋)\w{0,6}|"
     r"주실\s?수\s?있(?:나요|을까요|어요|습니까)|줄\s?수\s?있(?:어|나|니|을까))[\Wㅎㅋㅠㅜ]*+$",  # then only punctuation, emoji, ㅎㅎ
 )
 _KO_FILLER = re.compile(r"^(?:좀|좀만|해|해서|다시|빨리|한번|한 번|바로|지금|얼른|꼭|제발|싹|다|하나|같이)")
@@ -307,7 +307,7 @@ def _english_request(clause: str) -> Intent | None:
 # recovered?", "지금 신청해도 돼?" are about rules), nor is a volatile word alone ("what is an incident?").
 _NOW = _rx(r"\b(right now|now|currently|current|at the moment|at present|as we speak|still|yet|anymore|today|"
            r"this (minute|morning|afternoon)|as of (now|today|this)|so far|again|atm|rn|these days|tonight|"
-           r"back (up|online|to normal)|last night|this week|just now)\b",
+           r"back (up|online|to normal))\b",
            r"(지금|현재|아직|실시간|방금|오늘|이 시간|여태|아까부터|오늘까지|금일)")
 _VOLATILE = _rx(
     r"\b(on[- ]?call|down|outages?|incidents?|errors?|5\d\d s|5\d\ds?|5xx|failing|failures?|broken|working|running|"
@@ -319,7 +319,7 @@ _VOLATILE = _rx(
     r"crashing|crashed|hanging|unreachable|degraded|throttled|erroring|flapping|firing|jammed|"
     # who holds the pager; today's numbers (a count or a figure that moves by the hour); a job's run
     r"pager|on duty|holding the pager|numbers|figures|counts?|sign-?ups|revenue|sales|traffic|orders|visitors|"
-    r"tickets|loading|taken|having (?:issues|problems|trouble)|finish|finished|complete|completed|succeed|succeeded|fail|failed|pass|passed|"
+    r"tickets|loading|taken|finish|finished|complete|completed|succeed|succeeded|fail|failed|pass|passed|"
     r"(?:any|some)(?:one|body) (?:in|at|on|using))\b",
     r"\b(is|are|be|still)\s++(?:[\w.-]++\s++){0,4}up\b",
     r"(온콜|당직|상태|장애|에러|오류|다운|살아|죽었|죽어|떠\s?있|돌아|돌고|동작|작동|접속|로그인|먹통|느려|느린|점검|"
@@ -334,7 +334,7 @@ _RULES = _rx(
     r"\b(policy|policies|rules?|limits?|procedure|process|guidelines?|documents?|docs?|handbook|allowed|"
     r"allowance|deadline|valid|eligible|entitled|required|should (i|we)|do (i|we) need|how (do|can|should)|"
     r"what (do|should) (i|we)|what now|what next|where (can|do|should|would) (i|we|you)|"
-    r"(is it|it's|is that|are we) (ok|okay|fine|alright) (to|if)|counts? (as|toward|towards)|targets?|sla|slas|slo|slos|objectives?|thresholds?|defined|definition|calculated|measured|"
+    r"counts? (as|toward|towards)|targets?|sla|slas|slo|slos|objectives?|thresholds?|defined|definition|calculated|measured|"
     r"each|per|usually|normally|typically|generally|in general|on average|by default)\b",
     r"(규정|정책|절차|가이드|문서|한도|기준|기한|유효|방법|어떻게(?!\s?나왔)|해야|해도|어디서|어디에서|보려면|확인하려면|"
     r"목표|정의|보통|일반적으로|평소|기본적으로|마다)",
@@ -364,13 +364,8 @@ _LIVE = _rx(
     r"\bis [^?]{1,40} ((down|online|offline|working|healthy|jammed|broken|stuck|crashing|failing)|(?<!backed )(?<!set )(?<!signed )(?<!picked )"
     r"(?<!looked )(?<!held )(?<!follow )up)\b",
     r"(상태|장애).{0,6}(어때|어떄|확인해|괜찮)",
-    # words too common to be a changing subject alone, asked with a time word: "is the hotfix out yet?", "is the
-    # network ok at the moment?", "결제 API 응답 지금 어때?"
-    r"\b(is|are|has|have) [^?]{1,40} (out|live|ok|okay|fine) (yet|now|right now|at the moment|currently|today|"
-    r"atm|rn|already)\b",
-    r"(지금|현재|오늘|아직)[^?]{0,20}(어때|어떄|어떤가요|어떻습니까)",
     r"\b(is it just me|just me\?|for (anyone|anybody|everyone|everybody|you guys|you all) else)\b",
-    r"\b(is|are) [^?]{1,40} (having (issues|problems|trouble)|loading|slow|lagging|laggy|degraded|unreachable|flaky|red|green|passing|erroring|"
+    r"\b(is|are) [^?]{1,40} (loading|slow|lagging|laggy|degraded|unreachable|flaky|red|green|passing|erroring|"
     r"timing out|back up|back online)\b",
     # a Korean state question with no time word: "VPN 다운됐어?", "결제 서버 죽었어요?", "메일 먹통이야?"
     r"(다운\s?(됐|되었|된)|먹통|죽었|죽은|뻗었|터졌|끊겼|멈췄|장애\s?(났|난|중)|느려|느린가|정상이)[가-힣]{0,5}\s*+\?",
