@@ -15,6 +15,7 @@ from bot.ratelimit import RateLimiter
 from bot.storage import Store
 from rag.answer.answerers import Answerer, ExtractiveAnswerer, LLMAnswerer
 from rag.answer.lookups import HttpJsonLookup, LookupRegistry
+from rag.answer.reading import Reader
 from rag.errors import ConfigurationError
 from rag.index.embedded import SqliteSearchIndex
 from rag.index.indexer import BATCH_CHUNKS, LOCAL_BATCH_CHUNKS, Indexer
@@ -32,6 +33,7 @@ from rag.resilience import RetryPolicy
 from rag.retrieve.ranking import Ranker
 from rag.retrieve.retriever import Retriever
 from rag.text.analysis import Analyzer
+from rag.text.bilingual import Bilingual
 from rag.understand.intent import ClassifierRouter, IntentClassifier
 from rag.understand.rewrite import LLMRewriter, OfflineRewriter, Rewriter
 from rag.understand.routing import Router
@@ -220,7 +222,13 @@ class Runtime:
         ranker = Ranker(keyword_weight=s.keyword_weight, z_gap=s.z_gap, cosine_gap=gap,
                         prior_weight=s.prior_weight, hub_weight=s.hub_weight,
                         hub_margin=s.hub_margin, stale_penalty=s.stale_penalty)
-        return Retriever(self.index, self.turn_embedder, s.top_k, ranker=ranker, candidates=s.candidates)
+        return Retriever(self.index, self.turn_embedder, s.top_k, ranker=ranker, candidates=s.candidates,
+                         bilingual=self.bilingual)
+
+    @cached_property
+    def bilingual(self) -> Bilingual:
+        """Dictionary translation of a query's keywords, shared by retrieval and the answer's reading."""
+        return Bilingual(self.analyzer)
 
     def _chat(self, model: str) -> OpenAIChat:
         s = self.settings
@@ -240,7 +248,8 @@ class Runtime:
     def answerer(self) -> Answerer:
         """Streaming LLM answers when configured, extractive answers otherwise."""
         s = self.settings
-        extractive = ExtractiveAnswerer(self.analyzer, self.turn_embedder)
+        extractive = ExtractiveAnswerer(self.analyzer, self.turn_embedder,
+                                        reader=Reader(self.analyzer, self.turn_embedder, bilingual=self.bilingual))
         if s.llm_configured:
             return LLMAnswerer(self._chat(s.answer_model), extractive, history_turns=s.history_turns,
                                timeout=s.answer_timeout)

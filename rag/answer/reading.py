@@ -22,6 +22,7 @@ from rag.ingest.chunking import units
 from rag.models.embeddings import Embedder
 from rag.retrieve.ranking import STALE_STATUSES, Ranker
 from rag.text.analysis import Analyzer
+from rag.text.bilingual import Bilingual
 from rag.text.language import is_korean, languages, main_language
 
 from .questions import QUESTION_WORDS, Kind, asks_about_changes, boilerplate, fills, question_kind
@@ -31,6 +32,7 @@ _NUMBER = re.compile(r"\d")
 _ENDS_SENTENCE = re.compile(r"[.!?。？！)\]다요]$")
 MAX_SENTENCE_CHARS = 400
 RECENT_READINGS = 16
+MIN_CALIBRATION = 3  # sentences of each language needed before their typical shifts are compared
 
 # What generic company text looks like to a query, in both languages: the bar a best sentence is measured
 # against on any corpus size (a five-document folder has no population to take a z-score from).
@@ -99,8 +101,9 @@ class Reader:
 
     def __init__(self, analyzer: Analyzer, embedder: Embedder, *, max_sources: int = 4, per_source: int = 16,
                  max_candidates: int = 48, slot_bonus: float = 0.8, slot_miss: float = 0.5, term_bonus: float = 0.15,
-                 max_terms: int = 3, off_topic: float = 1.0):
+                 max_terms: int = 3, off_topic: float = 1.0, bilingual: Bilingual | None = None):
         self.analyzer, self.embedder = analyzer, embedder
+        self.bilingual = bilingual  # the question's words in the other language count as shared words too
         self.max_sources, self.per_source, self.max_candidates = max_sources, per_source, max_candidates
         self.slot_bonus, self.slot_miss, self.term_bonus, self.max_terms = slot_bonus, slot_miss, term_bonus, max_terms
         self.off_topic = off_topic
@@ -142,6 +145,8 @@ class Reader:
         reading.background = self._background_of(target)
         relevance = sentence_relevance([h for *_, h in found], [s for _, _, s, _ in found], cosines)
         own, wanted = set(self.analyzer.terms(question)), set(self.analyzer.terms(query))
+        if self.bilingual is not None:
+            wanted |= set(self.analyzer.terms(self.bilingual.expand(f"{question} {query}")))
         topic_words = [w for w in self.analyzer.topic_words(question) if w.lower() not in QUESTION_WORDS]
         reading.topic = frozenset(self.analyzer.terms(" ".join(topic_words)))
         reading.doc_terms = self._doc_terms(hits)
@@ -217,7 +222,30 @@ def sentence_relevance(passages: list[Hit], texts: list[str], cosines) -> list[f
     known = [(r, s, c) for r, s, c in scales if r is not None and s is not None and c is not None]
     if len(known) < len(scales):
         return _within_language(texts, cosines)
-    return [relevance + (float(c) - cosine) / spread for (relevance, spread, cosine), c in zip(known, cosines)]
+    shifts = [(float(c) - cosine) / spread for (_, spread, cosine), c in zip(known, cosines)]
+    return [relevance + shift for (relevance, _, _), shift in zip(known, language_calibrated(texts, shifts))]
+
+
+def language_calibrated(texts: list[str], shifts: list[float]) -> list[float]:
+    """Sentence-over-passage shifts with each language's typical shift lifted to the higher language's.
+
+    e5 puts a short sentence 1-2.5 spreads further below its passage when the question is in the other
+    language than when it is in the sentence's own, so a cross-language fact trailed a same-language near
+    miss. Each language's mean shift among this reading's sentences is measured (at least
+    `MIN_CALIBRATION` sentences of each, else nothing moves) and the lower one is raised to the higher:
+    the order within a language is untouched, and the question's own language keeps its values, which the
+    answer's evidence bar was calibrated on. A constant bonus for the other language was tried and hurt
+    English questions over Korean tables (docs/answers.md); this one moves only as far as the reading says.
+    """
+    groups: dict[bool, list[int]] = {}
+    for i, text in enumerate(texts):
+        groups.setdefault(is_korean(text), []).append(i)
+    means = {korean: sum(shifts[i] for i in members) / len(members) for korean, members in groups.items()
+             if len(members) >= MIN_CALIBRATION}
+    if len(means) < 2:
+        return shifts
+    top = max(means.values())
+    return [shift + top - means[is_korean(text)] for text, shift in zip(texts, shifts)]
 
 
 def ranking_shift(hit: Hit) -> float:

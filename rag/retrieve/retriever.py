@@ -7,6 +7,7 @@ from rag.documents import Hit
 from rag.index.port import SearchIndex, SearchQuery
 from rag.models.embeddings import Embedder
 from rag.retrieve.ranking import Ranker
+from rag.text.bilingual import Bilingual
 
 # Search sees at most this much of a message; a 50k-character paste is not a query.
 MAX_QUERY_CHARS = 1000
@@ -16,9 +17,11 @@ class Retriever:
     """Embedding, candidate search and ranking, as one call."""
 
     def __init__(self, index: SearchIndex, embedder: Embedder, k: int = 5, *, ranker: Ranker | None = None,
-                 candidates: int = 40):
+                 candidates: int = 40, bilingual: Bilingual | None = None):
         self.index, self.embedder, self.k = index, embedder, k
         self.ranker, self.candidates = ranker or Ranker(), candidates
+        # Keywords in the other language too (rag.text.bilingual): BM25 alone only matches the query's own.
+        self.bilingual = bilingual
 
     def search(self, text: str, k: int | None = None, prior: Iterable[str] = (),
                channel: str | None = None, principals: frozenset[str] = frozenset()) -> list[Hit]:
@@ -29,5 +32,6 @@ class Retriever:
         if not text:
             return []
         k = k or self.k
-        query = SearchQuery(text, self.embedder.embed_query(text), k, channel, frozenset(principals))
+        keywords = f"{text} {self.bilingual.expand(text)}".strip() if self.bilingual else text
+        query = SearchQuery(keywords, self.embedder.embed_query(text), k, channel, frozenset(principals))
         return self.ranker.rank(self.index.candidates(query, max(self.candidates, k)), k, prior)

@@ -1,0 +1,119 @@
+"""Dictionary translation of a query's topic words, so keywords can match a document in the other language.
+
+e5's cross-language similarity is much weaker than its same-language similarity: an English question put
+an unrelated English table above the Korean procedure that answers it, and BM25 only ever matched words
+of the question's own language. Cross-language retrieval without a translation model is classically done
+with a bilingual dictionary (query translation): each Korean topic noun is looked up and its English
+senses join the keyword query; each English word or two-word term ("sick leave", "meeting room") is
+looked up the other way. The dictionary is the National Institute of Korean Language's Basic Korean
+Dictionary (한국어기초사전, krdict.korean.go.kr, CC BY-SA 2.0 KR; 45,886 headwords with English
+equivalents) as the `namehint` package ships it: nothing is downloaded at run time.
+
+Only keywords are translated: the query vector is the user's own text, and the answer still reads the
+user's own words. Senses are noisy ("경비": cost; expense; guard; security); a sense the corpus never
+uses costs nothing (BM25's IDF), and only a few senses and headwords are kept per word.
+"""
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterator
+from functools import lru_cache
+from importlib import resources
+
+import snowballstemmer
+
+from .analysis import ENGLISH_FUNCTION_WORDS, ENGLISH_STOPWORDS, Analyzer
+
+# Senses kept per Korean word, in the dictionary's order: a word with many senses is ambiguous.
+MAX_SENSES = 3
+# Korean headwords kept per English term, the most specific first (fewest senses of their own).
+MAX_HEADWORDS = 5
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_ENGLISH_WORD = re.compile(r"[a-z][a-z'-]*")
+_SENSE = re.compile(r"[a-z][a-z -]*")
+# Sense words that name no topic ("being annual", "the order of age").
+_NOT_TOPICS = ENGLISH_STOPWORDS | ENGLISH_FUNCTION_WORDS | {"being", "something", "someone", "thing"}
+_LOCK = threading.Lock()
+
+Tables = tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]
+
+
+def tables() -> Tables:
+    """(Korean noun -> English senses, stemmed English sense -> Korean nouns), built once per process."""
+    with _LOCK:
+        return _build()
+
+
+@lru_cache(maxsize=1)
+def _build() -> Tables:
+    raw = json.loads(resources.files("namehint").joinpath("dictionary.json").read_text(encoding="utf-8"))
+    korean: dict[str, list[str]] = {}
+    for entry in raw.values():
+        word, meaning = entry.get("word", ""), entry.get("meaning", "")
+        # Nouns only: verbs and adjectives (…다) and endings (-ㄴ) translate a question's grammar, not its topic.
+        if not _HANGUL.search(word) or word.endswith("다") or word.startswith("-") or " " in word:
+            continue
+        senses = korean.setdefault(word, [])
+        for sense in (s.strip().lower() for s in meaning.split(";")):
+            if _SENSE.fullmatch(sense) and sense not in senses:
+                senses.append(sense)
+    stemmer = snowballstemmer.stemmer("english")  # the analyzer's stemmer: "approve" finds "approval"
+    english: dict[str, list[str]] = {}
+    for word, senses in korean.items():
+        for sense in senses:
+            bucket = english.setdefault(" ".join(stemmer.stemWords(sense.split())), [])
+            if word not in bucket:
+                bucket.append(word)
+    # The most specific headword first: "parking" is all 주차 means, one of many things 세우다 does.
+    ranked = {key: tuple(sorted(words, key=lambda w: len(korean[w]))[:MAX_HEADWORDS])
+              for key, words in english.items()}
+    return {w: tuple(s) for w, s in korean.items() if s}, ranked
+
+
+class Bilingual:
+    """Other-language keywords for a query: Korean topic nouns to English senses, English words to Korean."""
+
+    def __init__(self, analyzer: Analyzer) -> None:
+        self.analyzer = analyzer
+        self._stemmer = threading.local()
+
+    def expand(self, text: str) -> str:
+        """The query's other-language keywords, space-separated ('' when none are known)."""
+        korean, english = tables()
+        out: dict[str, None] = {}
+        for word in self._korean_nouns(text, korean):
+            for sense in korean[word][:MAX_SENSES]:
+                out.update((token, None) for token in sense.split() if token not in _NOT_TOPICS)
+        for key in self._english_terms(text.lower(), english):
+            out.update((headword, None) for headword in english[key])
+        return " ".join(out)
+
+    def _korean_nouns(self, text: str, korean: dict[str, tuple[str, ...]]) -> list[str]:
+        if not _HANGUL.search(text):
+            return []
+        nouns = [w for w in self.analyzer.topic_words(text) if _HANGUL.search(w)]
+        # A compound Kiwi split ("재택 근무") is looked up whole too: its sense is not its parts' senses.
+        joined = [a + b for a, b in zip(nouns, nouns[1:]) if a + b in korean]
+        return [w for w in joined + nouns if w in korean]
+
+    def _english_terms(self, text: str, english: dict[str, tuple[str, ...]]) -> Iterator[str]:
+        """Stemmed dictionary senses in the text: two-word terms first ("sick leave"), then single words."""
+        words = _ENGLISH_WORD.findall(text)
+        if not words:
+            return
+        stemmer = getattr(self._stemmer, "english", None)
+        if stemmer is None:
+            stemmer = self._stemmer.english = snowballstemmer.stemmer("english")
+        stems = stemmer.stemWords(words)
+        content = [w not in _NOT_TOPICS and len(w) >= 3 for w in words]
+        used: set[int] = set()
+        for i in range(len(words) - 1):
+            pair = f"{stems[i]} {stems[i + 1]}"
+            if content[i] and content[i + 1] and pair in english:
+                used.update((i, i + 1))
+                yield pair
+        for i, key in enumerate(stems):
+            if i not in used and content[i] and key in english:
+                yield key
