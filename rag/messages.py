@@ -100,9 +100,11 @@ _CATALOGUE: dict[Text, tuple[str, str]] = {
     Text.FOUND: ("문서에서 찾은 내용입니다:\n", "Here is what the documents say:\n"),
     Text.FOUND_OTHER_LANGUAGE: ("문서에서 찾은 내용입니다 (영어 문서 인용):\n",
                                 "Here is what the documents say (quoted from Korean documents):\n"),
-    # Evidence too weak to call an answer: said first and plainly, because the quote may not be one.
-    Text.HEDGED: ("색인된 문서에서 정확한 답을 찾지 못했습니다. 가장 가까운 내용은 다음과 같습니다:\n",
-                  "I couldn't find an exact answer in the indexed documents. The closest I found:\n"),
+    # Evidence too weak to call an answer: said first and plainly, because the quote may not be one. Not worded
+    # as "couldn't find": the quote often is the answer (a changelog row for "언제 바뀐 거야?"), and a reader
+    # told "not found" first skips it. The issue's own wording (issue 24 item 5).
+    Text.HEDGED: ("찾은 내용 중 가장 가까운 것입니다. 정확한 답이 아닐 수 있습니다:\n",
+                  "The closest I found — it may not answer exactly:\n"),
     Text.NO_ACTION: ("이 요청을 처리할 수 있는 작업이 연결되어 있지 않아 실행하지 않았습니다.",
                      "No action I can run matches that request, so nothing was changed."),
     Text.CONFIRM_NEEDED: (

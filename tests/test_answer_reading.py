@@ -107,8 +107,8 @@ async def test_the_fact_in_the_second_document_leads_over_the_first_documents_bo
 
 async def test_a_hedged_answer_says_first_that_the_documents_may_not_answer(analyzer, embedder):
     hits = [_hit("parking.md", 0, "Parking", "Cars park in the basement on levels B2 and B3.", 1)]
-    for question, header in (("Where do bicycles go?", "I couldn't find an exact answer in the indexed documents."),
-                             ("자전거는 어디에 둬?", "색인된 문서에서 정확한 답을 찾지 못했습니다.")):
+    for question, header in (("Where do bicycles go?", "The closest I found — it may not answer exactly:"),
+                             ("자전거는 어디에 둬?", "찾은 내용 중 가장 가까운 것입니다. 정확한 답이 아닐 수 있습니다:")):
         text = await _answer(ExtractiveAnswerer(analyzer, embedder), question, hits, hedged=True)
         assert text.startswith(header) and text.splitlines()[1].endswith("[1]")
 

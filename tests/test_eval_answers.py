@@ -110,7 +110,7 @@ def test_a_hedged_turn_is_neither_a_false_answer_nor_a_false_not_found():
                             searched=True, hedged=True)
         replay.turn("c1", 0, {"user": question, "intent": "knowledge_search", **gold}, prepared, answer)
 
-    hedge = "I couldn't find an exact answer in the indexed documents. The closest I found:\n"
+    hedge = "The closest I found — it may not answer exactly:\n"
     turn("Where do dogs go?", hedge + "• Bicycles go in the basement rack. [1]\n", {"answerable": False})
     turn("Where do bicycles go?", hedge + "• Bicycles go in the basement rack. [1]\n",
          {"relevant": ["a.md"], "answer_contains": ["basement rack"]})

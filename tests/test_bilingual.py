@@ -1,0 +1,93 @@
+"""Cross-language keywords (rag.text.bilingual) and the reading's per-language calibration: a question in one
+language reaches, by its words, a document written in the other."""
+from pathlib import Path
+
+import pytest
+
+from rag.answer.reading import MIN_CALIBRATION, language_calibrated
+from rag.retrieve.retriever import Retriever
+from rag.text.bilingual import Bilingual, tables
+
+from conftest import make_indexer
+
+
+@pytest.fixture(scope="module")
+def bilingual(analyzer) -> Bilingual:
+    return Bilingual(analyzer)
+
+
+def test_the_dictionary_ships_in_a_package_and_holds_both_directions():
+    korean, english = tables()
+    assert len(korean) > 20_000  # the Basic Korean Dictionary's nouns, not a hand-written list
+    assert "sick leave" in korean["병가"]
+    assert "주차" in english["park"]  # keyed by stem: "parking" -> "park"
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("싱가포르 지사 병가는 며칠이야?", {"sick", "leave"}),
+    ("미국 출장 숙박비 한도 얼마야?", {"business", "trip", "limit"}),
+    ("회의실 예약은 어떻게 해?", {"meeting", "room", "booking"}),
+])
+def test_a_korean_questions_topic_nouns_bring_their_english_senses(bilingual, question, expected):
+    assert expected <= set(bilingual.expand(question).split())
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("How many days of sick leave do I get?", "병가"),  # a two-word term, looked up whole
+    ("How much is visitor parking?", "주차"),
+    ("Who has to approve an expense?", "승인"),  # "approve" finds the sense "approval" by its stem
+    ("What are the night shift hours?", "야간"),
+])
+def test_an_english_questions_words_bring_korean_headwords(bilingual, question, expected):
+    assert expected in bilingual.expand(question).split()
+
+
+def test_grammar_and_unknown_words_translate_to_nothing(bilingual):
+    assert bilingual.expand("How do I do it?") == ""
+    assert bilingual.expand("SolTrack XJ-9 qwzx") == ""
+    assert bilingual.expand("") == ""
+
+
+def test_an_english_question_matches_a_korean_document_by_its_words(tmp_path, analyzer, embedder, bilingual):
+    """Fails without the dictionary: BM25 only matched the question's own language, so the Korean procedure
+    got no keyword evidence at all and English pages about the same hub outranked it."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "night-shift.md").write_text("# 부산 허브 교대 근무\n\n부산 허브의 야간조 근무 시간은 22:00부터 다음 날 "
+                                         "06:00까지입니다.\n다음 조는 교대 15분 전에 도착해 인수인계를 받습니다.\n",
+                                         encoding="utf-8")
+    (docs / "hub-directory.md").write_text("# Hub directory\n\nBusan Hub — address: 12 Harbor Road, Busan; phone: "
+                                           "051-000-0000; manager: Kim.\n", encoding="utf-8")
+    (docs / "holidays.md").write_text("# Holiday operations\n\nThe Busan Hub operates on public holidays with reduced "
+                                      "staff. Office hours at headquarters are 09:00 to 18:00.\n", encoding="utf-8")
+    indexer = make_indexer(tmp_path / "index.sqlite3", analyzer, embedder)
+    assert not indexer.run(Path(docs)).errors
+    question = "What are the night shift hours at the Busan hub?"
+
+    def korean_hit(retriever):
+        return next((h for h in retriever.search(question, 5) if h.chunk.path == "night-shift.md"), None)
+
+    before = korean_hit(Retriever(indexer.index, embedder))
+    after = korean_hit(Retriever(indexer.index, embedder, bilingual=bilingual))
+    assert before is None or not before.keyword  # floored away, or kept without keyword evidence
+    assert after is not None and after.keyword  # now among BM25's own top hits, so it stays
+    if before is not None:
+        assert after.score > before.score and after.cosine == before.cosine  # the vector is the user's words
+
+
+def test_the_lower_languages_typical_shift_is_lifted_to_the_higher_ones():
+    texts = ["영어 질문에 한국어 문장 하나.", "한국어 문장 둘.", "한국어 문장 셋.",
+             "English one.", "English two.", "English three."]
+    shifts = [-2.0, -2.5, -1.5, 0.0, -0.5, 0.5]  # Korean sentences run two spreads lower
+    calibrated = language_calibrated(texts, shifts)
+    assert calibrated[3:] == shifts[3:]  # the higher language keeps its values
+    assert [round(c, 6) for c in calibrated[:3]] == [0.0, -0.5, 0.5]
+    # the order within each language is untouched
+    assert sorted(range(3), key=lambda i: calibrated[i]) == sorted(range(3), key=lambda i: shifts[i])
+
+
+def test_too_few_sentences_of_a_language_move_nothing():
+    texts = ["한국어 문장 하나.", "English one.", "English two.", "English three."]
+    assert MIN_CALIBRATION > 1
+    shifts = [-3.0, 0.0, 0.1, 0.2]
+    assert language_calibrated(texts, shifts) == shifts
