@@ -37,3 +37,22 @@ def test_not_found_only_when_none_of_the_best_sentences_is_near():
 ])
 def test_a_yes_no_question_naming_an_amount_is_asked_yes_or_no(question, kind):
     assert question_kind(question) == kind
+
+
+def test_same_language_evidence_that_never_names_the_asked_place_is_hedged(analyzer, embedder):
+    """Fails on the old judge: the Busan timetable shares every word of "이천 허브 … 셔틀버스 시간표" but the
+    place, and was presented as the answer."""
+    from rag.answer.reading import Reader
+
+    text = "부산신항 허브 셔틀버스 시간표\n평일 출근 셔틀은 07:10에 하단역 5번 출구에서 출발합니다."
+    lead = _candidate("busan-shuttle.txt", "평일 출근 셔틀은 07:10에 하단역 5번 출구에서 출발합니다.", 4.5, 0.9)
+    lead = Candidate(lead.path, 0, lead.sentence, Hit(Chunk(lead.path, 0, "셔틀버스 시간표", "", text), 4.5, 0.9,
+                                                        relevance=4.5, spread=0.02, population=200),
+                     4.5, 0.9, 3, True, 5.3)
+    generic = {True: (0.80, 0.02), False: (0.80, 0.02)}
+    for question, verdict in (("부산신항 허브 셔틀버스 몇 시에 출발해?", Verdict.ANSWERED),
+                              ("이천 허브 셔틀버스 몇 시에 출발해?", Verdict.HEDGED)):
+        reading = Reading(Kind.TIME, [lead], background=generic)
+        reading.names = Reader(analyzer, embedder).read(question, question, [lead.hit]).names
+        assert Judge().verdict(reading, question, [lead.hit]) == verdict, question
+    assert Reader(analyzer, embedder).read("이천 허브 셔틀버스 몇 시에 출발해?", "x", [lead.hit]).names == ("이천",)

@@ -64,7 +64,8 @@ class Judge:
         # A summary has no one sentence much closer than the rest: the document being on topic is enough.
         bar = self.summary_at if is_summary(question) else self.answer_at
         if self.strength(reading, lead) >= bar and (lead.fills or reading.kind == Kind.OTHER) and \
-                not missing_anchors(question, lead, hits) and self._covers(reading, question, lead):
+                not missing_anchors(question, lead, hits) and self._covers(reading, question, lead) and \
+                not self._other_entity(reading, question, lead, hits):
             return Verdict.ANSWERED
         return Verdict.HEDGED
 
@@ -88,6 +89,15 @@ class Judge:
         """Same-language evidence shares the question's topic words ("부산 사무실" against a Seoul guide does
         not); across languages no word can be shared, so only the anchors and the vectors judge."""
         return not self._same_language(question, lead) or reading.coverage(lead.path) >= self.min_coverage
+
+    def _other_entity(self, reading: Reading, question: str, lead: Candidate, hits: list[Hit]) -> bool:
+        """Same-language evidence whose document never names the place or office the question names: "이천 허브
+        셔틀버스 시간표" against the Busan shuttle timetable shares every other word, and is not the answer.
+        (Latin-script names are anchors already; across languages a Korean name cannot be looked for.)"""
+        if not reading.names or not self._same_language(question, lead):
+            return False
+        text = " ".join(f"{h.chunk.title} {h.chunk.heading} {h.chunk.text}" for h in hits if h.chunk.path == lead.path)
+        return any(name not in text for name in reading.names)
 
     @staticmethod
     def _same_language(question: str, lead: Candidate) -> bool:

@@ -75,6 +75,7 @@ class Reading:
     # same-language cosines run higher, so a sentence is measured against text in its own language.
     background: dict[bool, tuple[float, float]] = field(default_factory=dict)
     shared_possible: int = 0  # topic terms in the query
+    names: tuple[str, ...] = ()  # the question's own Korean proper nouns ("이천", "서울"): which place, which office
     topic: frozenset[str] = frozenset()  # the question's own topic terms
     doc_terms: dict[str, frozenset[str]] = field(default_factory=dict)  # each read document's terms
     same_language: frozenset[str] = frozenset()  # read documents in the question's language
@@ -158,6 +159,7 @@ class Reader:
         reading.off_topic = off_topic = frozenset(p for p in reading.same_language
                                                   if reading.topic and reading.coverage(p) == 0)
         reading.shared_possible = len(wanted)
+        reading.names = tuple(dict.fromkeys(n for n in self.analyzer.proper_nouns(question) if is_korean(n)))
         for (path, position, sentence, hit), terms, z, cosine in zip(
                 found, self.analyzer.terms_many([s for _, _, s, _ in found]), relevance, cosines):
             # Shared words are a small, capped bonus: a sentence in the other language can share none.
