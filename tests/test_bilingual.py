@@ -91,3 +91,25 @@ def test_too_few_sentences_of_a_language_move_nothing():
     assert MIN_CALIBRATION > 1
     shifts = [-3.0, 0.0, 0.1, 0.2]
     assert language_calibrated(texts, shifts) == shifts
+
+
+def test_answerability_reads_the_uncalibrated_scale_and_the_order_the_calibrated_one(analyzer, embedder):
+    """Lifting a language to the other's level says a sentence is the best of its language, not that it
+    answers: the judge's bar (rag.answer.evidence) was set on the raw scale, so `Candidate.z` stays raw."""
+    from rag.answer.reading import Reader, sentence_relevance
+    from rag.documents import Chunk, Hit
+
+    korean = "발생 — 내용: 2025-11-28 19:40.\n복구 — 내용: 2025-11-28 23:05.\n영향 — 내용: 출고 지연 1,240건."
+    english = ("Outpatient claims are paid up to SGD 1,200 a year.\nDental care is covered up to SGD 300.\n"
+               "Claims are submitted by the 10th of the following month.")
+    hits = [Hit(Chunk("inc.html", 0, "장애 보고", "", korean), 2.0, 0.80, relevance=2.0, spread=0.02, population=200),
+            Hit(Chunk("sg.pdf", 0, "Benefits", "", english), 2.5, 0.84, relevance=2.5, spread=0.02, population=200)]
+    question = "Is there a gym membership subsidy?"
+    reading = Reader(analyzer, embedder).read(question, question, hits)
+    texts = [c.sentence for c in reading.candidates]
+    cosines = [c.cosine for c in reading.candidates]
+    passages = [c.hit for c in reading.candidates]
+    raw = sentence_relevance(passages, texts, cosines, calibrate=False)
+    calibrated = sentence_relevance(passages, texts, cosines)
+    assert [round(c.z, 6) for c in reading.candidates] == [round(r, 6) for r in raw]
+    assert any(abs(a - b) > 1e-6 for a, b in zip(raw, calibrated))  # the calibration did move something

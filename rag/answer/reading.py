@@ -58,7 +58,7 @@ class Candidate:
     position: int  # document order across the reading (passage ordinal, then line)
     sentence: str
     hit: Hit
-    z: float  # on retrieval's cross-language scale
+    z: float  # on retrieval's cross-language scale, uncalibrated: what the evidence bar was calibrated on
     cosine: float  # raw cosine to the query
     shared: int  # query terms it shares
     fills: bool  # has the shape of what the question asks for
@@ -144,7 +144,12 @@ class Reader:
             target = (target + self.embedder.embed_query(question)) / 2
         cosines = self.embedder.embed_passages(framed) @ target
         reading.background = self._background_of(target)
-        relevance = sentence_relevance([h for *_, h in found], [s for _, _, s, _ in found], cosines)
+        passages, texts = [h for *_, h in found], [s for _, _, s, _ in found]
+        # The order uses each language's calibrated shift; answerability keeps the raw one, on which its bar was
+        # set: lifting a cross-language row to its language's level says it is the best of its language, not
+        # that it answers ("Is there a gym membership subsidy?" would have quoted incident timeline rows).
+        relevance = sentence_relevance(passages, texts, cosines)
+        raw = sentence_relevance(passages, texts, cosines, calibrate=False)
         own, wanted = set(self.analyzer.terms(question)), set(self.analyzer.terms(query))
         if self.bilingual is not None:
             wanted |= set(self.analyzer.terms(self.bilingual.expand(f"{question} {query}")))
@@ -160,8 +165,8 @@ class Reader:
                                                   if reading.topic and reading.coverage(p) == 0)
         reading.shared_possible = len(wanted)
         reading.names = tuple(dict.fromkeys(n for n in self.analyzer.proper_nouns(question) if is_korean(n)))
-        for (path, position, sentence, hit), terms, z, cosine in zip(
-                found, self.analyzer.terms_many([s for _, _, s, _ in found]), relevance, cosines):
+        for (path, position, sentence, hit), terms, z, z_raw, cosine in zip(
+                found, self.analyzer.terms_many(texts), relevance, raw, cosines):
             # Shared words are a small, capped bonus: a sentence in the other language can share none.
             shared = len((wanted | own) & set(terms))
             filled = fills(kind, sentence, f"{question} {query}")
@@ -170,7 +175,7 @@ class Reader:
                 score += self.slot_bonus if filled else -self.slot_miss
             if path in off_topic:
                 score -= self.off_topic
-            reading.candidates.append(Candidate(path, position, sentence, hit, z, float(cosine), shared, filled,
+            reading.candidates.append(Candidate(path, position, sentence, hit, z_raw, float(cosine), shared, filled,
                                                 score))
         reading.candidates.sort(key=lambda c: -c.score)
         return reading
@@ -216,7 +221,7 @@ class Reader:
         return out
 
 
-def sentence_relevance(passages: list[Hit], texts: list[str], cosines) -> list[float]:
+def sentence_relevance(passages: list[Hit], texts: list[str], cosines, calibrate: bool = True) -> list[float]:
     """Each sentence on retrieval's scale: its passage's z-score, moved by how much closer (or farther)
     the sentence itself is to the query than the whole passage was. That keeps sentences of
     different languages comparable; without retrieval scores, within-language z-scores stand in."""
@@ -225,7 +230,9 @@ def sentence_relevance(passages: list[Hit], texts: list[str], cosines) -> list[f
     if len(known) < len(scales):
         return _within_language(texts, cosines)
     shifts = [(float(c) - cosine) / spread for (_, spread, cosine), c in zip(known, cosines)]
-    return [relevance + shift for (relevance, _, _), shift in zip(known, language_calibrated(texts, shifts))]
+    if calibrate:
+        shifts = language_calibrated(texts, shifts)
+    return [relevance + shift for (relevance, _, _), shift in zip(known, shifts)]
 
 
 def language_calibrated(texts: list[str], shifts: list[float]) -> list[float]:
