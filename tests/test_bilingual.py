@@ -20,7 +20,7 @@ def test_the_dictionary_ships_in_a_package_and_holds_both_directions():
     korean, english = tables()
     assert len(korean) > 20_000  # the Basic Korean Dictionary's nouns, not a hand-written list
     assert "sick leave" in korean["병가"]
-    assert "주차" in english["park"]  # keyed by stem: "parking" -> "park"
+    assert "주차" in english["parking"] and "주차" in english["~park"]  # as written, and by stem
 
 
 @pytest.mark.parametrize("question, expected", [
@@ -43,7 +43,7 @@ def test_an_english_questions_words_bring_korean_headwords(bilingual, question, 
 
 
 def test_grammar_and_unknown_words_translate_to_nothing(bilingual):
-    assert bilingual.expand("How do I do it?") == ""
+    assert bilingual.expand("How do I do it?") == "" and bilingual.expand("What's that?") == ""
     assert bilingual.expand("SolTrack XJ-9 qwzx") == ""
     assert bilingual.expand("") == ""
 

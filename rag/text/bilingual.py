@@ -31,17 +31,20 @@ MAX_SENSES = 3
 # Korean headwords kept per English term, the most specific first (fewest senses of their own).
 MAX_HEADWORDS = 5
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
-_ENGLISH_WORD = re.compile(r"[a-z][a-z'-]*")
+_ENGLISH_WORD = re.compile(r"[a-z]+")  # "what's" is "what" and "s": both dropped, never looked up
 _SENSE = re.compile(r"[a-z][a-z -]*")
 # Sense words that name no topic ("being annual", "the order of age").
 _NOT_TOPICS = ENGLISH_STOPWORDS | ENGLISH_FUNCTION_WORDS | {"being", "something", "someone", "thing"}
 _LOCK = threading.Lock()
+STEM = "~"  # prefix of the English table's stemmed keys, beside the exact ones
 
 Tables = tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]
 
 
 def tables() -> Tables:
-    """(Korean noun -> English senses, stemmed English sense -> Korean nouns), built once per process."""
+    """(Korean noun -> English senses, English sense -> Korean nouns), built once per process. The English side
+    holds each sense as written and, where that differs, by its words' Snowball stems ("approve" finds
+    "approval"); an exact sense wins over a stem ("executives" is 임원, not "execute"'s 처형)."""
     with _LOCK:
         return _build()
 
@@ -59,13 +62,16 @@ def _build() -> Tables:
         for sense in (s.strip().lower() for s in meaning.split(";")):
             if _SENSE.fullmatch(sense) and sense not in senses:
                 senses.append(sense)
-    stemmer = snowballstemmer.stemmer("english")  # the analyzer's stemmer: "approve" finds "approval"
-    english: dict[str, list[str]] = {}
+    stemmer = snowballstemmer.stemmer("english")  # the analyzer's stemmer
+    exact: dict[str, list[str]] = {}
+    stemmed: dict[str, list[str]] = {}
     for word, senses in korean.items():
         for sense in senses:
-            bucket = english.setdefault(" ".join(stemmer.stemWords(sense.split())), [])
-            if word not in bucket:
-                bucket.append(word)
+            for table, key in ((exact, sense), (stemmed, STEM + " ".join(stemmer.stemWords(sense.split())))):
+                bucket = table.setdefault(key, [])
+                if word not in bucket:
+                    bucket.append(word)
+    english = {**exact, **stemmed}
     # The most specific headword first: "parking" is all 주차 means, one of many things 세우다 does.
     ranked = {key: tuple(sorted(words, key=lambda w: len(korean[w]))[:MAX_HEADWORDS])
               for key, words in english.items()}
@@ -99,7 +105,8 @@ class Bilingual:
         return [w for w in joined + nouns if w in korean]
 
     def _english_terms(self, text: str, english: dict[str, tuple[str, ...]]) -> Iterator[str]:
-        """Stemmed dictionary senses in the text: two-word terms first ("sick leave"), then single words."""
+        """Dictionary senses in the text, as keys of the English table: two-word terms first ("sick leave"),
+        then single words; each as written, else singular, else by stem."""
         words = _ENGLISH_WORD.findall(text)
         if not words:
             return
@@ -110,10 +117,17 @@ class Bilingual:
         content = [w not in _NOT_TOPICS and len(w) >= 3 for w in words]
         used: set[int] = set()
         for i in range(len(words) - 1):
-            pair = f"{stems[i]} {stems[i + 1]}"
-            if content[i] and content[i + 1] and pair in english:
-                used.update((i, i + 1))
-                yield pair
-        for i, key in enumerate(stems):
-            if i not in used and content[i] and key in english:
-                yield key
+            if content[i] and content[i + 1]:
+                keys = _keys(english, f"{words[i]} {words[i + 1]}", f"{stems[i]} {stems[i + 1]}")
+                if keys:
+                    used.update((i, i + 1))
+                    yield from keys
+        for i, word in enumerate(words):
+            if i not in used and content[i]:
+                yield from _keys(english, word, stems[i])
+
+
+def _keys(english: dict[str, tuple[str, ...]], phrase: str, stemmed: str) -> list[str]:
+    """The English table's keys for a phrase: as written or its singular ("hours"), and by its stems."""
+    written = next((k for k in (phrase, phrase[:-1] if phrase.endswith("s") else "") if k and k in english), None)
+    return [k for k in (written, STEM + stemmed) if k and k in english]
