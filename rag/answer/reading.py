@@ -152,7 +152,9 @@ class Reader:
         raw = sentence_relevance(passages, texts, cosines, calibrate=False)
         own, wanted = set(self.analyzer.terms(question)), set(self.analyzer.terms(query))
         if self.bilingual is not None:
-            wanted |= set(self.analyzer.terms(self.bilingual.expand(f"{question} {query}")))
+            # Each word analysed alone: Kiwi mis-tags words of a bare list ("달 월 상병").
+            wanted.update(t for terms in self.analyzer.terms_many(self.bilingual.words(f"{question} {query}"))
+                          for t in terms)
         topic_words = [w for w in self.analyzer.topic_words(question) if w.lower() not in QUESTION_WORDS]
         reading.topic = frozenset(self.analyzer.terms(" ".join(topic_words)))
         reading.doc_terms = self._doc_terms(hits)

@@ -29,7 +29,7 @@ from .analysis import ENGLISH_FUNCTION_WORDS, ENGLISH_STOPWORDS, Analyzer
 # Senses kept per Korean word, in the dictionary's order: a word with many senses is ambiguous.
 MAX_SENSES = 3
 # Korean headwords kept per English term, the most specific first (fewest senses of their own).
-MAX_HEADWORDS = 5
+MAX_HEADWORDS = 8
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _ENGLISH_WORD = re.compile(r"[a-z]+")  # "what's" is "what" and "s": both dropped, never looked up
 _SENSE = re.compile(r"[a-z][a-z -]*")
@@ -55,8 +55,9 @@ def _build() -> Tables:
     korean: dict[str, list[str]] = {}
     for entry in raw.values():
         word, meaning = entry.get("word", ""), entry.get("meaning", "")
-        # Nouns only: verbs and adjectives (…다) and endings (-ㄴ) translate a question's grammar, not its topic.
-        if not _HANGUL.search(word) or word.endswith("다") or word.startswith("-") or " " in word:
+        # Nouns only: verbs and adjectives (…다) and endings (-ㄴ) translate a question's grammar, not its topic;
+        # and of two syllables or more: "도", "한", "객" are fragments of other words to the keyword index.
+        if not _HANGUL.search(word) or word.endswith("다") or word.startswith("-") or " " in word or len(word) < 2:
             continue
         senses = korean.setdefault(word, [])
         for sense in (s.strip().lower() for s in meaning.split(";")):
@@ -87,6 +88,10 @@ class Bilingual:
 
     def expand(self, text: str) -> str:
         """The query's other-language keywords, space-separated ('' when none are known)."""
+        return " ".join(self.words(text))
+
+    def words(self, text: str) -> list[str]:
+        """The query's other-language keywords, each once, in order."""
         korean, english = tables()
         out: dict[str, None] = {}
         for word in self._korean_nouns(text, korean):
@@ -94,7 +99,7 @@ class Bilingual:
                 out.update((token, None) for token in sense.split() if token not in _NOT_TOPICS)
         for key in self._english_terms(text.lower(), english):
             out.update((headword, None) for headword in english[key])
-        return " ".join(out)
+        return list(out)
 
     def _korean_nouns(self, text: str, korean: dict[str, tuple[str, ...]]) -> list[str]:
         if not _HANGUL.search(text):
