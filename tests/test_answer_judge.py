@@ -56,3 +56,18 @@ def test_same_language_evidence_that_never_names_the_asked_place_is_hedged(analy
         reading.names = Reader(analyzer, embedder).read(question, question, [lead.hit]).names
         assert Judge().verdict(reading, question, [lead.hit]) == verdict, question
     assert Reader(analyzer, embedder).read("이천 허브 셔틀버스 몇 시에 출발해?", "x", [lead.hit]).names == ("이천",)
+
+
+def test_same_language_evidence_missing_a_quarter_of_the_topic_is_hedged():
+    """"night-shift premium at the Tuas Hub" against the Tuas shift times: the document holds four of the six
+    topic words, never the one asked about. Answered at the old bar (half), hedged now."""
+    sentence = "Singapore Tuas Hub runs two shifts: 07:00-15:00 and 15:00-23:00."
+    lead = _candidate("sg-handbook.pdf", sentence, 4.5, 0.9)
+    generic = {True: (0.80, 0.02), False: (0.80, 0.02)}
+    reading = Reading(Kind.WHAT, [lead], background=generic,
+                      topic=frozenset({"night", "shift", "premium", "singapor", "tuas", "hub"}),
+                      doc_terms={"sg-handbook.pdf": frozenset({"shift", "singapor", "tuas", "hub", "run"})})
+    assert Judge().verdict(reading, "What is the night-shift premium at the Singapore Tuas Hub?", [lead.hit]) \
+        == Verdict.HEDGED
+    assert Judge(min_coverage=0.5).verdict(reading, "What is the night-shift premium at the Singapore Tuas Hub?",
+                                            [lead.hit]) == Verdict.ANSWERED
