@@ -234,7 +234,10 @@ def boilerplate(sentence: str, heading: str, kind: Kind, changes: bool) -> bool:
 # Numbers and Latin-script names ("20년", "2024", "P1", "SolTrack") mean the same in either language: a
 # question naming one that its best evidence lacks is about something the documents may not cover.
 # A capitalised word counts unless it starts the question ("How", "When").
-_ANCHOR = re.compile(r"\d+(?:[.,]\d+)?(?:[년월일시분개명대원회층차주])?|\b[A-Za-z][A-Za-z0-9-]*[0-9][A-Za-z0-9-]*\b|(?<=[\s(\"'])[A-Z][A-Za-z0-9]+\b|"
+# A code with a digit ("P1", "INC-2026-014") starts where a run of letters, digits and hyphens starts, and
+# runs to its first digit without giving back: `\b[A-Za-z][A-Za-z0-9-]*[0-9]…` restarted at every letter of
+# "-a-a-a-…" and rescanned the run each time (quadratic in the question's length, tests/test_linear_regex.py).
+_ANCHOR = re.compile(r"\d+(?:[.,]\d+)?(?:[년월일시분개명대원회층차주])?|(?<![A-Za-z0-9-])[A-Za-z][A-Za-z-]*+[0-9][A-Za-z0-9-]*\b|(?<=[\s(\"'])[A-Z][A-Za-z0-9]+\b|"
                      r"\b[A-Z]{2,}[A-Za-z0-9]*\b|\b[A-Z][a-z]+[A-Z][A-Za-z0-9]*\b")
 
 
