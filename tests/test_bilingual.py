@@ -113,3 +113,11 @@ def test_answerability_reads_the_uncalibrated_scale_and_the_order_the_calibrated
     calibrated = sentence_relevance(passages, texts, cosines)
     assert [round(c.z, 6) for c in reading.candidates] == [round(r, 6) for r in raw]
     assert any(abs(a - b) > 1e-6 for a, b in zip(raw, calibrated))  # the calibration did move something
+
+
+def test_a_long_paste_adds_a_bounded_number_of_words(bilingual):
+    from rag.text.bilingual import MAX_WORDS
+
+    _, english = tables()
+    senses = [key for key in english if key.isalpha() and len(key) > 4][:300]  # 300 known English words
+    assert len(bilingual.words(" ".join(senses))) == MAX_WORDS

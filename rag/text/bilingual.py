@@ -30,6 +30,9 @@ from .analysis import ENGLISH_FUNCTION_WORDS, ENGLISH_STOPWORDS, Analyzer
 MAX_SENSES = 3
 # Korean headwords kept per English term, the most specific first (fewest senses of their own).
 MAX_HEADWORDS = 8
+# Translated words added to one query at most (no eval question needs more than 51): a 1,000-character paste would add hundreds of terms
+# to BM25 (each a postings lookup); a question's topic is in its first few words.
+MAX_WORDS = 64
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _ENGLISH_WORD = re.compile(r"[a-z]+")  # "what's" is "what" and "s": both dropped, never looked up
 _SENSE = re.compile(r"[a-z][a-z -]*")
@@ -99,7 +102,7 @@ class Bilingual:
                 out.update((token, None) for token in sense.split() if token not in _NOT_TOPICS)
         for key in self._english_terms(text.lower(), english):
             out.update((headword, None) for headword in english[key])
-        return list(out)
+        return list(out)[:MAX_WORDS]
 
     def _korean_nouns(self, text: str, korean: dict[str, tuple[str, ...]]) -> list[str]:
         if not _HANGUL.search(text):
