@@ -30,8 +30,8 @@ from .analysis import ENGLISH_FUNCTION_WORDS, ENGLISH_STOPWORDS, Analyzer
 MAX_SENSES = 3
 # Korean headwords kept per English term, the most specific first (fewest senses of their own).
 MAX_HEADWORDS = 8
-# Translated words added to one query at most (no eval question needs more than 51): a 1,000-character paste would add hundreds of terms
-# to BM25 (each a postings lookup); a question's topic is in its first few words.
+# Translated words added to one query at most: a 1,000-character paste would add hundreds of BM25 terms (each a
+# postings lookup), and a question's topic is in its first words (no eval question needs more than 51).
 MAX_WORDS = 64
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _ENGLISH_WORD = re.compile(r"[a-z]+")  # "what's" is "what" and "s": both dropped, never looked up
@@ -46,8 +46,9 @@ Tables = tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]
 
 def tables() -> Tables:
     """(Korean noun -> English senses, English sense -> Korean nouns), built once per process. The English side
-    holds each sense as written and, where that differs, by its words' Snowball stems ("approve" finds
-    "approval"); an exact sense wins over a stem ("executives" is 임원, not "execute"'s 처형)."""
+    holds each sense as written and, under `STEM`, by its words' Snowball stems ("approve" finds "approval");
+    a query word is looked up both ways ("executives" as written is 임원; its stem also brings "execute"'s
+    senses, noise that BM25's IDF mostly ignores)."""
     with _LOCK:
         return _build()
 
