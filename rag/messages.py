@@ -179,3 +179,15 @@ def say(key: Text, language_of: str | bool, **values: object) -> str:
     korean = language_of if isinstance(language_of, bool) else is_korean(language_of)
     sentence = _CATALOGUE[key][0 if korean else 1]
     return sentence.format(**values) if values else sentence
+
+
+# The lines an answer opens with, in both languages: docbot's own words, never something the answer quoted.
+_OPENINGS = frozenset(line.strip() for key in (Text.FOUND, Text.FOUND_OTHER_LANGUAGE, Text.HEDGED, Text.NOT_FOUND,
+                                               Text.NOT_FOUND_SHORT, Text.MAYBE_RELATED)
+                      for sentence in _CATALOGUE[key] for line in sentence.splitlines() if line.strip())
+
+
+def quoted_part(answer: str) -> str:
+    """An answer without the lines docbot opens it with ("Here is what the documents say (quoted from Korean
+    documents):"), so what a follow-up borrows from it is what the documents said."""
+    return "\n".join(line for line in answer.splitlines() if line.strip() not in _OPENINGS)

@@ -129,3 +129,16 @@ async def test_a_new_entity_alone_still_borrows_the_aspect(rewriter):
     assert "티켓" in (await rewriter.rewrite("P4는 첫 응답 언제까지야?", history)).text
     history = exchange("재택근무 신청은 언제까지 해야 돼?", "전주 목요일까지 신청한다. [1]")
     assert "재택" in (await rewriter.rewrite("코어타임은 몇 시야?", history)).text
+
+
+@pytest.mark.parametrize("header", ["Here is what the documents say (quoted from Korean documents):",
+                                    "The closest I found — it may not answer exactly:"])
+async def test_the_answers_own_header_is_not_something_it_introduced(rewriter, header):
+    """Fails on the old rewriter: "Korean" of "(quoted from Korean documents)" was borrowed as a name the
+    answer introduced ("그럼 고객 상담 녹취는? Korean application logs kept"), pulling the search to it."""
+    history = exchange("How long are application logs kept?",
+                       f"{header}\n• 애플리케이션 로그 — 보존 기간: 90일. [1]\n• Every access is written to the "
+                       "Atlas audit log. [2]", paths=("data-retention.md",))
+    result = await rewriter.rewrite("그럼 그건 어디에 저장돼?", history)
+    assert "Korean" not in result.text and "closest" not in result.text.lower()
+    assert "Atlas" in result.text  # a name the quotes introduced is still what "그건" may point at

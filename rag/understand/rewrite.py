@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from rag.errors import LLMError
+from rag.messages import quoted_part
 from rag.models.llm import ChatModel
 from rag.text.analysis import Analyzer
 from rag.understand.routing import INTENTS, Route
@@ -287,7 +288,8 @@ class OfflineRewriter:
     def _introduced(self, answered: HistoryTurn, asked: HistoryTurn, limit: int = 2) -> list[str]:
         """Names the answer brought in that the question did not have: what "it" most likely is."""
         known = (asked.rewritten or asked.text).lower()
-        names = {w: s for w, s in self.analyzer.names(answered.text).items() if w.lower() not in known}
+        # docbot's own opening line is not something the answer introduced ("quoted from Korean documents").
+        names = {w: s for w, s in self.analyzer.names(quoted_part(answered.text)).items() if w.lower() not in known}
         return sorted(names, key=lambda w: -names[w])[:limit]
 
 
