@@ -101,7 +101,7 @@ class Judge:
         (Latin-script names are anchors already; across languages a Korean name cannot be looked for.)"""
         if not reading.names or not self._same_language(question, lead):
             return False
-        text = " ".join(f"{h.chunk.title} {h.chunk.heading} {h.chunk.text}" for h in hits if h.chunk.path == lead.path)
+        text = lead_document(lead, hits)
         return any(name not in text for name in reading.names)
 
     @staticmethod
@@ -115,5 +115,10 @@ class Judge:
 
 def missing_anchors(question: str, lead: Candidate, hits: list[Hit]) -> list[str]:
     """The question's numbers and Latin-script names that the lead's document passages do not contain."""
-    text = " ".join(f"{h.chunk.title} {h.chunk.heading} {h.chunk.text}" for h in hits if h.chunk.path == lead.path)
+    text = lead_document(lead, hits)
     return [a for a in anchors(question) if not mentions(text, a)]
+
+
+def lead_document(lead: Candidate, hits: list[Hit]) -> str:
+    """What was read of the lead's document: its passages' titles, headings and text."""
+    return " ".join(f"{h.chunk.title} {h.chunk.heading} {h.chunk.text}" for h in hits if h.chunk.path == lead.path)

@@ -82,7 +82,8 @@ class Analyzer:
         self._stems: dict[str, str] = {}
         self._lock = threading.Lock()
 
-    def _stem(self, word: str) -> str:
+    def stem(self, word: str) -> str:
+        """The Snowball stem of one lower-case English word, as the keyword index stores it (remembered)."""
         stem = self._stems.get(word)
         if stem is not None:
             return stem
@@ -105,7 +106,7 @@ class Analyzer:
     def _term(self, form: str, tag: str) -> str | None:
         if tag == "SL":
             word = form.lower()
-            return None if word in ENGLISH_STOPWORDS else self._stem(word)
+            return None if word in ENGLISH_STOPWORDS else self.stem(word)
         if tag in ("VV", "VA") and form in KOREAN_STOPWORDS:
             return None
         return form.lower()

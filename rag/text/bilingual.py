@@ -67,7 +67,7 @@ def _build() -> Tables:
         for sense in (s.strip().lower() for s in meaning.split(";")):
             if _SENSE.fullmatch(sense) and sense not in senses:
                 senses.append(sense)
-    stemmer = snowballstemmer.stemmer("english")  # the analyzer's stemmer
+    stemmer = snowballstemmer.stemmer("english")  # the analyzer's algorithm, without filling its word cache
     exact: dict[str, list[str]] = {}
     stemmed: dict[str, list[str]] = {}
     for word, senses in korean.items():
@@ -88,7 +88,6 @@ class Bilingual:
 
     def __init__(self, analyzer: Analyzer) -> None:
         self.analyzer = analyzer
-        self._stemmer = threading.local()
 
     def expand(self, text: str) -> str:
         """The query's other-language keywords, space-separated ('' when none are known)."""
@@ -119,10 +118,7 @@ class Bilingual:
         words = _ENGLISH_WORD.findall(text)
         if not words:
             return
-        stemmer = getattr(self._stemmer, "english", None)
-        if stemmer is None:
-            stemmer = self._stemmer.english = snowballstemmer.stemmer("english")
-        stems = stemmer.stemWords(words)
+        stems = [self.analyzer.stem(w) for w in words]
         content = [w not in _NOT_TOPICS and len(w) >= 3 for w in words]
         used: set[int] = set()
         for i in range(len(words) - 1):
