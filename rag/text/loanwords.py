@@ -35,6 +35,7 @@ _VOWELS = set("aeiouyw")
 _LATIN_WORD = re.compile(r"[a-z]{3,}")
 
 
+@lru_cache(maxsize=65536)
 def korean_skeleton(word: str) -> str:
     """The consonant skeleton of a Hangul word ('' when it holds anything else)."""
     out = []
@@ -93,3 +94,4 @@ def matches(korean: Iterable[str], english: Iterable[str]) -> list[tuple[str, st
         if len(skeleton) >= MIN_CONSONANTS:
             out.extend((word, match) for match in by_skeleton.get(skeleton, ()))
     return out
+
