@@ -556,3 +556,52 @@ def test_no_prefix_makes_a_message_that_asks_sure_small_talk(prefix):
     for asked in ASKED:
         ruled = rule_route(prefix + asked)
         assert not (ruled and ruled.intent == Intent.CHITCHAT and ruled.confidence >= 0.85), (prefix + asked, ruled)
+
+
+@pytest.mark.parametrize("text,intent", [
+    # "며칠 보관해줘?" asks how long something is kept (a service's rule), not to keep it: a question word and a
+    # question mark make a 해줘 clause a question.
+    ("개인 택배는 며칠 보관해줘?", Intent.KNOWLEDGE_SEARCH),
+    ("메일룸은 택배를 며칠까지 보관해줘?", Intent.KNOWLEDGE_SEARCH),
+    ("분실물은 얼마나 맡아줘?", Intent.KNOWLEDGE_SEARCH),
+    ("회사에서 교통비는 얼마까지 지원해줘?", Intent.KNOWLEDGE_SEARCH),
+    ("법인카드 한도는 언제 올려줘?", Intent.KNOWLEDGE_SEARCH),
+    ("택배 좀 보관해줘", Intent.ACTION),  # no question word: a request
+    ("이 택배 3일만 보관해줘", Intent.ACTION),
+    # An uptime SLA or target is a contract term in the documents; uptime itself is live.
+    ("and what's its uptime SLA?", Intent.KNOWLEDGE_SEARCH),
+    ("What uptime target does the Enterprise plan guarantee?", Intent.KNOWLEDGE_SEARCH),
+    ("what's the uptime commitment in the contract?", Intent.KNOWLEDGE_SEARCH),
+    ("what's the API uptime right now?", Intent.REALTIME_LOOKUP),
+    ("show me the current uptime of the gateway", Intent.REALTIME_LOOKUP),
+])
+def test_questions_that_look_like_requests_or_live_state_are_searched(router, text, intent):
+    route = router.route(text, text)
+    assert route.intent == intent, (route.intent, route.confidence, route.reason)
+
+
+@pytest.mark.parametrize("text,intent", [
+    # Live state in words the rules did not know: the pager, "정상", "so far", "again", someone in a room.
+    ("who's holding the pager at the moment?", Intent.REALTIME_LOOKUP),
+    ("who has the pager right now?", Intent.REALTIME_LOOKUP),
+    ("결제 서버 지금 정상이야?", Intent.REALTIME_LOOKUP),
+    ("인증 서버 지금 정상이에요?", Intent.REALTIME_LOOKUP),
+    ("are the nightly tests passing again?", Intent.REALTIME_LOOKUP),
+    ("how many tickets came in so far today?", Intent.REALTIME_LOOKUP),
+    ("the backup job, did it finish today?", Intent.REALTIME_LOOKUP),
+    ("is anyone in room 4B right now?", Intent.REALTIME_LOOKUP),
+    # ... and the documents about the same things.
+    ("how does the pager rotation work?", Intent.KNOWLEDGE_SEARCH),
+    ("what is the normal range for the cold room?", Intent.KNOWLEDGE_SEARCH),
+    ("where can I see the current status of our services?", Intent.KNOWLEDGE_SEARCH),
+    ("지금 신청하면 언제 승인돼?", Intent.KNOWLEDGE_SEARCH),
+    ("오늘 신청하면 며칠 걸려?", Intent.KNOWLEDGE_SEARCH),
+    # "(would you) mind …ing" asks docbot to do it.
+    ("mind restarting the docs indexer?", Intent.ACTION),
+    ("would you mind adding Jisoo to the project space?", Intent.ACTION),
+    ("do you mind muting the alerts channel for me?", Intent.ACTION),
+    ("would you mind explaining the refund policy?", Intent.KNOWLEDGE_SEARCH),
+])
+def test_more_live_state_and_polite_requests(router, text, intent):
+    route = router.route(text, text)
+    assert route.intent == intent, (route.intent, route.confidence, route.reason)

@@ -178,6 +178,8 @@ _KO_REQUEST = _rx(
     r"부탁해|부탁해요|부탁드려요|부탁드립니다|부탁합니다|부탁|주시면 (?:감사|고맙|좋)\w{0,8}|주면 (?:고맙|감사|좋)\w{0,6}|"
     r"주실\s?수\s?있(?:나요|을까요|어요|습니까)|줄\s?수\s?있(?:어|나|니|을까))[\Wㅎㅋㅠㅜ]*+$",  # then only punctuation, emoji, ㅎㅎ
 )
+# A question word before a 해줘 that ends in "?" asks about a service's rule ("며칠 보관해줘?", "얼마까지 지원해줘?").
+_KO_QUESTION_WORD = re.compile(r"며칠|몇|얼마|언제|어디|누가|누구|왜")
 _KO_FILLER = re.compile(r"^(?:좀|좀만|해|해서|다시|빨리|한번|한 번|바로|지금|얼른|꼭|제발|싹|다|하나|같이)")
 _KO_INFO_VERB = _rx(r"(?:알려|설명|요약|정리|가르쳐|보여|찾아|비교|번역|말해|확인|체크|검색|추천|계산|읽어|링크)")
 # "...해야 해?" (obligation), "신청해도 돼?" (permission): questions about doing, not requests.
@@ -191,9 +193,10 @@ _KO_ACTION = _rx(_KO_MUTATION + r"(?!\w{0,12}야)\w{0,12}\s{0,3}(하자|해라|�
 _KO_MUTATION_STEM = re.compile(_KO_MUTATION)
 _EN_REQUEST_OPENER = re.compile(
     r"^(?:(?:please|pls|plz|kindly|now|then|just|also|so|and|(?:can|could|would|will) (?:you|u)|go ahead and|"
-    r"i (?:want|need) you to|i'd like you to)\s++)++", re.IGNORECASE)
+    r"i (?:want|need) you to|i'd like you to|(?:(?:would|do) (?:you|u) )?mind)\s++)++", re.IGNORECASE)
 _EN_POLITE = re.compile(r"\b(?:please|pls|plz|kindly|(?:can|could|would|will) (?:you|u)|go ahead and|"
-                        r"i (?:want|need) you to|i'd like you to)\b", re.IGNORECASE)
+                        r"i (?:want|need) you to|i'd like you to|mind)\b", re.IGNORECASE)
+_GERUND = re.compile(r"^([a-z]{2,}?)(\w)?ing\b", re.IGNORECASE)
 _EN_INFO_VERB = re.compile(
     r"^(?:tell|show|explain|summari[sz]e|describe|compare|find|look|search|check|give|list|translate|define|"
     r"walk|remind me (?:what|how|who|where|when|which|why|of)|help|point|recommend|suggest|calculate|confirm|"
@@ -215,6 +218,19 @@ _EN_ACTION_VERB = re.compile(
     r"provision|spin up|scale|handle|process|fix|take care of|go ahead|proceed|go for it|carry on|remind|"
     r"put|place|attach|forward|tag|label|mark|flag|pin|unpin|subscribe|unsubscribe|join|leave|"
     r"do (?:it|that|this|them|so)|get (?:it|that) done)\b", re.IGNORECASE)
+def _infinitive(verb: str) -> str:
+    """"(would you) mind restarting / adding / muting …" as "restart / add / mute …": the first base form of the
+    gerund that the verb lists know, else the text unchanged."""
+    gerund = _GERUND.match(verb)
+    if not gerund:
+        return verb
+    stem, last, rest = gerund.group(1), gerund.group(2) or "", verb[gerund.end():]
+    for base in (stem + last, stem + last + "e", stem if last and stem.endswith(last) else ""):
+        if base and (_EN_ACTION_VERB.match(base + rest) or _EN_INFO_VERB.match(base + rest)):
+            return base + rest
+    return verb
+
+
 # Asking how or when, or whether there is a way, is a document question, however mutation-like its verb.
 _HOW_TO = _rx(r"\b(how (do|can|should|to)|what happens|when|why|policy|rule|process|procedure|"
               r"(is|are) there (a|an|any) (way|process|procedure|option)|any way to)\b",
@@ -249,6 +265,8 @@ def _korean_request(clause: str) -> Intent | None:
         head = clause[:ending.start()]
         if _KO_OBLIGATION.search(head[-6:]):
             return None
+        if _KO_QUESTION_WORD.search(head) and clause.rstrip().endswith("?"):
+            return Intent.KNOWLEDGE_SEARCH  # "택배는 며칠 보관해줘?": how long they keep it, not "keep it"
         # The verb is the last word before the ending, past fillers ("정지 좀 해주실 수 있나요" -> 정지):
         # "요약본 공유해줘" shares (an action); "요약해줘" summarises (information).
         words = [w for w in head[-40:].split() if not _KO_FILLER.fullmatch(w)]
@@ -262,6 +280,8 @@ def _korean_request(clause: str) -> Intent | None:
 def _english_request(clause: str) -> Intent | None:
     opener = _EN_REQUEST_OPENER.match(clause)
     verb = clause[opener.end():] if opener else clause
+    if opener and "mind" in opener.group().lower():
+        verb = _infinitive(verb)
     asked = bool(opener and _EN_POLITE.search(opener.group())) or bool(_FOR_ME.search(clause))
     if _EN_QUESTION_WORD.match(verb):
         return None
@@ -279,7 +299,7 @@ def _english_request(clause: str) -> Intent | None:
 # cannot know. A time marker alone is not enough ("what's the current hotel limit?", "can it still be
 # recovered?", "지금 신청해도 돼?" are about rules), nor is a volatile word alone ("what is an incident?").
 _NOW = _rx(r"\b(right now|now|currently|current|at the moment|at present|as we speak|still|yet|anymore|today|"
-           r"this (minute|morning|afternoon))\b",
+           r"so far|again|this (minute|morning|afternoon))\b",
            r"(지금|현재|아직|실시간|방금|오늘|이 시간)")
 _VOLATILE = _rx(
     r"\b(on[- ]?call|down|outages?|incidents?|errors?|5\d\d s|5\d\ds?|5xx|failing|failures?|broken|working|running|"
@@ -288,9 +308,10 @@ _VOLATILE = _rx(
     r"happening|occurring|ongoing|in progress|resolved|fixed|over|finished|done|maintenance|deploying|"
     r"rolling out|stuck|slow|reachable|responding|open|occupied|in stock|out of|deployed|released|merged|"
     r"shipped|rolled out|timeouts|timing out|times out|going on|flaky|unstable|green|red|passing|lagging|laggy|"
-    r"crashing|crashed|hanging|unreachable|degraded|throttled|erroring|flapping|firing|jammed)\b",
+    r"crashing|crashed|hanging|unreachable|degraded|throttled|erroring|flapping|firing|jammed|pager|"
+    r"finish|(any|some)(one|body) (in|at))\b",
     r"\b(is|are|be|still)\s++(?:[\w.-]++\s++){0,4}up\b",
-    r"(온콜|당직|상태|장애|에러|오류|다운|살아|죽었|죽어|떠\s?있|돌아|돌고|동작|작동|접속|로그인|먹통|느려|느린|점검|"
+    r"(온콜|당직|상태|장애|정상|에러|오류|다운|살아|죽었|죽어|떠\s?있|돌아|돌고|동작|작동|접속|로그인|먹통|느려|느린|점검|"
     r"끝났|끝나|진행\s?중|발생|실패|성공했|고장|터졌|터진|뻗었|뻗은|끊겼|끊긴|안\s?돼|안\s?되|비어|비었|남아|남았|대기|몇\s?건|몇\s?명|몇\s?개|배포\s?중|처리\s?중|해결됐|복구됐|"
     r"타임아웃|불안정|깨져|깨졌|튕겨|튕기|튕김|멈춰|멈췄|끊겨|끊기|사용\s?중|쓰는\s?중|"
     r"잘\s?돼|돼\?|되나요|되고|되는|(?<!수 )(?<!수)(있어\?|있나\?|있나요)|(?<=\s)나(\?|요))",
@@ -300,8 +321,11 @@ _VOLATILE = _rx(
 _RULES = _rx(
     r"\b(policy|policies|rules?|limits?|procedure|process|guidelines?|documents?|docs?|handbook|allowed|"
     r"allowance|deadline|valid|eligible|entitled|required|should (i|we)|do (i|we) need|how (do|can|should)|"
+    r"slas?|slos?|guarantee[sd]?|commitments?|contract|"
     r"what (do|should) (i|we)|what now|what next)\b",
+    r"\bwhere (can|do|should) (i|we) (see|find|look|check)\b",
     r"(규정|정책|절차|가이드|문서|한도|기준|기한|유효|방법|어떻게|해야|해도)",
+    r"(하면|되면|으면)\s(언제|얼마|며칠|몇|어떻게)",  # "지금 신청하면 언제 승인돼?": what the rule says would happen
     r"도\s?(돼|되나|되요|돼요|될까|되죠|되는|괜찮)",  # "-어도 돼?": may I (permission)
 )
 # A past mistake and a remedy ("I deleted it by mistake yesterday, can it still be recovered?", "실수로 지운 메일
@@ -317,7 +341,7 @@ _REMEDY = _rx(r"\b(restor\w*|recover\w*|undo|undone|undelete\w*|get (it|them|tha
 def _asks_for_a_remedy(text: str) -> bool:
     return bool(_MISTAKE.search(text) and _REMEDY.search(text))
 _LIVE = _rx(
-    r"\b(status of|uptime|current (status|load|queue)|who is on[- ]call (now|today))\b",
+    r"\b(status of|uptime(?!\s++(?:sla|slo|target|guarantee|commitment|objective))|current (status|load|queue)|who is on[- ]call (now|today))\b",
     # the state of one's own request: "did my expense claim get approved?", "내 휴가 신청 승인됐어?"
     r"\b(did|has|have|is|was) my\b[^?]{1,60}\b(approved|rejected|declined|processed|accepted|"
     r"gone through|come through)\b",
