@@ -605,3 +605,22 @@ def test_questions_that_look_like_requests_or_live_state_are_searched(router, te
 def test_more_live_state_and_polite_requests(router, text, intent):
     route = router.route(text, text)
     assert route.intent == intent, (route.intent, route.confidence, route.reason)
+
+
+@pytest.mark.parametrize("text,intent", [
+    # "get / need X done" asks for it to be done.
+    ("can we get my 2FA reset?", Intent.ACTION),
+    ("could I get the staging DB wiped and reseeded?", Intent.ACTION),
+    ("can you get my account unlocked?", Intent.ACTION),
+    ("need the #infra-alerts channel muted for me until Monday", Intent.ACTION),
+    ("we need the old build archived for us", Intent.ACTION),
+    ("how can I get my 2FA reset?", Intent.KNOWLEDGE_SEARCH),  # asks how: the documents
+    # Today's figures are live; what a rule says about each shift is not.
+    ("what are today's signup numbers so far?", Intent.REALTIME_LOOKUP),
+    ("오늘 매출 얼마 나왔어?", Intent.REALTIME_LOOKUP),
+    ("how many people are on each on-call shift?", Intent.KNOWLEDGE_SEARCH),
+    ("how many breaks does each shift get?", Intent.KNOWLEDGE_SEARCH),
+])
+def test_things_to_get_done_and_figures_of_today(router, text, intent):
+    route = router.route(text, text)
+    assert route.intent == intent, (route.intent, route.confidence, route.reason)

@@ -218,6 +218,15 @@ _EN_ACTION_VERB = re.compile(
     r"provision|spin up|scale|handle|process|fix|take care of|go ahead|proceed|go for it|carry on|remind|"
     r"put|place|attach|forward|tag|label|mark|flag|pin|unpin|subscribe|unsubscribe|join|leave|"
     r"do (?:it|that|this|them|so)|get (?:it|that) done)\b", re.IGNORECASE)
+# "can we get my 2FA reset?", "need the channel muted for me": asking for something to be done to a thing.
+_DONE = (r"(?:reset|wiped|deleted|removed|restarted|rebooted|muted|unmuted|locked|unlocked|blocked|unblocked|added|"
+         r"created|cancell?ed|renewed|extended|fixed|restored|recovered|disabled|enabled|approved|archived|"
+         r"deployed|redeployed|reindexed|re-indexed|revoked|granted|booked|reserved|merged|rolled back|updated|"
+         r"upgraded|changed|renamed|moved|refunded|processed|reopened|closed)")
+_GET_DONE = re.compile(r"^(?:(?:can|could) (?:we|i|you|u) (?:get|have)|(?:i |we )?need) (?:[\w#.'-]++ ){1,6}"
+                       + _DONE + r"\b", re.IGNORECASE)
+
+
 def _infinitive(verb: str) -> str:
     """"(would you) mind restarting / adding / muting …" as "restart / add / mute …": the first base form of the
     gerund that the verb lists know, else the text unchanged."""
@@ -278,6 +287,8 @@ def _korean_request(clause: str) -> Intent | None:
 
 
 def _english_request(clause: str) -> Intent | None:
+    if _GET_DONE.match(clause):
+        return Intent.ACTION
     opener = _EN_REQUEST_OPENER.match(clause)
     verb = clause[opener.end():] if opener else clause
     if opener and "mind" in opener.group().lower():
@@ -309,9 +320,9 @@ _VOLATILE = _rx(
     r"rolling out|stuck|slow|reachable|responding|open|occupied|in stock|out of|deployed|released|merged|"
     r"shipped|rolled out|timeouts|timing out|times out|going on|flaky|unstable|green|red|passing|lagging|laggy|"
     r"crashing|crashed|hanging|unreachable|degraded|throttled|erroring|flapping|firing|jammed|pager|"
-    r"finish|(any|some)(one|body) (in|at))\b",
+    r"finish|(any|some)(one|body) (in|at)|numbers|figures|signups?|sales|revenue)\b",
     r"\b(is|are|be|still)\s++(?:[\w.-]++\s++){0,4}up\b",
-    r"(온콜|당직|상태|장애|정상|에러|오류|다운|살아|죽었|죽어|떠\s?있|돌아|돌고|동작|작동|접속|로그인|먹통|느려|느린|점검|"
+    r"(온콜|당직|상태|장애|정상|매출|나왔|에러|오류|다운|살아|죽었|죽어|떠\s?있|돌아|돌고|동작|작동|접속|로그인|먹통|느려|느린|점검|"
     r"끝났|끝나|진행\s?중|발생|실패|성공했|고장|터졌|터진|뻗었|뻗은|끊겼|끊긴|안\s?돼|안\s?되|비어|비었|남아|남았|대기|몇\s?건|몇\s?명|몇\s?개|배포\s?중|처리\s?중|해결됐|복구됐|"
     r"타임아웃|불안정|깨져|깨졌|튕겨|튕기|튕김|멈춰|멈췄|끊겨|끊기|사용\s?중|쓰는\s?중|"
     r"잘\s?돼|돼\?|되나요|되고|되는|(?<!수 )(?<!수)(있어\?|있나\?|있나요)|(?<=\s)나(\?|요))",
@@ -324,6 +335,7 @@ _RULES = _rx(
     r"slas?|slos?|guarantee[sd]?|commitments?|contract|"
     r"what (do|should) (i|we)|what now|what next)\b",
     r"\bwhere (can|do|should) (i|we) (see|find|look|check)\b",
+    r"\b(each|every) (?:[\w-]++ )?(shift|day|week|month|team|person|employee|request|trip)\b",
     r"(규정|정책|절차|가이드|문서|한도|기준|기한|유효|방법|어떻게|해야|해도)",
     r"(하면|되면|으면)\s(언제|얼마|며칠|몇|어떻게)",  # "지금 신청하면 언제 승인돼?": what the rule says would happen
     r"도\s?(돼|되나|되요|돼요|될까|되죠|되는|괜찮)",  # "-어도 돼?": may I (permission)
