@@ -71,3 +71,23 @@ def test_same_language_evidence_missing_a_quarter_of_the_topic_is_hedged():
         == Verdict.HEDGED
     assert Judge(min_coverage=0.5).verdict(reading, "What is the night-shift premium at the Singapore Tuas Hub?",
                                             [lead.hit]) == Verdict.ANSWERED
+
+
+def test_a_document_in_the_other_language_that_says_the_topic_is_never_hidden_as_near_topic():
+    """Fails on the old judge: every English document read was off topic, so "near topic" said "not found" for
+    an English question whose Korean welfare table holds the answer (listed under "maybe related")."""
+    generic = (0.80, 0.02)
+    lead = _candidate("welfare.xlsx", "건강 — 항목: 종합 건강검진; 지원 금액: 본인 전액; 대상: 전 임직원.", 2.2, 0.82)
+    other = _candidate("review.md", "Self-reviews are due by the end of June.", 2.0, 0.81, fills=False)
+    reading = Reading(Kind.YESNO, [lead, other], background={True: generic, False: generic},
+                      topic=frozenset({"compani", "health", "check"}),
+                      doc_terms={"welfare.xlsx": frozenset({"건강", "항목", "지원"}), "review.md": frozenset({"review"})},
+                      same_language=frozenset({"review.md"}), off_topic=frozenset({"review.md"}),
+                      concepts=[frozenset({"compani", "회사"}), frozenset({"health", "건강"}), frozenset({"check"})])
+    question = "does the company pay the full health check-up?"
+    assert Judge().verdict(reading, question, [lead.hit, other.hit]) == Verdict.HEDGED
+    # The same reading without the Korean document saying "health" is a near topic: "not found".
+    unrelated = Reading(Kind.YESNO, [lead, other], background={True: generic, False: generic},
+                        topic=reading.topic, doc_terms={"welfare.xlsx": frozenset({"항목"}), "review.md": frozenset()},
+                        same_language=reading.same_language, off_topic=reading.off_topic, concepts=reading.concepts)
+    assert Judge().verdict(unrelated, question, [lead.hit, other.hit]) == Verdict.NOT_FOUND

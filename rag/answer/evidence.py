@@ -63,7 +63,7 @@ class Judge:
         # The lead is chosen on retrieval's order and the slot; whether anything at all is near is asked of
         # the best few: a welfare table's row can lead on its slot while a sentence below it is far above
         # generic text, and then the documents are quoted (under a hedge), not hidden behind "not found".
-        if lead is None or self._near_topic(reading, lead) or \
+        if lead is None or self._near_topic(reading, question, lead) or \
                 all(self._generic(reading, c) for c in reading.candidates[: self.near_depth]):
             return Verdict.NOT_FOUND
         # A summary has no one sentence much closer than the rest: the document being on topic is enough.
@@ -81,11 +81,16 @@ class Judge:
             return lift < self.lift_floor or (lift < 2 * self.lift_floor and not candidate.fills)
         return lift < self.lift_floor and strength < self.generic_at
 
-    def _near_topic(self, reading: Reading, lead: Candidate) -> bool:
-        """Every document in the question's own language shares none of its topic words and the best evidence
-        is weak: a near topic ("회사 주식 옵션" against per-diem rules)."""
+    def _near_topic(self, reading: Reading, question: str, lead: Candidate) -> bool:
+        """Every document in the question's own language shares none of its topic words, the best evidence is
+        weak, and it is not a document in the other language that says one of the question's topic words (in
+        translation or as a loanword): a near topic ("회사 주식 옵션" against per-diem rules). Without that last
+        condition an English question about a Korean welfare table ("does the company pay the full health
+        check-up?") was "not found" with the table listed under "maybe related"."""
         if lead.hit.population < self.min_population:
             return False
+        if not self._same_language(question, lead) and reading.concept_coverage(lead.path) > 0:
+            return False  # the lead's document, in the other language, says the question's topic
         strength, lift = self.strength(reading, lead), reading.lift(lead)
         near_topic = bool(reading.same_language) and reading.same_language <= reading.off_topic
         return near_topic and lift < 1.5 * self.lift_floor and (strength < self.weak_at or not lead.fills)
