@@ -2,8 +2,10 @@
 
 Every candidate sentence of the top few documents is put on one cross-language scale (retrieval's
 within-language z-score, moved by how much closer the sentence is to the query than its passage), then
-moved up when it fills the question's slot (an amount for "how much", a team for "who") and when it
-shares the question's words. Boilerplate (owner lines, pointers, bylines…) is never a candidate.
+moved up when it fills the question's slot (an amount for "how much", a team for "who"), when it
+shares the question's words, and by how many of the question's topic words its document says in either
+language (translated, or the same loanword in the other script). Boilerplate (owner lines, pointers,
+bylines…) is never a candidate.
 
 The same reading decides whether the documents answer at all (`rag.answer.evidence.Judge`) and what the
 extractive answer quotes, so the sentences are embedded once per turn (recent readings are kept).
