@@ -81,13 +81,13 @@ def test_a_document_in_the_other_language_that_says_the_topic_is_never_hidden_as
     other = _candidate("review.md", "Self-reviews are due by the end of June.", 2.0, 0.81, fills=False)
     reading = Reading(Kind.YESNO, [lead, other], background={True: generic, False: generic},
                       topic=frozenset({"compani", "health", "check"}),
-                      doc_terms={"welfare.xlsx": frozenset({"건강", "항목", "지원"}), "review.md": frozenset({"review"})},
+                      doc_terms={"welfare.xlsx": frozenset({"건강", "회사", "항목"}), "review.md": frozenset({"review"})},
                       same_language=frozenset({"review.md"}), off_topic=frozenset({"review.md"}),
                       concepts=[frozenset({"compani", "회사"}), frozenset({"health", "건강"}), frozenset({"check"})])
     question = "does the company pay the full health check-up?"
     assert Judge().verdict(reading, question, [lead.hit, other.hit]) == Verdict.HEDGED
-    # The same reading without the Korean document saying "health" is a near topic: "not found".
+    # A document saying one topic word only ("company") is no evidence of the topic: a near topic, "not found".
     unrelated = Reading(Kind.YESNO, [lead, other], background={True: generic, False: generic},
-                        topic=reading.topic, doc_terms={"welfare.xlsx": frozenset({"항목"}), "review.md": frozenset()},
+                        topic=reading.topic, doc_terms={"welfare.xlsx": frozenset({"회사", "항목"}), "review.md": frozenset()},
                         same_language=reading.same_language, off_topic=reading.off_topic, concepts=reading.concepts)
     assert Judge().verdict(unrelated, question, [lead.hit, other.hit]) == Verdict.NOT_FOUND

@@ -83,17 +83,24 @@ class Judge:
 
     def _near_topic(self, reading: Reading, question: str, lead: Candidate) -> bool:
         """Every document in the question's own language shares none of its topic words, the best evidence is
-        weak, and it is not a document in the other language that says one of the question's topic words (in
-        translation or as a loanword): a near topic ("회사 주식 옵션" against per-diem rules). Without that last
+        weak, and it is not a document in the other language that says the question's topic (two of its topic
+        words, translated or as loanwords): a near topic ("회사 주식 옵션" against per-diem rules). Without that last
         condition an English question about a Korean welfare table ("does the company pay the full health
         check-up?") was "not found" with the table listed under "maybe related"."""
         if lead.hit.population < self.min_population:
             return False
-        if not self._same_language(question, lead) and reading.concept_coverage(lead.path) > 0:
+        if not self._same_language(question, lead) and self._says_topic(reading, lead):
             return False  # the lead's document, in the other language, says the question's topic
         strength, lift = self.strength(reading, lead), reading.lift(lead)
         near_topic = bool(reading.same_language) and reading.same_language <= reading.off_topic
         return near_topic and lift < 1.5 * self.lift_floor and (strength < self.weak_at or not lead.fills)
+
+    @staticmethod
+    def _says_topic(reading: Reading, lead: Candidate) -> bool:
+        """The lead's document says two of the question's topic words (its only one, if it has one), in either
+        language: one can be chance ("company" in a travel policy for "회사 주식 옵션 행사 가격은?"), two is the topic."""
+        said = round(reading.concept_coverage(lead.path) * len(reading.concepts))
+        return bool(reading.concepts) and said >= min(2, len(reading.concepts))
 
     def _covers(self, reading: Reading, question: str, lead: Candidate) -> bool:
         """Same-language evidence shares the question's topic words ("부산 사무실" against a Seoul guide does

@@ -115,7 +115,7 @@ class Reading:
 class Reader:
     """Scores the sentences of the top documents for a question; keeps the last reading."""
 
-    def __init__(self, analyzer: Analyzer, embedder: Embedder, *, max_sources: int = 5, per_source: int = 16,
+    def __init__(self, analyzer: Analyzer, embedder: Embedder, *, max_sources: int = 4, per_source: int = 16,
                  max_candidates: int = 48, slot_bonus: float = 0.8, slot_miss: float = 0.5, term_bonus: float = 0.15,
                  max_terms: int = 3, off_topic: float = 1.0, concept_weight: float = CONCEPT_WEIGHT,
                  bilingual: Bilingual | None = None):
