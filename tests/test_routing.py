@@ -558,7 +558,7 @@ def test_no_prefix_makes_a_message_that_asks_sure_small_talk(prefix):
         assert not (ruled and ruled.intent == Intent.CHITCHAT and ruled.confidence >= 0.85), (prefix + asked, ruled)
 
 
-@pytest.mark.parametrize("text,intent", [
+LOOK_ALIKES = [
     # "며칠 보관해줘?" asks how long something is kept (a service's rule), not to keep it: a question word and a
     # question mark make a 해줘 clause a question.
     ("개인 택배는 며칠 보관해줘?", Intent.KNOWLEDGE_SEARCH),
@@ -574,13 +574,9 @@ def test_no_prefix_makes_a_message_that_asks_sure_small_talk(prefix):
     ("what's the uptime commitment in the contract?", Intent.KNOWLEDGE_SEARCH),
     ("what's the API uptime right now?", Intent.REALTIME_LOOKUP),
     ("show me the current uptime of the gateway", Intent.REALTIME_LOOKUP),
-])
-def test_questions_that_look_like_requests_or_live_state_are_searched(router, text, intent):
-    route = router.route(text, text)
-    assert route.intent == intent, (route.intent, route.confidence, route.reason)
+]
 
-
-@pytest.mark.parametrize("text,intent", [
+MORE_LIVE_AND_POLITE = [
     # Live state in words the rules did not know: the pager, "정상", "so far", "again", someone in a room.
     ("who's holding the pager at the moment?", Intent.REALTIME_LOOKUP),
     ("who has the pager right now?", Intent.REALTIME_LOOKUP),
@@ -601,13 +597,9 @@ def test_questions_that_look_like_requests_or_live_state_are_searched(router, te
     ("would you mind adding Jisoo to the project space?", Intent.ACTION),
     ("do you mind muting the alerts channel for me?", Intent.ACTION),
     ("would you mind explaining the refund policy?", Intent.KNOWLEDGE_SEARCH),
-])
-def test_more_live_state_and_polite_requests(router, text, intent):
-    route = router.route(text, text)
-    assert route.intent == intent, (route.intent, route.confidence, route.reason)
+]
 
-
-@pytest.mark.parametrize("text,intent", [
+THINGS_TO_GET_DONE = [
     # "get / need X done" asks for it to be done.
     ("can we get my 2FA reset?", Intent.ACTION),
     ("could I get the staging DB wiped and reseeded?", Intent.ACTION),
@@ -620,7 +612,10 @@ def test_more_live_state_and_polite_requests(router, text, intent):
     ("오늘 매출 얼마 나왔어?", Intent.REALTIME_LOOKUP),
     ("how many people are on each on-call shift?", Intent.KNOWLEDGE_SEARCH),
     ("how many breaks does each shift get?", Intent.KNOWLEDGE_SEARCH),
-])
-def test_things_to_get_done_and_figures_of_today(router, text, intent):
+]
+
+
+@pytest.mark.parametrize("text,intent", LOOK_ALIKES + MORE_LIVE_AND_POLITE + THINGS_TO_GET_DONE)
+def test_fifth_round_shapes_are_routed(router, text, intent):
     route = router.route(text, text)
     assert route.intent == intent, (route.intent, route.confidence, route.reason)

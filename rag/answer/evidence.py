@@ -99,8 +99,7 @@ class Judge:
     def _says_topic(reading: Reading, lead: Candidate) -> bool:
         """The lead's document says two of the question's topic words (its only one, if it has one), in either
         language: one can be chance ("company" in a travel policy for "회사 주식 옵션 행사 가격은?"), two is the topic."""
-        said = round(reading.concept_coverage(lead.path) * len(reading.concepts))
-        return bool(reading.concepts) and said >= min(2, len(reading.concepts))
+        return bool(reading.concepts) and reading.concepts_said(lead.path) >= min(2, len(reading.concepts))
 
     def _covers(self, reading: Reading, question: str, lead: Candidate) -> bool:
         """Same-language evidence shares the question's topic words ("부산 사무실" against a Seoul guide does

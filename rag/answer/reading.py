@@ -32,7 +32,6 @@ from .questions import QUESTION_WORDS, Kind, asks_about_changes, boilerplate, fi
 
 _BULLET = re.compile(r"^[-*•]\s+")
 _NUMBER = re.compile(r"\d")
-_LATIN_WORD = re.compile(r"[a-z]{3,}")
 _ENDS_SENTENCE = re.compile(r"[.!?。？！)\]다요]$")
 MAX_SENTENCE_CHARS = 400
 RECENT_READINGS = 16
@@ -99,12 +98,14 @@ class Reading:
             return 1.0
         return len(self.topic & self.doc_terms.get(path, frozenset())) / len(self.topic)
 
+    def concepts_said(self, path: str) -> int:
+        """How many of the question's topic words the document says, in either language."""
+        terms = self.doc_terms.get(path, frozenset())
+        return sum(1 for concept in self.concepts if concept & terms)
+
     def concept_coverage(self, path: str) -> float:
         """Share of the question's topic words that the document says in either language (0.0 without any)."""
-        if not self.concepts:
-            return 0.0
-        terms = self.doc_terms.get(path, frozenset())
-        return sum(1 for concept in self.concepts if concept & terms) / len(self.concepts)
+        return self.concepts_said(path) / len(self.concepts) if self.concepts else 0.0
 
     def lift(self, candidate: Candidate) -> float:
         """How far above generic company text the sentence is, in spreads (corpus-size independent)."""
@@ -231,7 +232,7 @@ class Reader:
         "rollback", "Busan" and "부산"; rag.text.loanwords). The dictionary has no loanwords, and they are
         what ties a Korean question to an English document; words it knows are translated, not matched by sound."""
         known = tables()[0]
-        read_english = _LATIN_WORD.findall(" ".join(texts).lower())
+        read_english = loanwords.latin_words(" ".join(texts))
         read_korean = {t for sentence in terms for t in sentence if is_korean(t) and t not in known}
         concepts = []
         for word in topic_words:

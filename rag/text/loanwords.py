@@ -73,6 +73,11 @@ def english_skeletons(word: str) -> frozenset[str]:
     return frozenset(_collapse(v) for v in variants)
 
 
+def latin_words(text: str) -> list[str]:
+    """The lower-case Latin words of a text that `matches` compares (three letters or more)."""
+    return _LATIN_WORD.findall(text.lower())
+
+
 def _collapse(skeleton: str) -> str:
     return "".join(sound for sound, _ in groupby(skeleton))
 
