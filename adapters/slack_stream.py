@@ -161,12 +161,12 @@ class NativeStream(_Writer):
         except Exception as exc:  # SlackApiError, a timeout: what Slack has is what was shown
             log.info("chat.appendStream failed in %s: %s; stopping the stream", self.channel, brief(exc))
             self.broken = True
+        if self.broken:  # stored before the stop: no moment where the row holds text Slack refused
+            await turn.service.shown(turn, self.shown, "partial")
         tail = [b for b in (self.renderer.sources(turn),) if b] + self.renderer.controls(turn, key, False)
         if stopped_note(turn):
             tail.insert(0, context_block(f"_{stopped_note(turn)}_"))
         await stop_stream(self.client, self.channel, self.ts, tail)  # tried until stopped (bounded)
-        if self.broken:
-            await turn.service.shown(turn, self.shown, "partial")
         if self.control_ts:  # the Stop button goes; the query line stays, or the message goes with it
             head = self.renderer.query_line(turn)
             try:

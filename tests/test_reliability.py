@@ -338,11 +338,16 @@ async def test_a_failed_append_stops_the_stream_and_stores_what_was_shown(slack_
     appends = []
     original = slack._refusal
 
+    stored_at_stop = []
+
     def refusal(method, body):  # Slack takes the first two appends, then answers an error
         if method == "chat.appendStream":
             appends.append(body)
             if len(appends) > 2:
                 return "internal_error"
+        if method == "chat.stopStream":  # store first, then talk to the platform: corrected before the stop
+            conv = service.store.find_conversation("slack", "T1", "C1", thread)
+            stored_at_stop.append(service.store.history(conv.id, 1)[0].text)
         return original(method, body)
 
     slack._refusal = refusal
@@ -355,6 +360,7 @@ async def test_a_failed_append_stops_the_stream_and_stores_what_was_shown(slack_
     answer = service.store.history(conv.id, 1)[0]
     shown = "".join(b["markdown_text"] for b in appends[:2])
     assert answer.text == shown and answer.status == "partial"  # what was shown is what is stored
+    assert stored_at_stop == [shown]  # ... already when the stream stopped, never the text Slack refused
     assert slack._posted[slack.named("chat.stopStream")[0]["ts"]] == "stopped"
 
 
