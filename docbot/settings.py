@@ -213,6 +213,7 @@ class Settings(BaseSettings):
     # 4x this many candidates and allows at most 10,000, hence the bound.
     candidates: int = Field(40, ge=1, le=2500)
     keyword_weight: float = 0.25  # BM25's bonus, in within-language z-score units (rag/retrieve/ranking.py)
+    translation_weight: float = Field(1.5, ge=0.0)  # ... of the query's dictionary-translated keywords, alone
     z_gap: float = 2.5  # relevance floor: hits within this many z-units of the best
     # ... and within this cosine of the best hit of their own language; unset: the embedder's own
     # (COSINE_GAPS), as each model spreads its cosines differently.

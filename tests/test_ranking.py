@@ -33,6 +33,16 @@ def test_bm25_helps_same_language_near_ties_but_cannot_bury_a_clear_match():
     assert order == ["en.md", "b.md", "a.md"]  # b passes a on BM25; the English chunk (z 5) stays first
 
 
+def test_the_translated_keywords_lift_the_other_language_on_their_own_scale():
+    # An English question: the Korean answer is ordinary among Korean cosines, and its translated words'
+    # BM25 score is small beside the English words' best; on the translated list's own scale it is the best.
+    found = candidates([("en-near", "en", 0.74), ("ko-answer", "ko", 0.82), ("ko-other", "ko", 0.815)],
+                       keyword=[("en-near", 20.0), ("ko-answer", 2.0)])
+    found.translated = [("ko-answer", 2.0), ("ko-other", 0.5)]
+    assert Ranker(translation_weight=0.0).rank(found, 3)[0].chunk.path == "en-near.md"
+    assert [h.chunk.path for h in Ranker().rank(found, 3)] == ["ko-answer.md", "en-near.md", "ko-other.md"]
+
+
 def test_the_floor_drops_far_hits_but_keeps_bm25_top_hits_and_the_previous_answers_documents():
     rows = [("best", "en", 0.80), ("near", "en", 0.77), ("far", "en", 0.705), ("code", "en", 0.60),
             ("cited", "en", 0.69)]

@@ -92,6 +92,16 @@ class SearchIndexContract:
         code = [h for h in hits if h.chunk.path == "codes.md"]
         assert code and code[0].keyword
 
+    def test_the_translated_keywords_are_a_bm25_list_of_their_own(self, index, embedder):
+        put(index, embedder, "shift.md", ["야간조 교대 근무 시간은 22시부터 07시까지다."], "교대 근무")
+        put(index, embedder, "hours.md", ["Office hours are 09:00 to 18:00."], "Office")
+        text = "night shift hours"
+        found = index.candidates(SearchQuery(text, embedder.embed_query(text), 5, translated="야간 교대"), 10)
+        assert [found.chunks[key].chunk.path for key, _ in found.translated] == ["shift.md"]
+        assert "shift.md" not in [found.chunks[key].chunk.path for key, _ in found.keyword]  # its own words only
+        plain = index.candidates(SearchQuery(text, embedder.embed_query(text), 5), 10)
+        assert plain.translated == []
+
     def test_relative_floor_drops_unrelated_vector_hits(self, index, embedder):
         put(index, embedder, "db.md", ["PostgreSQL is the default database for production services."], "Databases")
         put(index, embedder, "lunch.md", ["Fruit is served in the lounge every Wednesday afternoon."], "Snacks")

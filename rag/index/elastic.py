@@ -431,17 +431,9 @@ class ElasticsearchIndex:
 
     def bodies(self, query: SearchQuery, terms: str, limit: int) -> tuple[dict, dict[str, dict]]:
         """The BM25 body and one kNN body per language (public for the benchmark and tests)."""
-        nori = (self._meta or {}).get("korean") == "nori"
-        ko = query.text if nori else terms
         chunk = {"term": {"kind": "chunk"}}
         audience = {"terms": {"channels": [EVERYONE, *query.tokens]}}
-        bm25 = {"size": limit, "_source": {"excludes": ["vector"]},
-                "query": {"bool": {"filter": [chunk, audience], "should": [
-                    {"match": {"title": {"query": query.text, "boost": 3}}},
-                    {"match": {"title_ko": {"query": ko, "boost": 3}}},
-                    {"match": {"heading": {"query": query.text, "boost": 2}}},
-                    {"match": {"body_en": query.text}}, {"match": {(self._meta or {}).get("body_ko", "body_ko"): ko}}],
-                    "minimum_should_match": 1}}}
+        bm25 = self._bm25(query.text, terms, [chunk, audience], limit)
         vector = np.asarray(query.vector, np.float32).tolist()
         # The filters sit inside kNN: a pre-filter keeps k results per language (and per channel), a
         # post-filter would not.
@@ -451,11 +443,34 @@ class ElasticsearchIndex:
                for lang in LANGUAGES}
         return bm25, knn
 
+    def translated_body(self, query: SearchQuery, limit: int) -> dict | None:
+        """The BM25 body of the query's translated keywords alone (None without them): a list of its own."""
+        if not query.translated:
+            return None
+        audience = {"terms": {"channels": [EVERYONE, *query.tokens]}}
+        terms = " ".join(self.analyzer.terms(query.translated))
+        return self._bm25(query.translated, terms, [{"term": {"kind": "chunk"}}, audience], limit)
+
+    def _bm25(self, text: str, terms: str, filters: list[dict], limit: int) -> dict:
+        """BM25 over titles, headings and bodies: English fields read `text`, Korean ones Kiwi's `terms`
+        (or `text` itself where the cluster has nori)."""
+        ko = text if (self._meta or {}).get("korean") == "nori" else terms
+        return {"size": limit, "_source": {"excludes": ["vector"]},
+                "query": {"bool": {"filter": filters, "should": [
+                    {"match": {"title": {"query": text, "boost": 3}}},
+                    {"match": {"title_ko": {"query": ko, "boost": 3}}},
+                    {"match": {"heading": {"query": text, "boost": 2}}},
+                    {"match": {"body_en": text}}, {"match": {(self._meta or {}).get("body_ko", "body_ko"): ko}}],
+                    "minimum_should_match": 1}}}
+
     async def _candidates(self, query: SearchQuery, terms: str, limit: int) -> Candidates:
         bm25, knn = self.bodies(query, terms, limit)
+        translated = self.translated_body(query, limit)
         searches: list[dict] = [{"index": self.alias}, bm25]
         for body in knn.values():
             searches += [{"index": self.alias}, body]
+        if translated is not None:  # last, so the kNN parts keep their places
+            searches += [{"index": self.alias}, translated]
         response = await self.client.msearch(searches=searches)
         parts = response.body["responses"]
         for part in parts:
@@ -463,9 +478,10 @@ class ElasticsearchIndex:
                 raise SearchIndexError(f"Elasticsearch search failed: {part['error']}")
             _check_shards(part)
         keyword_hits = parts[0]["hits"]["hits"]
+        translated_hits = parts[1 + len(knn)]["hits"]["hits"] if translated is not None else []
         docs = {h["_id"]: h["_source"] for part in parts for h in part["hits"]["hits"]}
         # Elasticsearch's cosine similarity score is (1 + cos) / 2.
-        cosines = {h["_id"]: 2 * h["_score"] - 1 for part in parts[1:] for h in part["hits"]["hits"]}
+        cosines = {h["_id"]: 2 * h["_score"] - 1 for part in parts[1:1 + len(knn)] for h in part["hits"]["hits"]}
         samples = await self._language_samples()
         centroid = _centroid(samples)
         # The BM25-only hits' cosines and every candidate's hub term: two small scripted searches at once.
@@ -476,7 +492,8 @@ class ElasticsearchIndex:
         chunks = {i: _candidate(d, cosines[i], hubs.get(i)) for i, d in docs.items() if i in cosines}
         keyword = [(h["_id"], float(h["_score"])) for h in keyword_hits if h["_id"] in chunks]
         q = np.asarray(query.vector, np.float64)
-        return Candidates(keyword, nearest, chunks, {lang: s.background(q, centroid) for lang, s in samples.items()})
+        return Candidates(keyword, nearest, chunks, {lang: s.background(q, centroid) for lang, s in samples.items()},
+                          [(h["_id"], float(h["_score"])) for h in translated_hits if h["_id"] in chunks])
 
     async def _hubs(self, ids: list[str], centroid: np.ndarray | None) -> dict[str, float]:
         """Each candidate's hub term (its dot product with the sampled centroid, as the embedded index

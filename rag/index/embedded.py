@@ -282,19 +282,21 @@ class SqliteSearchIndex:
         scores = snapshot.scores(vector)  # exact cosines on a small index, sign-bit agreements on a large one
         visible = snapshot.visible(query.tokens)
         keyword = snapshot.keyword(terms, visible, limit)
+        translated = snapshot.keyword(self.analyzer.terms(query.translated), visible, limit) if query.translated else []
         nearest: dict[str, list[int]] = {}
         known: dict[int, float] = {}
         for lang, mask in snapshot.masks.items():
             nearest[lang], cosines = snapshot.nearest(scores, vector, mask & visible, limit)
             if cosines is not None:  # read for the shortlist already: not read again for the hits
                 known.update(zip(nearest[lang], cosines.tolist()))
-        wanted = {rowid for rowid, _ in keyword}.union(*nearest.values())
+        wanted = {rowid for rowid, _ in keyword + translated}.union(*nearest.values())
         chunks = self._chunks(wanted, snapshot, vector, query.tokens, known, fresh)
         # A stale snapshot may name a chunk deleted or restricted since: the tables have the last word.
         nearest = {lang: [i for i in ids if i in chunks] for lang, ids in nearest.items()}
         background = {ALL_LANGUAGES if lang is None else lang: _background(cosine, snapshot.background_hub(lang))
                       for lang, cosine in snapshot.backgrounds(scores, vector).items()}
-        return Candidates([(i, s) for i, s in keyword if i in chunks], nearest, chunks, background)
+        return Candidates([(i, s) for i, s in keyword if i in chunks], nearest, chunks, background,
+                          [(i, s) for i, s in translated if i in chunks])
 
     def _current(self) -> Snapshot:
         """The snapshot queries read: re-read first when small or missing, else in the background."""

@@ -39,13 +39,16 @@ def audience(source: Visibility, principals: frozenset[str] | None) -> Visibilit
 @dataclass(frozen=True)
 class SearchQuery:
     """A hybrid query: text for BM25, a vector for kNN, how many hits the caller wants, and the channel
-    asking: backends return only chunks visible there (the filter runs inside the search)."""
+    asking: backends return only chunks visible there (the filter runs inside the search). `translated`:
+    the query's keywords in the other language (rag.text.bilingual), searched as a BM25 list of their own
+    (`Candidates.translated`), so their scores are not measured against the query's own words."""
 
     text: str
     vector: np.ndarray
     k: int = 5
     channel: str | None = None
     principals: frozenset[str] = frozenset()  # the asker's `user:` tokens: given in direct messages only
+    translated: str = ""
 
     @property
     def tokens(self) -> list[str]:
@@ -97,10 +100,10 @@ class Background:
 class Candidates:
     """Everything a backend found for one query, unranked.
 
-    `keyword` is the BM25 order with its raw scores (higher is better); `nearest` the kNN order
-    within each language; `chunks` every candidate of either list with its cosine; and
-    `background` the per-language cosine statistics the ranker normalises with (and the
-    whole index's under ALL_LANGUAGES).
+    `keyword` is the BM25 order with its raw scores (higher is better); `translated` the same for
+    the query's translated keywords alone (empty without them); `nearest` the kNN order within each
+    language; `chunks` every candidate of any list with its cosine; and `background` the per-language
+    cosine statistics the ranker normalises with (and the whole index's under ALL_LANGUAGES).
     """
 
     # Ids are whatever the backend uses (a SQLite rowid, an Elasticsearch _id): Any, so each backend's
@@ -109,6 +112,7 @@ class Candidates:
     nearest: dict[str, list[Any]] = field(default_factory=dict)
     chunks: dict[Any, Candidate] = field(default_factory=dict)
     background: dict[str, Background] = field(default_factory=dict)
+    translated: list[tuple[Any, float]] = field(default_factory=list)
 
 
 class SearchIndex(Protocol):

@@ -11,6 +11,13 @@ language out of the top 5 (cross-language recall@5 0.35 on the dev set). Instead
    question close to any chunk with Korean in it, which is far above the English chunks' mean);
 2. BM25 adds a bounded bonus (its score over the best BM25 score, times `keyword_weight`),
    enough to order same-language near-ties, too little to bury a clear cross-language match;
+   the query's keywords translated by the dictionary are a BM25 list of their own
+   (`Candidates.translated`), whose bonus is `translation_weight` times its score over *that* list's
+   best: e5's cosines between a question and a passage in the other language are weak and close
+   together (a Korean shift procedure was the eighth hit for "What are the night shift hours at
+   Busan New Port Hub?", behind five English pages that say "Busan New Port Hub"), while the
+   translated words (야간, 교대, 시간, 부산) find it first. Measured against the old single list:
+   docs/figures.md, "Translated keywords";
 3. documents the previous answer cited get `prior_weight` for a follow-up that leans on it;
 4. hubs are discounted: each cosine is first centred, minus `hub_weight` times how much closer the chunk
    sits to the corpus centroid than its language's chunks on average, beyond one standard deviation
@@ -46,6 +53,7 @@ class Ranker:
     """Language-normalised hybrid ranking with a relative floor; one instance serves every backend."""
 
     keyword_weight: float = 0.25
+    translation_weight: float = 1.5
     keyword_top: int = 5
     prior_weight: float = 0.5
     hub_weight: float = 1.0
@@ -63,15 +71,18 @@ class Ranker:
         # What a hit reports as its relevance is the uncentred z: the answer's evidence bar (rag.answer.evidence)
         # was calibrated on it, and centring only decides the order here.
         standardised = {key: self._z(c, found, centre=False) for key, c in found.chunks.items()}
-        bonus = self._keyword_bonus(found.keyword)
+        bonus = self._keyword_bonus(found.keyword, self.keyword_weight)
+        translation = self._keyword_bonus(found.translated, self.translation_weight)
         preferred = set(prior)
-        score = {key: z[key] + bonus.get(key, 0.0) + (self.prior_weight if c.chunk.path in preferred else 0.0)
+        score = {key: z[key] + bonus.get(key, 0.0) + translation.get(key, 0.0)
+                 + (self.prior_weight if c.chunk.path in preferred else 0.0)
                  - self.stale_penalty * STALE_STATUSES.get(c.chunk.meta.status, 0.0)
                  for key, c in found.chunks.items()}
         kept = self._above_floor(found, z, preferred)
         ranked = sorted(kept, key=lambda key: -score[key])[:k]
         keyword_top = {key for key, _ in found.keyword[: self.keyword_top]}
-        return [self._hit(found.chunks[key], score[key], standardised[key], key in keyword_top) for key in ranked]
+        return [self._hit(found.chunks[key], score[key], standardised[key], key in keyword_top,
+                          translation.get(key, 0.0)) for key in ranked]
 
     def _z(self, candidate: Candidate, found: Candidates, centre: bool = True) -> tuple[float, float, int]:
         """(z-score, the spread it divided by, the population behind it) against the candidate's own
@@ -106,11 +117,13 @@ class Ranker:
         cosine = self.centred(candidate, background) if centre else candidate.cosine
         return (cosine - background.mean) / spread, spread, background.count
 
-    def _keyword_bonus(self, keyword: list[tuple[Hashable, float]]) -> dict[Hashable, float]:
+    @staticmethod
+    def _keyword_bonus(keyword: list[tuple[Hashable, float]], weight: float) -> dict[Hashable, float]:
+        """`weight` times each BM25 score over the list's best."""
         best = max((score for _, score in keyword), default=0.0)
         if best <= 0 or not math.isfinite(best):
             return {}
-        return {key: self.keyword_weight * score / best for key, score in keyword if score > 0}
+        return {key: weight * score / best for key, score in keyword if score > 0}
 
     def _above_floor(self, found: Candidates, z: dict[Hashable, float], preferred: set[str]) -> list[Hashable]:
         best_z = max(z.values())
@@ -131,6 +144,7 @@ class Ranker:
         return kept
 
     @staticmethod
-    def _hit(candidate: Candidate, score: float, z: tuple[float, float, int], keyword: bool) -> Hit:
+    def _hit(candidate: Candidate, score: float, z: tuple[float, float, int], keyword: bool,
+             translation: float) -> Hit:
         return Hit(candidate.chunk, score, candidate.cosine, keyword, source=candidate.source, relevance=z[0],
-                   spread=z[1], population=z[2])
+                   spread=z[1], population=z[2], translation=translation)

@@ -1,13 +1,13 @@
 """The retriever: embed the standalone query, collect a backend's candidates, rank them once."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 
 from rag.documents import Hit
-from rag.index.port import SearchIndex, SearchQuery
+from rag.index.port import Candidates, SearchIndex, SearchQuery
 from rag.models.embeddings import Embedder
 from rag.retrieve.ranking import Ranker
-from rag.text.bilingual import Bilingual
+from rag.text.bilingual import Bilingual, Senses, concepts_said
 
 # Search sees at most this much of a message; a 50k-character paste is not a query.
 MAX_QUERY_CHARS = 1000
@@ -32,6 +32,23 @@ class Retriever:
         if not text:
             return []
         k = k or self.k
-        keywords = f"{text} {self.bilingual.expand(text)}".strip() if self.bilingual else text
-        query = SearchQuery(keywords, self.embedder.embed_query(text), k, channel, frozenset(principals))
-        return self.ranker.rank(self.index.candidates(query, max(self.candidates, k)), k, prior)
+        senses = self.bilingual.senses(text) if self.bilingual else []
+        translated = " ".join(dict.fromkeys(t for _, tokens in senses for t in tokens))
+        # The translation is searched twice: beside the query's words (a small tie-breaking bonus among
+        # the same list) and alone (the ranker's translation bonus, on that list's own scale).
+        keywords = f"{text} {translated}".strip()
+        query = SearchQuery(keywords, self.embedder.embed_query(text), k, channel, frozenset(principals),
+                            translated)
+        found = self.index.candidates(query, max(self.candidates, k))
+        found.translated = self._saying_enough(found, senses)
+        return self.ranker.rank(found, k, prior)
+
+    @staticmethod
+    def _saying_enough(found: Candidates, senses: Senses) -> list[tuple[Hashable, float]]:
+        """The translated matches that say half of the query's dictionary words, and at least two (its only
+        one, if it has one): one translated word alone is chance ("데이터베이스" in an access-request page for
+        "which database does the billing one use?"), a rewritten follow-up brings more words to be chance
+        with, and the translation bonus is large enough to put chance first."""
+        need = max(min(2, len(senses)), (len(senses) + 1) // 2)
+        return [(key, score) for key, score in found.translated
+                if concepts_said(found.chunks[key].chunk.embedding_text(), senses) >= need]

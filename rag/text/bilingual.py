@@ -95,14 +95,21 @@ class Bilingual:
 
     def words(self, text: str) -> list[str]:
         """The query's other-language keywords, each once, in order."""
-        korean, english = tables()
         out: dict[str, None] = {}
-        for word in self._korean_nouns(text, korean):
-            for sense in korean[word][:MAX_SENSES]:
-                out.update((token, None) for token in sense.split() if token not in _NOT_TOPICS)
-        for key in self._english_terms(text.lower(), english):
-            out.update((headword, None) for headword in english[key])
+        for _, tokens in self.senses(text):
+            out.update((token, None) for token in tokens)
         return list(out)[:MAX_WORDS]
+
+    def senses(self, text: str) -> list[tuple[str, tuple[str, ...]]]:
+        """Each of the query's words the dictionary knows, with its other-language keywords: (word, tokens)."""
+        korean, english = tables()
+        out: list[tuple[str, tuple[str, ...]]] = []
+        for word in self._korean_nouns(text, korean):
+            tokens = (t for sense in korean[word][:MAX_SENSES] for t in sense.split() if t not in _NOT_TOPICS)
+            out.append((word, tuple(dict.fromkeys(tokens))))
+        for term, keys in self._english_terms(text.lower(), english):
+            out.append((term, tuple(dict.fromkeys(h for key in keys for h in english[key]))))
+        return [(word, tokens) for word, tokens in out if tokens]
 
     def _korean_nouns(self, text: str, korean: dict[str, tuple[str, ...]]) -> list[str]:
         if not _HANGUL.search(text):
@@ -112,9 +119,9 @@ class Bilingual:
         joined = [a + b for a, b in zip(nouns, nouns[1:]) if a + b in korean]
         return [w for w in joined + nouns if w in korean]
 
-    def _english_terms(self, text: str, english: dict[str, tuple[str, ...]]) -> Iterator[str]:
-        """Dictionary senses in the text, as keys of the English table: two-word terms first ("sick leave"),
-        then single words; each as written, else singular, else by stem."""
+    def _english_terms(self, text: str, english: dict[str, tuple[str, ...]]) -> Iterator[tuple[str, list[str]]]:
+        """Dictionary senses in the text, as (term, keys of the English table): two-word terms first ("sick
+        leave"), then single words; each as written, else singular, else by stem."""
         words = _ENGLISH_WORD.findall(text)
         if not words:
             return
@@ -126,13 +133,30 @@ class Bilingual:
                 keys = _keys(english, f"{words[i]} {words[i + 1]}", f"{stems[i]} {stems[i + 1]}")
                 if keys:
                     used.update((i, i + 1))
-                    yield from keys
+                    yield f"{words[i]} {words[i + 1]}", keys
         for i, word in enumerate(words):
-            if i not in used and content[i]:
-                yield from _keys(english, word, stems[i])
+            if i not in used and content[i] and (keys := _keys(english, word, stems[i])):
+                yield word, keys
 
 
 def _keys(english: dict[str, tuple[str, ...]], phrase: str, stemmed: str) -> list[str]:
     """The English table's keys for a phrase: as written or its singular ("hours"), and by its stems."""
     written = next((k for k in (phrase, phrase[:-1] if phrase.endswith("s") else "") if k and k in english), None)
     return [k for k in (written, STEM + stemmed) if k and k in english]
+
+
+Senses = list[tuple[str, tuple[str, ...]]]
+
+
+def concepts_said(text: str, senses: Senses) -> int:
+    """How many of a query's words (`Bilingual.senses`) `text` says, as written or translated: a Korean word
+    as a substring (particles attach to it), an English one as a word or its plural."""
+    lowered = text.lower()
+    latin = set(_ENGLISH_WORD.findall(lowered))
+
+    def says(token: str) -> bool:
+        if _HANGUL.search(token):
+            return token in lowered
+        return all(part in latin or part + "s" in latin or part + "es" in latin for part in token.split())
+
+    return sum(1 for word, tokens in senses if says(word) or any(says(t) for t in tokens))
