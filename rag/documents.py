@@ -297,6 +297,7 @@ class Hit:
     relevance: float | None = None  # the cosine as a z-score within its language (rag.retrieve.ranking)
     spread: float | None = None  # the standard deviation that z-score divided by
     population: int = 0  # how many chunks that standard deviation came from
+    translation: float = 0.0  # what the query's translated keywords added to `score` (rag.retrieve.ranking)
 
     def citation(self) -> dict:
         """A JSON-ready description of this hit for storage and rendering."""

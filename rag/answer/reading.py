@@ -304,13 +304,16 @@ def language_calibrated(texts: list[str], shifts: list[float]) -> list[float]:
 
 def ranking_shift(hit: Hit) -> float:
     """What retrieval's order added to the passage's z-score: the hub discount, the penalty of a document no
-    longer in force, the keyword bonuses (the translated keywords' too) and the thread's prior. A sentence is
-    judged on the same order the passages were ranked by, so a repealed policy's figure or a bilingual hub's
-    row does not win back at sentence level what its passage lost, and a passage the translated keywords
-    found leads with its sentences. Without retrieval's scale only the status penalty applies."""
+    longer in force, the keyword bonus and the thread's prior, but not the translated keywords' bonus. A
+    sentence is judged on the same order the passages were ranked by, so a repealed policy's figure or a
+    bilingual hub's row does not win back at sentence level what its passage lost. Without retrieval's scale
+    only the status penalty applies."""
     if hit.relevance is None:
         return -_STALE_PENALTY * STALE_STATUSES.get(hit.chunk.meta.status or "", 0.0)
-    return hit.score - hit.relevance
+    # The translation bonus says the passage holds the question's words, not that this sentence does (up to
+    # 1.5 z, as large as a sentence's whole lead); the reading weighs those words itself (concept_coverage).
+    # Kept, it put a translated passage's other sentences above a same-language fact (docs/retrieval.md).
+    return hit.score - hit.relevance - hit.translation
 
 
 _STALE_PENALTY = Ranker().stale_penalty

@@ -81,7 +81,8 @@ class Ranker:
         kept = self._above_floor(found, z, preferred)
         ranked = sorted(kept, key=lambda key: -score[key])[:k]
         keyword_top = {key for key, _ in found.keyword[: self.keyword_top]}
-        return [self._hit(found.chunks[key], score[key], standardised[key], key in keyword_top) for key in ranked]
+        return [self._hit(found.chunks[key], score[key], standardised[key], key in keyword_top,
+                          translation.get(key, 0.0)) for key in ranked]
 
     def _z(self, candidate: Candidate, found: Candidates, centre: bool = True) -> tuple[float, float, int]:
         """(z-score, the spread it divided by, the population behind it) against the candidate's own
@@ -143,6 +144,7 @@ class Ranker:
         return kept
 
     @staticmethod
-    def _hit(candidate: Candidate, score: float, z: tuple[float, float, int], keyword: bool) -> Hit:
+    def _hit(candidate: Candidate, score: float, z: tuple[float, float, int], keyword: bool,
+             translation: float) -> Hit:
         return Hit(candidate.chunk, score, candidate.cosine, keyword, source=candidate.source, relevance=z[0],
-                   spread=z[1], population=z[2])
+                   spread=z[1], population=z[2], translation=translation)
