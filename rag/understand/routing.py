@@ -90,7 +90,7 @@ wow whoa yikes oops ugh ouch damn omg oh ah aha ahh hmm hmmm huh meh lol lmao ha
 funny weird neat lovely amazing brilliant wonderful excellent super sweet gotcha
 phew yay woohoo sheesh geez jeez argh welp mm mmm okie
 mate buddy dude pal folks guys everyone
-so then also and but btw anyway well um uh docbot bot
+so then also and but btw anyway well um uh docbot bot sorry nvm nevermind np
 """.split())
 # Two-word openers ("thank you", "got it", "sounds good").
 _CHATTER_PAIRS = frozenset({
@@ -101,6 +101,8 @@ _CHATTER_PAIRS = frozenset({
     ("many", "thanks"), ("much", "appreciated"), ("so", "much"), ("a", "ton"), ("a", "bunch"), ("a", "million"),
     ("oh", "man"), ("oh", "boy"), ("oh", "dear"), ("oh", "well"), ("my", "bad"), ("hello", "there"), ("hi", "there"),
     ("hey", "there"), ("cool", "beans"), ("okie", "dokie"), ("sure", "thing"),
+    ("never", "mind"), ("wrong", "channel"), ("wrong", "thread"), ("wrong", "chat"), ("wrong", "room"),
+    ("found", "it"), ("ignore", "that"), ("ignore", "me"),
 })
 # Interjections: an opening that reacts ("ugh, mondays", "lol classic", "헐 역대급"), where "ok" would agree.
 _INTERJECTIONS = frozenset("""
@@ -176,8 +178,10 @@ def what_it_asks(text: str) -> str:
 _KO_REQUEST = _rx(
     r"(?:줘|줘요|주세요|주십시오|주실래요|주시겠어요|주시겠습니까|줄래|줄래요|주라|주면 좋겠어|"
     r"부탁해|부탁해요|부탁드려요|부탁드립니다|부탁합니다|부탁|주시면 (?:감사|고맙|좋)\w{0,8}|주면 (?:고맙|감사|좋)\w{0,6}|"
-    r"주실\s?수\s?있(?:나요|을까요|어요|습니까)|줄\s?수\s?있(?:어|나|니|을까))[\Wㅎㅋㅠㅜ]*+$",  # then only punctuation, emoji, ㅎㅎ
+    r"주실\s?수\s?있(?:나요|을까요|어요|습니까)|줄\s?수\s?있(?:어요|어|나요|나|니|을까요|을까))[\Wㅎㅋㅠㅜ]*+$",  # then only punctuation, emoji, ㅎㅎ
 )
+# ... or followed by an afterthought of two words at most, no question in it ("캐시 좀 비워줘 운영 말고").
+_KO_REQUEST_TAIL = re.compile(r"(?:줘|줘요|주세요|부탁해|부탁해요)(?=\s++[^\s?]++(?:\s++[^\s?]++)?[\Wㅎㅋㅠㅜ]*+$)")
 # A question word before a 해줘 that ends in "?" asks about a service's rule ("며칠 보관해줘?", "얼마까지 지원해줘?").
 _KO_QUESTION_WORD = re.compile(r"며칠|몇|얼마|언제|어디|누가|누구|왜")
 _KO_FILLER = re.compile(r"^(?:좀|좀만|해|해서|다시|빨리|한번|한 번|바로|지금|얼른|꼭|제발|싹|다|하나|같이)")
@@ -217,6 +221,7 @@ _EN_ACTION_VERB = re.compile(
     r"start|pause|resume|kill|purge|flush|clear|rename|move|copy|sync|extend|renew|rotate|expire|terminate|"
     r"provision|spin up|scale|handle|process|fix|take care of|go ahead|proceed|go for it|carry on|remind|"
     r"put|place|attach|forward|tag|label|mark|flag|pin|unpin|subscribe|unsubscribe|join|leave|"
+    r"resend|re-send|reissue|regenerate|bounce|wipe|drop|spin down|tear down|kick off|"
     r"do (?:it|that|this|them|so)|get (?:it|that) done)\b", re.IGNORECASE)
 # "can we get my 2FA reset?", "need the channel muted for me": asking for something to be done to a thing.
 _DONE = (r"(?:reset|wiped|deleted|removed|restarted|rebooted|muted|unmuted|locked|unlocked|blocked|unblocked|added|"
@@ -250,7 +255,9 @@ _HOW_TO = _rx(r"\b(how (do|can|should|to)|what happens|when|why|policy|rule|proc
 _CAPABILITY = re.compile(r"^\s*+can (?:you|u|i|we) \w++ (?:a|an|any) \w[^?]*+\?\s*+$", re.IGNORECASE)
 _SPECIFIC = _rx(r"\b(for (me|us)|my|our|today|tomorrow|tonight|this (morning|afternoon|evening|week)|"
                 r"next (week|month)|(mon|tues|wednes|thurs|fri|satur|sun)day|\d{1,2} ?(am|pm)|at \d{1,2})\b")
-_CLAUSE = re.compile(r"[^,.;!\n]++")  # a clause: up to the next comma, full stop, semicolon or line break
+# A clause: up to the next comma, full stop, semicolon or line break, or a question mark (kept with its clause:
+# "인증 메일 다시 보내줄 수 있어요? 아직 못 받았어요" asks in its first clause).
+_CLAUSE = re.compile(r"[^,.;!?\n]++\??")
 
 
 def request_kind(text: str) -> Intent | None:
@@ -269,7 +276,7 @@ def request_kind(text: str) -> Intent | None:
 
 
 def _korean_request(clause: str) -> Intent | None:
-    ending = _KO_REQUEST.search(clause)
+    ending = _KO_REQUEST.search(clause) or _KO_REQUEST_TAIL.search(clause)
     if ending:
         head = clause[:ending.start()]
         if _KO_OBLIGATION.search(head[-6:]):
@@ -310,8 +317,11 @@ def _english_request(clause: str) -> Intent | None:
 # cannot know. A time marker alone is not enough ("what's the current hotel limit?", "can it still be
 # recovered?", "지금 신청해도 돼?" are about rules), nor is a volatile word alone ("what is an incident?").
 _NOW = _rx(r"\b(right now|now|currently|current|at the moment|at present|as we speak|still|yet|anymore|today|"
-           r"so far|again|this (minute|morning|afternoon))\b",
+           r"so far|to date|again|this (minute|morning|afternoon))\b",
            r"(지금|현재|아직|실시간|방금|오늘|이 시간)")
+# A figure asked for "so far" ("how many … so far this week", "건수 지금까지 몇 건"): today's data, not a document's.
+_SO_FAR = _rx(r"\b(so far|to date)\b", r"(지금까지|현재까지|여태)")
+_FIGURE = _rx(r"\b(how (many|much)|what's|what is|what are)\b", r"(몇|얼마)")
 _VOLATILE = _rx(
     r"\b(on[- ]?call|down|outages?|incidents?|errors?|5\d\d s|5\d\ds?|5xx|failing|failures?|broken|working|running|"
     r"online|offline|available|free|busy|queue|queued|backlog|latency|load|status|health|healthy|unhealthy|"
@@ -320,11 +330,12 @@ _VOLATILE = _rx(
     r"rolling out|stuck|slow|reachable|responding|open|occupied|in stock|out of|deployed|released|merged|"
     r"shipped|rolled out|timeouts|timing out|times out|going on|flaky|unstable|green|red|passing|lagging|laggy|"
     r"crashing|crashed|hanging|unreachable|degraded|throttled|erroring|flapping|firing|jammed|pager|"
-    r"finish|(any|some)(one|body) (in|at)|numbers|figures|signups?|sales|revenue)\b",
+    r"finish|(any|some)(one|body) (in|at)|numbers|figures|signups?|sales|revenue|temperature|temp|humidity|"
+    r"reading)\b",
     r"\b(is|are|be|still)\s++(?:[\w.-]++\s++){0,4}up\b",
     r"(온콜|당직|상태|장애|정상|매출|나왔|에러|오류|다운|살아|죽었|죽어|떠\s?있|돌아|돌고|동작|작동|접속|로그인|먹통|느려|느린|점검|"
     r"끝났|끝나|진행\s?중|발생|실패|성공했|고장|터졌|터진|뻗었|뻗은|끊겼|끊긴|안\s?돼|안\s?되|비어|비었|남아|남았|대기|몇\s?건|몇\s?명|몇\s?개|배포\s?중|처리\s?중|해결됐|복구됐|"
-    r"타임아웃|불안정|깨져|깨졌|튕겨|튕기|튕김|멈춰|멈췄|끊겨|끊기|사용\s?중|쓰는\s?중|"
+    r"타임아웃|불안정|깨져|깨졌|튕겨|튕기|튕김|멈춰|멈췄|끊겨|끊기|사용\s?중|쓰는\s?중|온도|습도|빨간불|초록불|"
     r"잘\s?돼|돼\?|되나요|되고|되는|(?<!수 )(?<!수)(있어\?|있나\?|있나요)|(?<=\s)나(\?|요))",
 )
 # Words of rules and documents, and questions about what one may or must do: about the documents, however
@@ -363,6 +374,10 @@ _LIVE = _rx(
     r"\bis [^?]{1,40} ((down|online|offline|working|healthy|jammed|broken|stuck|crashing|failing)|(?<!backed )(?<!set )(?<!signed )(?<!picked )"
     r"(?<!looked )(?<!held )(?<!follow )up)\b",
     r"(상태|장애).{0,6}(어때|어떄|확인해|괜찮)",
+    # a queue's depth, and whether a fault is everyone's: "for everyone or just me?", "anyone else getting …", "나만 느려?"
+    r"\b(queue (depth|length|size)|how (deep|long) is the queue|for everyone|(just|only) me|"
+    r"any ?(one|body) else (getting|seeing|having|hitting))\b",
+    r"(나만|저만|나 말고|다들)\s?(그래|그런|안\s?(돼|되)|느려|느린|튕|끊|먹통)",
 )
 
 
@@ -382,7 +397,8 @@ def is_live_state(text: str) -> bool:
     text = text[:MAX_RULE_CHARS]
     if _RULES.search(text) or _asks_for_a_remedy(text):
         return False
-    return bool(_LIVE.search(text) or (_NOW.search(text) and _VOLATILE.search(text)))
+    return bool(_LIVE.search(text) or (_NOW.search(text) and _VOLATILE.search(text))
+                or (_SO_FAR.search(text) and _FIGURE.search(text)))
 
 
 # --- Small talk that is not a bare "thanks" ---------------------------------------------------------------
@@ -391,13 +407,13 @@ def is_live_state(text: str) -> bool:
 _ABOUT_DOCBOT = _rx(
     r"^\s*+(how are you|how's it going|who are you|what are you|what can you do|what do you do|what's up|sup|"
     r"are you (a |an )?(bot|robot|ai|human|person|real person|real)|what's your name|what is your name|"
-    r"who (made|built|created) you)\b[\s!.?~]*+$",
+    r"who (made|built|created) you|do you (ever )?(sleep|eat|dream|rest|get tired|get bored|have feelings))\b[\s!.?~]*+$",
     r"^\s*+(너는?\s?누구|넌 누구|누구세요|뭐 할 수 있|무엇을 할 수 있|뭘 할 수 있|잘 지냈|잘 지내|뭐해|"
     r"(너|넌|너는) (로봇|봇|사람|ai|인공지능)|(네|너의?) 이름)",
 )
 # Asking for a joke, a riddle or a song: small talk, whatever the verb ("tell me a joke", "농담 하나 해줘").
-_ENTERTAIN = _rx(r"\b(jokes?|puns?|riddles?|a poem|a song)\b",
-                 r"(농담|개그|드립\s?(쳐|해)|수수께끼|끝말잇기|노래 (불러|해)|재밌는 얘기|웃긴 얘기)")
+_ENTERTAIN = _rx(r"\b(jokes?|puns?|riddles?|a poem|a song|something (fun|funny|interesting|cool)|fun facts?)\b",
+                 r"(농담|개그|드립\s?(쳐|해)|수수께끼|끝말잇기|노래 (불러|해)|재밌는 (얘기|거)|웃긴 (얘기|거)|재미있는 (얘기|거))")
 # A reaction: an evaluative word or phrase with no question in it ("that's funny", "아쉽다", "오 신기하네").
 _REACTION_EN = _rx(
     r"^(?!.*\b(what|which|who|where|how|when|why|tell|show)\b)\s*(ok(ay)?|great|nice|cool|perfect|awesome|"
@@ -410,14 +426,15 @@ _REACTION_EN = _rx(
     r"bad|terrible|a relief|a shame|a lifesaver|good to know|what i needed|all i needed|what i wanted|"
     r"perfect|lovely|too bad)\b[^?]*$",
     r"^(i )?(didn't|did not|never) know( that)?\b[^?]*$",
+    r"^(that's|thats|that is) (all|it)\b[^?]*$",  # "that's all for now": the user is done
     r"^you('re| are) (a |the )?(lifesaver|star|legend|best|great|awesome|amazing|helpful)\b[^?]*$",
     r"^(i'm|im|i am|feeling|so) (so |really |very |kinda |super )?(hungry|tired|bored|sleepy|exhausted|stressed|happy|"
     r"sad|cold|hot)\b[^?]*$",
 )
 _REACTION_KO = _rx(
-    r"^(정말|진짜|너무|완전|좀|역시|와|오)?\s*+(아쉽|신기|웃기|재밌|재미있|멋지|멋있|대단|놀랍|슬프|짜증|피곤|힘들|다행|"
+    r"^(정말|진짜|너무|완전|좀|역시|와|오)?\s*+(?:[가-힣]{1,3}\s++(?:진짜\s++|정말\s++|너무\s++)?)?(아쉽|신기|웃기|재밌|재미있|멋지|멋있|대단|놀랍|슬프|짜증|피곤|힘들|다행|"
     r"훌륭|좋|빠르|깔끔|편하|유용|최고|천재|고생|살았|배고프|배고파|졸리|졸려|심심|춥|추워|덥|더워|귀찮|행복|우울|"
-    r"지친|지쳤|지치)\w{0,4}[\s!.~ㅠㅜㅋㅎ^]*+$",
+    r"지친|지쳤|지치)\w{0,4}[\s!.~ㅠㅜㅋㅎㄷ^]*+$",
     r"^(?!.*(뭐|무엇|어디|언제|누가|누구|어떻게|몇|얼마|알려|보여|줘|주세요|부탁))\s*(알겠|좋아|좋네|오케이|넵|네 ?알|감사|"
     r"고마워|고맙|이해했|잘 봤|잘 읽었|덕분에|도움이? ?(됐|되었|많이))[^?]*$",
 )
@@ -551,6 +568,11 @@ def reconcile(model: Route, offline: Route, original: str, threshold: float) -> 
                  f"llm said action, {offline.reason} said {offline.intent}: asked", scores)
 
 
+# Asking how or where one does something ("how do I request …", "연결하는 법", "드라이버 어디서 받아요"): the documents.
+_ASKS_HOW = _rx(r"^\s*+how (do|can|should|would) (i|we|you|one)\b",
+                r"(하는|는|은)\s?법\b", r"어디서\s?(받|찾|다운|신청|구해|구하)")
+
+
 # Thanks closing a message ("답변 감사합니다", "ㅇㅋ 확인 감사", "great answer, thanks", "helpful info, thx").
 _THANKS_END = _rx(r"(감사|고마|고맙|땡큐|ㄳ|ㄱㅅ)[가-힣]{0,6}[\s!.~ㅎㅋㅠㅜ^;:)]*+$",
                   r"\b(thanks|thank you|thx|ty|tysm|cheers|much appreciated|appreciate it)\W*+$")
@@ -598,6 +620,8 @@ def rule_route(original: str) -> Route | None:
     if any(_SELF_QUESTION.search(c.group().strip()) and not c.group().strip().lower().startswith(("can you", "could you"))
            for c in _CLAUSE.finditer(rest)):
         return Route(Intent.KNOWLEDGE_SEARCH, 0.85, reason="question about what to do")
+    if _ASKS_HOW.search(rest):
+        return Route(Intent.KNOWLEDGE_SEARCH, 0.85, reason="asks how or where to do something")
     # A reaction after "ok"/"thanks" goes on about what was said ("ok thanks, the hotel limit makes sense
     # now"); a rest that opens with anything else may be a request in words the rules do not know.
     reacting = _REACTION_EN.search(rest) or _REACTION_KO.search(rest) or _REACTION_KO.search(text) or (
