@@ -672,3 +672,17 @@ REQUESTS_WITH_A_TAIL = [
 def test_sixth_round_shapes_are_routed(router, text, intent):
     route = router.route(text, text)
     assert route.intent == intent, (route.intent, route.confidence, route.reason)
+
+
+def test_asking_how_in_a_later_clause_is_about_the_documents(router):
+    route = router.route("I accidentally removed a shared folder yesterday, how can I get it back?",
+                         "I accidentally removed a shared folder yesterday, how can I get it back?")
+    assert route.intent == Intent.KNOWLEDGE_SEARCH, (route.intent, route.confidence, route.reason)
+
+
+@pytest.mark.parametrize("text", ["how many temp workers did the Icheon hub get last peak?",
+                                  "how many orders were delayed in the November outage?",
+                                  "부산 허브 임시 인력은 몇 명이었어?", "작년 4분기 파손 건수는 몇 건이었어요?"])
+def test_a_figure_asked_in_the_past_tense_is_a_records(router, text):
+    """A count in the past tense, without "now", is in a report; only a figure "so far" or "now" is live."""
+    assert router.route(text, text).intent == Intent.KNOWLEDGE_SEARCH

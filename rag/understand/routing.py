@@ -322,6 +322,9 @@ _NOW = _rx(r"\b(right now|now|currently|current|at the moment|at present|as we s
 # A figure asked for "so far" ("how many … so far this week", "건수 지금까지 몇 건"): today's data, not a document's.
 _SO_FAR = _rx(r"\b(so far|to date)\b", r"(지금까지|현재까지|여태)")
 _FIGURE = _rx(r"\b(how (many|much)|what's|what is|what are)\b", r"(몇|얼마)")
+# ... while a figure asked in the past tense, with no "now", is a record's ("how many temp workers did Busan
+# get?", "임시 인력은 몇 명이었어?": the peak-season report), not live data.
+_PAST = _rx(r"\b(did|was|were|had)\b", r"(였|이었|었|았|했)(어|어요|나|나요|니|지|죠|습니까|을까)?\s*+\??\s*+$")
 _VOLATILE = _rx(
     r"\b(on[- ]?call|down|outages?|incidents?|errors?|5\d\d s|5\d\ds?|5xx|failing|failures?|broken|working|running|"
     r"online|offline|available|free|busy|queue|queued|backlog|latency|load|status|health|healthy|unhealthy|"
@@ -330,7 +333,7 @@ _VOLATILE = _rx(
     r"rolling out|stuck|slow|reachable|responding|open|occupied|in stock|out of|deployed|released|merged|"
     r"shipped|rolled out|timeouts|timing out|times out|going on|flaky|unstable|green|red|passing|lagging|laggy|"
     r"crashing|crashed|hanging|unreachable|degraded|throttled|erroring|flapping|firing|jammed|pager|"
-    r"finish|(any|some)(one|body) (in|at)|numbers|figures|signups?|sales|revenue|temperature|temp|humidity|"
+    r"finish|(any|some)(one|body) (in|at)|numbers|figures|signups?|sales|revenue|temperature|humidity|"
     r"reading)\b",
     r"\b(is|are|be|still)\s++(?:[\w.-]++\s++){0,4}up\b",
     r"(온콜|당직|상태|장애|정상|매출|나왔|에러|오류|다운|살아|죽었|죽어|떠\s?있|돌아|돌고|동작|작동|접속|로그인|먹통|느려|느린|점검|"
@@ -387,9 +390,13 @@ def may_be_live(text: str) -> bool:
     classifier's "live state" is its lean on any "how many / when / still" question ("how many failed logins
     lock the account?", "is overtime still paid at 1.5x?"), not a reading."""
     text = text[:MAX_RULE_CHARS]
-    if _RULES.search(text) or _asks_for_a_remedy(text):
+    if _RULES.search(text) or _asks_for_a_remedy(text) or _past_figure(text):
         return False
     return bool(_VOLATILE.search(text) or _LIVE.search(text))
+
+
+def _past_figure(text: str) -> bool:
+    return bool(_FIGURE.search(text) and _PAST.search(text) and not _NOW.search(text) and not _SO_FAR.search(text))
 
 
 def is_live_state(text: str) -> bool:
@@ -620,7 +627,7 @@ def rule_route(original: str) -> Route | None:
     if any(_SELF_QUESTION.search(c.group().strip()) and not c.group().strip().lower().startswith(("can you", "could you"))
            for c in _CLAUSE.finditer(rest)):
         return Route(Intent.KNOWLEDGE_SEARCH, 0.85, reason="question about what to do")
-    if _ASKS_HOW.search(rest):
+    if any(_ASKS_HOW.search(c.group().strip()) for c in _CLAUSE.finditer(rest)):
         return Route(Intent.KNOWLEDGE_SEARCH, 0.85, reason="asks how or where to do something")
     # A reaction after "ok"/"thanks" goes on about what was said ("ok thanks, the hotel limit makes sense
     # now"); a rest that opens with anything else may be a request in words the rules do not know.
