@@ -96,7 +96,7 @@ def test_each_intent_is_recognised(classifier, analyzer, text, intent):
 
 
 async def test_an_unsure_document_question_is_searched_not_questioned(docs_service):
-    docs_service.pipeline.threshold = 0.999  # everything the classifier decides is now unsure
+    docs_service.pipeline.threshold = 1.01  # everything the classifier decides is now unsure (it can say 0.999)
     turn = await docs_service.ask(KEY, "연차 규정은 어떻게 돼?", "alice")
     await turn.collect()
     assert turn.prepared.route.intent == "knowledge_search" and turn.prepared.searched
