@@ -686,3 +686,11 @@ def test_asking_how_in_a_later_clause_is_about_the_documents(router):
 def test_a_figure_asked_in_the_past_tense_is_a_records(router, text):
     """A count in the past tense, without "now", is in a report; only a figure "so far" or "now" is live."""
     assert router.route(text, text).intent == Intent.KNOWLEDGE_SEARCH
+
+
+@pytest.mark.parametrize("text", ["어제 퇴근 체크를 못 했어요. 지금이라도 정정 가능할까요?",
+                                  "실수로 외부 메일에 파일을 보냈어요 어떻게 해야 하죠?",
+                                  "방금 이상한 첨부파일을 열었어요. 뭘 해야 하죠?"])
+def test_what_to_do_after_a_slip_in_korean_is_about_the_documents(router, text):
+    """"…해야 하죠?" and "…가능할까요?" ask what the rules allow or require, however recent the slip."""
+    assert router.route(text, text).intent == Intent.KNOWLEDGE_SEARCH

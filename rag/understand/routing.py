@@ -513,7 +513,10 @@ _SELF_QUESTION = _rx(
     # whether a thing can (still) be done, whether there is a way: "can it still be undone?", "is there a way to restore it?"
     r"^\s*((can|could) (it|this|that|they|these|those) (still )?be|is it (still )?possible to|"
     r"(is|are) there (a|an|any) (way|process|procedure|option)|any way to)\b[^?]*\?\s*$",
-    r"(해야|돼야|하면 안|해도|하나요|합니까|되나요|인가요)\s*(해|돼|되나|하나|할까|되지|하지|돼요|해요|하나요|되나요|나요|요|까)?\s*\?\s*$",
+    r"(해야|돼야|하면 안|해도|하나요|합니까|되나요|인가요)\s*(해|돼|되나|하나|할까|되지|하지|돼요|해요|하나요|되나요|나요|요|까|"
+    r"하죠|되죠|할까요|하지요|되지요)?\s*\?\s*$",
+    # whether it can still be done: "지금 수정 가능한가요?", "취소 가능할까요?"
+    r"가능(한가요|할까요|하나요|한지|해요|해|합니까)\s*\?\s*$",
 )
 # Anything that asks: a question, a request, a question word anywhere. Small talk is never sure of itself
 # on such a message (issue 24: "고마워, ... 좀 올려줘" was small talk at 0.92).
