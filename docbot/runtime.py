@@ -220,8 +220,7 @@ class Runtime:
         s = self.settings
         gap = s.cosine_gap if s.cosine_gap is not None else COSINE_GAPS[s.embedder]
         ranker = Ranker(keyword_weight=s.keyword_weight, translation_weight=s.translation_weight, z_gap=s.z_gap,
-                        cosine_gap=gap,
-                        prior_weight=s.prior_weight, hub_weight=s.hub_weight,
+                        cosine_gap=gap, prior_weight=s.prior_weight, hub_weight=s.hub_weight,
                         hub_margin=s.hub_margin, stale_penalty=s.stale_penalty)
         return Retriever(self.index, self.turn_embedder, s.top_k, ranker=ranker, candidates=s.candidates,
                          bilingual=self.bilingual)

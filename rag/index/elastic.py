@@ -431,8 +431,7 @@ class ElasticsearchIndex:
 
     def bodies(self, query: SearchQuery, terms: str, limit: int) -> tuple[dict, dict[str, dict]]:
         """The BM25 body and one kNN body per language (public for the benchmark and tests)."""
-        chunk = {"term": {"kind": "chunk"}}
-        audience = {"terms": {"channels": [EVERYONE, *query.tokens]}}
+        chunk, audience = _filters(query)
         bm25 = self._bm25(query.text, terms, [chunk, audience], limit)
         vector = np.asarray(query.vector, np.float32).tolist()
         # The filters sit inside kNN: a pre-filter keeps k results per language (and per channel), a
@@ -447,9 +446,8 @@ class ElasticsearchIndex:
         """The BM25 body of the query's translated keywords alone (None without them): a list of its own."""
         if not query.translated:
             return None
-        audience = {"terms": {"channels": [EVERYONE, *query.tokens]}}
         terms = " ".join(self.analyzer.terms(query.translated))
-        return self._bm25(query.translated, terms, [{"term": {"kind": "chunk"}}, audience], limit)
+        return self._bm25(query.translated, terms, list(_filters(query)), limit)
 
     def _bm25(self, text: str, terms: str, filters: list[dict], limit: int) -> dict:
         """BM25 over titles, headings and bodies: English fields read `text`, Korean ones Kiwi's `terms`
@@ -670,6 +668,11 @@ class ElasticsearchIndex:
             self._loop.run(self.client.close())
         finally:
             self._loop.stop()
+
+
+def _filters(query: SearchQuery) -> tuple[dict, dict]:
+    """What every search of a query is filtered by: chunks only, and only those visible to its audience."""
+    return {"term": {"kind": "chunk"}}, {"terms": {"channels": [EVERYONE, *query.tokens]}}
 
 
 def _check_shards(response: dict) -> None:

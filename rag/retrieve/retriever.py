@@ -7,7 +7,7 @@ from rag.documents import Hit
 from rag.index.port import Candidates, SearchIndex, SearchQuery
 from rag.models.embeddings import Embedder
 from rag.retrieve.ranking import Ranker
-from rag.text.bilingual import Bilingual, Senses, concepts_said
+from rag.text.bilingual import Bilingual, Senses, concepts_said, keywords
 
 # Search sees at most this much of a message; a 50k-character paste is not a query.
 MAX_QUERY_CHARS = 1000
@@ -33,12 +33,11 @@ class Retriever:
             return []
         k = k or self.k
         senses = self.bilingual.senses(text) if self.bilingual else []
-        translated = " ".join(dict.fromkeys(t for _, tokens in senses for t in tokens))
+        translated = " ".join(keywords(senses))
         # The translation is searched twice: beside the query's words (a small tie-breaking bonus among
         # the same list) and alone (the ranker's translation bonus, on that list's own scale).
-        keywords = f"{text} {translated}".strip()
-        query = SearchQuery(keywords, self.embedder.embed_query(text), k, channel, frozenset(principals),
-                            translated)
+        query = SearchQuery(f"{text} {translated}".strip(), self.embedder.embed_query(text), k, channel,
+                            frozenset(principals), translated)
         found = self.index.candidates(query, max(self.candidates, k))
         found.translated = self._saying_enough(found, senses)
         return self.ranker.rank(found, k, prior)

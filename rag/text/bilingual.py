@@ -37,6 +37,8 @@ _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _ENGLISH_WORD = re.compile(r"[a-z]+")  # "what's" is "what" and "s": both dropped, never looked up
 _SENSE = re.compile(r"[a-z][a-z -]*")
 # Sense words that name no topic ("being annual", "the order of age").
+# Each query word the dictionary knows, with its other-language keywords (`Bilingual.senses`).
+Senses = list[tuple[str, tuple[str, ...]]]
 _NOT_TOPICS = ENGLISH_STOPWORDS | ENGLISH_FUNCTION_WORDS | {"being", "something", "someone", "thing"}
 _LOCK = threading.Lock()
 STEM = "~"  # prefix of the English table's stemmed keys, beside the exact ones
@@ -95,15 +97,12 @@ class Bilingual:
 
     def words(self, text: str) -> list[str]:
         """The query's other-language keywords, each once, in order."""
-        out: dict[str, None] = {}
-        for _, tokens in self.senses(text):
-            out.update((token, None) for token in tokens)
-        return list(out)[:MAX_WORDS]
+        return keywords(self.senses(text))
 
-    def senses(self, text: str) -> list[tuple[str, tuple[str, ...]]]:
+    def senses(self, text: str) -> Senses:
         """Each of the query's words the dictionary knows, with its other-language keywords: (word, tokens)."""
         korean, english = tables()
-        out: list[tuple[str, tuple[str, ...]]] = []
+        out: Senses = []
         for word in self._korean_nouns(text, korean):
             tokens = (t for sense in korean[word][:MAX_SENSES] for t in sense.split() if t not in _NOT_TOPICS)
             out.append((word, tuple(dict.fromkeys(tokens))))
@@ -145,7 +144,9 @@ def _keys(english: dict[str, tuple[str, ...]], phrase: str, stemmed: str) -> lis
     return [k for k in (written, STEM + stemmed) if k and k in english]
 
 
-Senses = list[tuple[str, tuple[str, ...]]]
+def keywords(senses: Senses) -> list[str]:
+    """The other-language keywords of `senses`, each once, in order, at most MAX_WORDS."""
+    return list(dict.fromkeys(token for _, tokens in senses for token in tokens))[:MAX_WORDS]
 
 
 def concepts_said(text: str, senses: Senses) -> int:
