@@ -1,5 +1,6 @@
 """Cross-language keywords (rag.text.bilingual) and the reading's per-language calibration: a question in one
 language reaches, by its words, a document written in the other."""
+import re
 from pathlib import Path
 
 import pytest
@@ -7,7 +8,7 @@ import pytest
 from rag.answer.reading import MIN_CALIBRATION, language_calibrated
 from rag.index.port import SearchQuery
 from rag.retrieve.retriever import Retriever
-from rag.text.bilingual import Bilingual, tables
+from rag.text.bilingual import Bilingual, glossary, tables
 
 from conftest import make_indexer
 
@@ -172,3 +173,46 @@ def test_one_translated_word_alone_gets_no_translation_bonus(tmp_path, analyzer,
     assert "access.md" in [found.chunks[key].chunk.path for key, _ in found.translated]  # BM25 finds it ...
     assert Retriever._saying_enough(found, senses) == []  # ... saying one of the question's words
     assert retriever.search(question, 5)[0].chunk.path == "arch.md"
+
+
+def test_the_workplace_glossary_is_well_formed():
+    """One Korean term per line, no spaces; lowercase English equivalents of one to three words each."""
+    terms = glossary()
+    assert len(terms) > 1000
+    for word, senses in terms.items():
+        assert re.fullmatch(r"[가-힣0-9a-zA-Z]+", word) and re.search(r"[가-힣]", word), word
+        assert 1 <= len(senses) <= 4 and all(s == s.lower() and 1 <= len(s.split()) <= 3 for s in senses), word
+
+
+@pytest.mark.parametrize("question, expected", [
+    # The general dictionary has none of these, or only another sense ("허브" is a herb).
+    ("재택근무 가능해?", "remote"),
+    ("관리자 권한은 언제 만료돼?", "administrator"),
+    ("해외 출장 일비 얼마야?", "allowance"),  # Kiwi splits "출장 일비" by context; the glossary reads the word whole
+    ("부산신항 허브 센터장이 누구야?", "hub"),
+    ("What is the per diem for executives?", "일비"),  # the glossary's own phrase, function word and all
+    ("Can I work from home on probation?", "재택근무"),
+    ("Where does the hub shuttle leave from?", "셔틀버스"),
+])
+def test_workplace_words_the_general_dictionary_lacks_are_translated(bilingual, question, expected):
+    assert expected in bilingual.expand(question).split()
+
+
+def test_a_korean_question_in_workplace_words_finds_the_english_policy(tmp_path, analyzer, embedder, bilingual):
+    """Fails without the glossary: "관리자" and "권한" had no English sense that the policy uses, so it said too
+    few of the question's words for the translation bonus and trailed an English page that shares only "WMS"."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "access.md").write_text("# Access requests\n\nPrivileged (admin) access expires automatically after "
+                                    "90 days and must be requested again.\nRequests are approved by the system "
+                                    "owner.\n", encoding="utf-8")
+    (docs / "maintenance.md").write_text("# WMS 정기 점검 안내\n\n운영 WMS 정기 점검을 3월 21일 02:00부터 06:00까지 "
+                                         "진행합니다.\n점검 중에는 운영 WMS에 접속할 수 없습니다.\n", encoding="utf-8")
+    (docs / "outage.md").write_text("# WMS API outage\n\nThe WMS public API returned errors for 2 hours. The "
+                                    "operations team restarted the gateway.\n", encoding="utf-8")
+    indexer = make_indexer(tmp_path / "index.sqlite3", analyzer, embedder)
+    assert not indexer.run(Path(docs)).errors
+    hits = Retriever(indexer.index, embedder, bilingual=bilingual).search("운영 WMS 관리자 권한은 얼마 뒤에 만료돼?", 5)
+    ranked = [h.chunk.path for h in hits]
+    access = hits[ranked.index("access.md")]
+    assert access.translation > 0 and ranked.index("access.md") < ranked.index("outage.md")

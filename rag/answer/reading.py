@@ -173,6 +173,9 @@ class Reader:
             wanted.update(t for terms in self.analyzer.terms_many(self.bilingual.words(f"{question} {query}"))
                           for t in terms)
         topic_words = [w for w in self.analyzer.topic_words(question) if w.lower() not in QUESTION_WORDS]
+        if self.bilingual is not None:  # compounds Kiwi splits into syllables it then drops ("온콜" is 온 + 콜)
+            topic_words += [w for w in self.bilingual.glossary_terms(question)
+                            if not any(w in t or t in w for t in topic_words)]
         reading.topic = frozenset(self.analyzer.terms(" ".join(topic_words)))
         reading.doc_terms = self._doc_terms(hits)
         # A document in the question's own language that shares none of its topic words is a near topic

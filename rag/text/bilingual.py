@@ -9,6 +9,13 @@ looked up the other way. The dictionary is the National Institute of Korean Lang
 Dictionary (한국어기초사전, krdict.korean.go.kr, CC BY-SA 2.0 KR; 45,886 headwords with English
 equivalents) as the `namehint` package ships it: nothing is downloaded at run time.
 
+The learner's dictionary knows everyday Korean, not the workplace's: it has no "재택근무" (remote work),
+"관리자" (administrator) or "일비" (per diem), and "허브" is a herb. A hand-written glossary of about 1,200
+workplace terms (rag/text/data/glossary.tsv, written independently of the evaluation sets) goes first: its
+senses lead a word's senses, its headwords lead an English word's headwords, its English phrases are looked
+up as written ("per diem", "work from home"), and its Korean terms are found at the start of a word even
+where Kiwi splits them by context ("출장 일비", "온콜").
+
 Only keywords are translated: the query vector is the user's own text, and the answer still reads the
 user's own words. Senses are noisy ("경비": cost; expense; guard; security); a sense the corpus never
 uses costs nothing (BM25's IDF), and only a few senses and headwords are kept per word.
@@ -55,10 +62,23 @@ def tables() -> Tables:
         return _build()
 
 
+def glossary() -> dict[str, list[str]]:
+    """The workplace glossary (rag/text/data/glossary.tsv): Korean term -> English equivalents, most usual first."""
+    text = resources.files("rag.text.data").joinpath("glossary.tsv").read_text(encoding="utf-8")
+    out: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        if line.strip() and not line.startswith("#"):
+            word, senses = line.split("\t")
+            out[word.strip()] = [s.strip() for s in senses.split(";") if s.strip()]
+    return out
+
+
 @lru_cache(maxsize=1)
 def _build() -> Tables:
     raw = json.loads(resources.files("namehint").joinpath("dictionary.json").read_text(encoding="utf-8"))
-    korean: dict[str, list[str]] = {}
+    workplace = glossary()
+    # The workplace sense first: "관리자" is an administrator before anything the general dictionary says.
+    korean: dict[str, list[str]] = {word: list(senses) for word, senses in workplace.items()}
     for entry in raw.values():
         word, meaning = entry.get("word", ""), entry.get("meaning", "")
         # Nouns only: verbs and adjectives (…다) and endings (-ㄴ) translate a question's grammar, not its topic;
@@ -80,7 +100,7 @@ def _build() -> Tables:
                     bucket.append(word)
     english = {**exact, **stemmed}
     # The most specific headword first: "parking" is all 주차 means, one of many things 세우다 does.
-    ranked = {key: tuple(sorted(words, key=lambda w: len(korean[w]))[:MAX_HEADWORDS])
+    ranked = {key: tuple(sorted(words, key=lambda w: (w not in workplace, len(korean[w])))[:MAX_HEADWORDS])
               for key, words in english.items()}
     return {w: tuple(s) for w, s in korean.items() if s}, ranked
 
@@ -110,13 +130,18 @@ class Bilingual:
             out.append((term, tuple(dict.fromkeys(h for key in keys for h in english[key]))))
         return [(word, tokens) for word, tokens in out if tokens]
 
+    @staticmethod
+    def glossary_terms(text: str) -> list[str]:
+        """The workplace glossary's Korean terms the text says ("온콜", which Kiwi splits into 온 and 콜)."""
+        return _glossary_words(text) if _HANGUL.search(text) else []
+
     def _korean_nouns(self, text: str, korean: dict[str, tuple[str, ...]]) -> list[str]:
         if not _HANGUL.search(text):
             return []
         nouns = [w for w in self.analyzer.topic_words(text) if _HANGUL.search(w)]
         # A compound Kiwi split ("재택 근무") is looked up whole too: its sense is not its parts' senses.
         joined = [a + b for a, b in zip(nouns, nouns[1:]) if a + b in korean]
-        return [w for w in joined + nouns if w in korean]
+        return list(dict.fromkeys(w for w in joined + _glossary_words(text) + nouns if w in korean))
 
     def _english_terms(self, text: str, english: dict[str, tuple[str, ...]]) -> Iterator[tuple[str, list[str]]]:
         """Dictionary senses in the text, as (term, keys of the English table): two-word terms first ("sick
@@ -127,8 +152,15 @@ class Bilingual:
         stems = [self.analyzer.stem(w) for w in words]
         content = [w not in _NOT_TOPICS and len(w) >= 3 for w in words]
         used: set[int] = set()
+        for i in range(len(words) - 1):  # "work from home", "per diem": the glossary's own phrases, as written
+            for size in (3, 2):
+                phrase = " ".join(words[i:i + size])
+                if i + size <= len(words) and any(content[i:i + size]) and phrase in glossary_phrases() \
+                        and not used & set(range(i, i + size)):
+                    used.update(range(i, i + size))
+                    yield phrase, [phrase]
         for i in range(len(words) - 1):
-            if content[i] and content[i + 1]:
+            if content[i] and content[i + 1] and not used & {i, i + 1}:
                 keys = _keys(english, f"{words[i]} {words[i + 1]}", f"{stems[i]} {stems[i + 1]}")
                 if keys:
                     used.update((i, i + 1))
@@ -136,6 +168,42 @@ class Bilingual:
         for i, word in enumerate(words):
             if i not in used and content[i] and (keys := _keys(english, word, stems[i])):
                 yield word, keys
+
+
+@lru_cache(maxsize=1)
+@lru_cache(maxsize=65_536)
+def _stem(word: str) -> str:
+    with _LOCK:  # a Snowball stemmer keeps state between calls
+        return _STEMMER.stemWord(word)
+
+
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=1)
+def glossary_phrases() -> frozenset[str]:
+    """The glossary's English phrases of two or three words (looked up as written, function words and all)."""
+    return frozenset(sense for senses in glossary().values() for sense in senses if " " in sense)
+
+
+@lru_cache(maxsize=1)
+def _glossary_keys() -> tuple[frozenset[str], int]:
+    words = frozenset(glossary())
+    return words, max(map(len, words))
+
+
+def _glossary_words(text: str) -> list[str]:
+    """Glossary terms that open a word of the text, longest first ("일비는" is 일비; "재택근무를" is 재택근무):
+    Kiwi splits a compound it does not know by context ("출장 일비" lost 일비). A bounded prefix look-up per
+    word: linear in the text."""
+    words, longest = _glossary_keys()
+    found = []
+    for token in text.split():
+        for size in range(min(longest, len(token)), 1, -1):
+            if token[:size] in words:
+                found.append(token[:size])
+                break
+    return found
 
 
 def _keys(english: dict[str, tuple[str, ...]], phrase: str, stemmed: str) -> list[str]:
@@ -151,13 +219,13 @@ def keywords(senses: Senses) -> list[str]:
 
 def concepts_said(text: str, senses: Senses) -> int:
     """How many of a query's words (`Bilingual.senses`) `text` says, as written or translated: a Korean word
-    as a substring (particles attach to it), an English one as a word or its plural."""
+    as a substring (particles attach to it), an English one by its stem ("expiry" is said by "expires")."""
     lowered = text.lower()
-    latin = set(_ENGLISH_WORD.findall(lowered))
+    latin = {_stem(word) for word in set(_ENGLISH_WORD.findall(lowered))}
 
     def says(token: str) -> bool:
         if _HANGUL.search(token):
             return token in lowered
-        return all(part in latin or part + "s" in latin or part + "es" in latin for part in token.split())
+        return all(_stem(part) in latin for part in token.split())
 
     return sum(1 for word, tokens in senses if says(word) or any(says(t) for t in tokens))
