@@ -120,3 +120,4 @@ async def test_a_procedure_is_quoted_whole_and_in_order(analyzer, embedder):
     text = await _answer(ExtractiveAnswerer(analyzer, embedder), "How do I set up the VPN?", hits)
     steps = [line for line in text.splitlines() if line[2:4] in ("1.", "2.", "3.", "4.")]
     assert [line[2] for line in steps] == ["1", "2", "3", "4"]
+

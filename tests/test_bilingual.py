@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.answer.reading import MIN_CALIBRATION, language_calibrated
+from rag.answer.reading import MIN_CALIBRATION, Reader, language_calibrated
 from rag.index.port import SearchQuery
 from rag.retrieve.retriever import Retriever
 from rag.text.bilingual import Bilingual, glossary, tables
@@ -216,3 +216,16 @@ def test_a_korean_question_in_workplace_words_finds_the_english_policy(tmp_path,
     ranked = [h.chunk.path for h in hits]
     access = hits[ranked.index("access.md")]
     assert access.translation > 0 and ranked.index("access.md") < ranked.index("outage.md")
+
+
+@pytest.mark.parametrize("question, fact", [
+    # Each table row of the other-language document is about the topic; the one that says the asked words
+    # (users: 사용자, included: 포함; executives: 임원) is the answer. The document saying them elsewhere
+    # decided nothing between its own rows.
+    ("SolTrack 프로 플랜은 사용자 몇 명까지 포함돼?", "Included users"),
+    ("What's the monthly corporate card limit for executives?", "5,000,000"),
+])
+def test_the_line_that_says_the_asked_words_leads(solbit, analyzer, embedder, bilingual, question, fact):
+    hits = Retriever(solbit.index, embedder, bilingual=bilingual).search(question, 5)
+    reading = Reader(analyzer, embedder, bilingual=bilingual).read(question, question, hits)
+    assert fact in reading.best.sentence
