@@ -5,10 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from rag.answer.reading import MIN_CALIBRATION, Reader, language_calibrated
+from rag.answer.reading import MIN_CALIBRATION, Reader, language_calibrated, with_compounds
 from rag.index.port import SearchQuery
 from rag.retrieve.retriever import Retriever
 from rag.text.bilingual import Bilingual, glossary, tables
+from rag.text.loanwords import named, romanize
 
 from conftest import make_indexer
 
@@ -229,3 +230,24 @@ def test_the_line_that_says_the_asked_words_leads(solbit, analyzer, embedder, bi
     hits = Retriever(solbit.index, embedder, bilingual=bilingual).search(question, 5)
     reading = Reader(analyzer, embedder, bilingual=bilingual).read(question, question, hits)
     assert fact in reading.best.sentence
+
+
+@pytest.mark.parametrize("korean, latin", [
+    ("이천", "icheon"), ("부산", "busan"), ("판교", "pangyo"), ("서울", "seoul"), ("인천", "incheon"),
+    ("하단역", "hadanyeok"), ("울릉", "ulleung"), ("성수동", "seongsudong"),
+])
+def test_a_korean_name_is_romanized_as_english_documents_write_it(korean, latin):
+    assert romanize(korean) == latin
+
+
+def test_a_korean_name_reaches_the_english_page_that_writes_it_in_latin_letters(bilingual):
+    """"이천" is in the learner's dictionary as a number (two thousand); the hub directory says "Icheon Hub"."""
+    assert "icheon" in bilingual.expand("이천 허브 대표번호 뭐야?").split()
+    assert named(["이천", "허브", "서울"], ["icheon", "hub", "standard"]) == [("이천", "icheon")]
+
+
+def test_a_glossary_compound_stands_for_its_parts():
+    """"대표번호" is one thing asked about (a main phone number), not 대표 (a CEO) and 번호; "온콜", which Kiwi
+    splits into syllables it then drops, joins the topic words."""
+    assert with_compounds(["이천", "허브", "대표", "번호"], ["허브", "대표번호"]) == ["이천", "허브", "대표번호"]
+    assert with_compounds(["수당"], ["온콜"]) == ["수당", "온콜"]

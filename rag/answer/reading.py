@@ -177,9 +177,8 @@ class Reader:
             wanted.update(t for terms in self.analyzer.terms_many(self.bilingual.words(f"{question} {query}"))
                           for t in terms)
         topic_words = [w for w in self.analyzer.topic_words(question) if w.lower() not in QUESTION_WORDS]
-        if self.bilingual is not None:  # compounds Kiwi splits into syllables it then drops ("온콜" is 온 + 콜)
-            topic_words += [w for w in self.bilingual.glossary_terms(question)
-                            if not any(w in t or t in w for t in topic_words)]
+        if self.bilingual is not None:
+            topic_words = with_compounds(topic_words, self.bilingual.glossary_terms(question))
         reading.topic = frozenset(self.analyzer.terms(" ".join(topic_words)))
         reading.doc_terms = self._doc_terms(hits)
         # A document in the question's own language that shares none of its topic words is a near topic
@@ -247,12 +246,17 @@ class Reader:
         what ties a Korean question to an English document; words it knows are translated, not matched by sound."""
         known = tables()[0]
         read_english = loanwords.latin_words(" ".join(texts))
-        read_korean = {t for sentence in terms for t in sentence if is_korean(t) and t not in known}
+        said_korean = {t for sentence in terms for t in sentence if is_korean(t)}
+        read_korean = {t for t in said_korean if t not in known}
         concepts = []
         for word in topic_words:
             alternatives = set(self.analyzer.terms(word))
             if self.bilingual is not None:
                 alternatives.update(t for ts in self.analyzer.terms_many(self.bilingual.words(word)) for t in ts)
+            if is_korean(word):  # a name in Latin letters ("Icheon"), whether or not the dictionary has the word
+                alternatives.update(self.analyzer.stem(e) for _, e in loanwords.named([word], read_english))
+            else:
+                alternatives.update(k for k, _ in loanwords.named(said_korean, [word.lower()]))
             if is_korean(word) and word not in known:
                 alternatives.update(self.analyzer.stem(e) for _, e in loanwords.matches([word], read_english))
             elif not is_korean(word) and word.lower() not in ENGLISH_STOPWORDS:
@@ -278,6 +282,14 @@ class Reader:
             mine = np.array([v for text, v in zip(BACKGROUND, values) if is_korean(text) == korean])
             out[korean] = (float(mine.mean()), max(float(mine.std()), 0.01))
         return out
+
+
+def with_compounds(words: list[str], compounds: list[str]) -> list[str]:
+    """The topic words with each glossary compound the question says in place of its parts: "대표번호" is one
+    thing asked about (a main phone number), not 대표 and 번호; "온콜", which Kiwi splits into syllables it then
+    drops, is added."""
+    out = [w for w in words if not any(w != c and w in c for c in compounds)]
+    return out + [c for c in compounds if c not in out]
 
 
 def sentence_relevance(passages: list[Hit], texts: list[str], cosines, calibrate: bool = True) -> list[float]:

@@ -32,6 +32,7 @@ from importlib import resources
 import snowballstemmer
 
 from .analysis import ENGLISH_FUNCTION_WORDS, ENGLISH_STOPWORDS, Analyzer
+from .loanwords import romanize
 
 # Senses kept per Korean word, in the dictionary's order: a word with many senses is ambiguous.
 MAX_SENSES = 3
@@ -128,7 +129,20 @@ class Bilingual:
             out.append((word, tuple(dict.fromkeys(tokens))))
         for term, keys in self._english_terms(text.lower(), english):
             out.append((term, tuple(dict.fromkeys(h for key in keys for h in english[key]))))
+        # A Korean name is written in Revised Romanization in English documents (이천 Icheon, 판교 Pangyo); no
+        # dictionary lists it, and the one sense the dictionary may have is another word ("이천": two thousand).
+        for name in self._names(text):
+            known = next((i for i, (word, _) in enumerate(out) if word == name), None)
+            if known is None:
+                out.append((name, (romanize(name),)))
+            else:
+                out[known] = (name, (romanize(name), *out[known][1]))
         return [(word, tokens) for word, tokens in out if tokens]
+
+    def _names(self, text: str) -> list[str]:
+        if not _HANGUL.search(text):
+            return []
+        return [w for w in dict.fromkeys(self.analyzer.proper_nouns(text)) if len(romanize(w)) >= 4]
 
     @staticmethod
     def glossary_terms(text: str) -> list[str]:

@@ -100,3 +100,47 @@ def matches(korean: Iterable[str], english: Iterable[str]) -> list[tuple[str, st
             out.extend((word, match) for match in by_skeleton.get(skeleton, ()))
     return out
 
+
+
+# Revised Romanization of Korean (the official one, used for place and company names: 이천 Icheon, 부산 Busan,
+# 판교 Pangyo). Sound changes across syllables beyond a final consonant carried onto a silent initial are left
+# out: a name either matches exactly or not at all.
+_RR_INITIALS = ("g", "kk", "n", "d", "tt", "r", "m", "b", "pp", "s", "ss", "", "j", "jj", "ch", "k", "t", "p", "h")
+_RR_VOWELS = ("a", "ae", "ya", "yae", "eo", "e", "yeo", "ye", "o", "wa", "wae", "oe", "yo", "u", "wo", "we", "wi",
+              "yu", "eu", "ui", "i")
+# Each final as said at the end of a syllable, and as carried onto a following silent ㅇ ("신안" sinan).
+_RR_FINALS = ("", "k", "k", "k", "n", "n", "n", "t", "l", "k", "m", "p", "l", "l", "p", "l", "m", "p", "p", "t", "t",
+              "ng", "t", "t", "k", "t", "p", "t")
+_RR_CARRIED = ("", "g", "kk", "gs", "n", "nj", "nh", "d", "r", "lg", "lm", "lb", "ls", "lt", "lp", "lh", "m", "b",
+               "bs", "s", "ss", "ng", "j", "ch", "k", "t", "p", "h")
+
+
+@lru_cache(maxsize=65536)
+def romanize(word: str) -> str:
+    """A Hangul word in Revised Romanization, lower case ('' when it holds anything else)."""
+    codes = [ord(ch) - 0xAC00 for ch in word]
+    if not codes or not all(0 <= c < 11172 for c in codes):
+        return ""
+    out = []
+    for i, code in enumerate(codes):
+        initial, vowel, final = code // 588, (code % 588) // 28, code % 28
+        head = _RR_INITIALS[initial]
+        if i == 0 and initial == 5:
+            head = "r"  # a name opening with ㄹ is rare; kept as written
+        out.append(head + _RR_VOWELS[vowel])
+        following = codes[i + 1] // 588 if i + 1 < len(codes) else None
+        if following == 11 and final not in (0, 21):  # carried onto the next syllable's silent initial
+            out.append(_RR_CARRIED[final])
+        elif final == 8 and following == 5:  # ㄹㄹ is "ll" (울릉 Ulleung)
+            out.append("l")
+        else:
+            out.append(_RR_FINALS[final])
+    return "".join(out).replace("lr", "ll")
+
+
+def named(korean: Iterable[str], english: Iterable[str]) -> list[tuple[str, str]]:
+    """(Korean word, English word) pairs where the English is the Korean's romanization ("이천", "icheon"):
+    names, which no dictionary lists and whose skeletons are often too short for `matches`."""
+    latin = {w.lower() for w in english}
+    return [(word, romanize(word)) for word in dict.fromkeys(korean) if len(romanize(word)) >= 4
+            and romanize(word) in latin]
