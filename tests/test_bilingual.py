@@ -7,6 +7,7 @@ import pytest
 
 from rag.answer.reading import MIN_CALIBRATION, Reader, language_calibrated, with_compounds
 from rag.index.port import SearchQuery
+from rag.pipeline import READ_DEPTH, Pipeline
 from rag.retrieve.retriever import Retriever
 from rag.text.bilingual import Bilingual, glossary, tables
 from rag.text.loanwords import named, romanize
@@ -251,3 +252,19 @@ def test_a_glossary_compound_stands_for_its_parts():
     splits into syllables it then drops, joins the topic words."""
     assert with_compounds(["이천", "허브", "대표", "번호"], ["허브", "대표번호"]) == ["이천", "허브", "대표번호"]
     assert with_compounds(["수당"], ["온콜"]) == ["수당", "온콜"]
+
+
+@pytest.mark.parametrize("question, fact", [
+    ("How many days of annual leave do I get in Korea after my first year?", "15일"),
+    ("What per diem is paid for a same-day domestic business trip?", "50%"),
+])
+def test_a_turn_reads_its_top_documents_other_passages(solbit, analyzer, embedder, bilingual, question, fact):
+    """The document ranks among the top five by one passage; the passage that holds the fact ranks lower,
+    and the answer, which reads only the hits it is given, never saw it."""
+    retriever = Retriever(solbit.index, embedder, 5, bilingual=bilingual)
+    pipeline = Pipeline(None, None, retriever, None, analyzer=analyzer)
+    shallow, _ = pipeline.retrieve(question, depth=1)
+    deep, _ = pipeline.retrieve(question, depth=READ_DEPTH)
+    assert not any(fact in h.chunk.text for h in shallow)
+    assert any(fact in h.chunk.text for h in deep)
+    assert deep[:5] == shallow and {h.chunk.path for h in deep} == {h.chunk.path for h in shallow}

@@ -16,7 +16,7 @@ from rag.text.analysis import Analyzer
 from rag.text.language import is_korean
 from rag.understand.rewrite import HistoryTurn
 
-from .questions import Kind, asks_about_changes, asks_several
+from .questions import Kind, asks_about_changes, asks_several, changelog
 from .reading import Candidate, Reader, Reading
 
 
@@ -108,6 +108,8 @@ class ExtractiveAnswerer:
             # What changed is answered by the changelog and dates, not by one step of the procedure out of its
             # order ("그럼 그건 언제 바뀐 거야?" showed "2. 스테이징에서 30분 이상 …" between two changelog rows).
             same = [c for c in same if not _STEP.match(c.sentence)]
+            if changelog(lead.hit.chunk.heading):  # the rest of the history, not a rule read beside it
+                same = [c for c in same if c.hit.chunk.heading == lead.hit.chunk.heading]
         # A two-part question may have each part in another document: the best sentence of every read
         # document then (as many as fit), otherwise only of documents nearly as good as the lead.
         several = asks_several(question)

@@ -216,6 +216,11 @@ def asks_about_changes(question: str) -> bool:
     return bool(_ASKS_CHANGES.search(question))
 
 
+def changelog(heading: str) -> bool:
+    """Whether a section heading names a change history ("변경 이력", "Revision history")."""
+    return bool(_CHANGELOG_HEADING.search(heading))
+
+
 def boilerplate(sentence: str, heading: str, kind: Kind, changes: bool) -> bool:
     """Whether a line is about the document (owner, purpose, pointer, byline, contact, changelog), not an
     answer. Contact lines stay for "who do I contact"; changelog rows for "what changed"."""
