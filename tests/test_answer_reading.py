@@ -69,6 +69,8 @@ def test_a_steps_own_number_fills_no_slot(kind, step, with_figure):
     "Revision 6 · Effective 2025-10-15 · Owner: Quality Assurance",
     "Was this page helpful?",
     "Chuseok ..................... 4",
+    "This guide from the Platform team compares the databases that we support and says which one to use where.",
+    "이 가이드는 사내에서 쓰는 데이터베이스를 비교합니다.",
 ])
 def test_boilerplate_is_recognised_by_shape(line):
     assert boilerplate(line, "", Kind.QUANTITY, changes=False)
