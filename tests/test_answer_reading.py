@@ -71,6 +71,7 @@ def test_a_steps_own_number_fills_no_slot(kind, step, with_figure):
     "Chuseok ..................... 4",
     "This guide from the Platform team compares the databases that we support and says which one to use where.",
     "이 가이드는 사내에서 쓰는 데이터베이스를 비교합니다.",
+    "This page says which discounts sales may offer and who approves them.",
 ])
 def test_boilerplate_is_recognised_by_shape(line):
     assert boilerplate(line, "", Kind.QUANTITY, changes=False)

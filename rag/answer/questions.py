@@ -183,7 +183,7 @@ _ABOUT_DOCUMENT = re.compile(
     r"문서 ?등급|보안 ?등급)\s*[:：—-]", re.IGNORECASE)
 _DESCRIBES = re.compile(
     r"^(this|the following) (document|page|policy|guide|article|sop|handbook|section|procedure|wiki)\b.{0,40}"
-    r"\b(describes?|explains?|covers?|sets out|outlines?|summari[sz]es|is for|lists|applies|compares|introduces)\b|"
+    r"\b(describes?|explains?|covers?|sets out|outlines?|summari[sz]es|is for|lists|says|applies|compares|introduces)\b|"
     r"^(이|본) ?(문서|페이지|안내|가이드|정책|규정|절차서?|핸드북)(는|은|에서는|에서)\b.{0,60}"
     r"(설명|정리|다룹니다|안내합니다|규정합니다|기술합니다|정합니다|담고|관리합니다|관리하며|소유합니다|비교합니다|소개합니다)|"
     r"^(this|the) (document|page|policy|guide|wiki)( page)? is (maintained|owned|managed|kept) by\b", re.IGNORECASE)
