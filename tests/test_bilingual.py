@@ -268,3 +268,18 @@ def test_a_turn_reads_its_top_documents_other_passages(solbit, analyzer, embedde
     assert not any(fact in h.chunk.text for h in shallow)
     assert any(fact in h.chunk.text for h in deep)
     assert deep[:5] == shallow and {h.chunk.path for h in deep} == {h.chunk.path for h in shallow}
+
+
+@pytest.mark.parametrize("question, fact", [
+    ("How many days of leave do I get when my wife gives birth?", "20일"),
+    ("What's the forklift speed limit in the rack storage area at Busan New Port Hub?", "시속 8km"),
+])
+def test_the_translated_keywords_give_a_second_opinion_on_the_other_languages_lines(
+        solbit, analyzer, embedder, bilingual, question, fact):
+    """The Korean table row that answers trailed English rows about other leave types (and hubs): e5 compares a
+    Korean line with an English question worse than with the question's words put into Korean."""
+    retriever = Retriever(solbit.index, embedder, 5, bilingual=bilingual)
+    hits, _ = Pipeline(None, None, retriever, None, analyzer=analyzer).retrieve(question, depth=READ_DEPTH)
+    assert fact in Reader(analyzer, embedder, bilingual=bilingual).read(question, question, hits).best.sentence
+    without = Reader(analyzer, embedder, bilingual=bilingual, translated_weight=0.0).read(question, question, hits)
+    assert fact not in without.best.sentence

@@ -93,7 +93,12 @@ class Judge:
             return False  # the lead's document, in the other language, says the question's topic
         strength, lift = self.strength(reading, lead), reading.lift(lead)
         near_topic = bool(reading.same_language) and reading.same_language <= reading.off_topic
-        return near_topic and lift < 1.5 * self.lift_floor and (strength < self.weak_at or not lead.fills)
+        weak = strength < self.weak_at or not lead.fills
+        # A lead from such a document is itself the near topic ("팀 회식: 1인당 분기 10만 원" for a stock option's
+        # price): its lift over generic text says it is company text about money, not that it answers. Not on a
+        # follow-up: its own words may not name its topic at all ("and normally?").
+        off_topic_lead = lead.path in reading.off_topic and not reading.follow_up
+        return near_topic and weak and (lift < 1.5 * self.lift_floor or off_topic_lead)
 
     @staticmethod
     def _says_topic(reading: Reading, lead: Candidate) -> bool:

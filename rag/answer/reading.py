@@ -44,6 +44,11 @@ CONCEPT_WEIGHT = 1.0
 # dev sets (extra-dev 0.566 -> 0.598, conversations-dev 0.627 -> 0.686), grounded +2; 3.0 gave leads back on
 # the handbook (docs/answers.md).
 LINE_CONCEPT_WEIGHT = 2.0
+# What the other-language lines' closeness to the question's translated keywords adds (`Reader._translated`, at
+# most twice this). 0.5 against none on the dev sets: Solbit dev leads 0.648 -> 0.693, extra-dev 0.598 -> 0.619
+# (P@1 0.723 -> 0.777), handbook conversations-dev and dev.jsonl one lead fewer each; 1.0 cost the handbook
+# five grounded turns.
+TRANSLATED_WEIGHT = 0.5
 MIN_CALIBRATION = 3  # sentences of each language needed before their typical shifts are compared
 
 # What generic company text looks like to a query, in both languages: the bar a best sentence is measured
@@ -93,6 +98,7 @@ class Reading:
     same_language: frozenset[str] = frozenset()  # read documents in the question's language
     off_topic: frozenset[str] = frozenset()  # ... of which share none of its topic words
     concepts: list[frozenset[str]] = field(default_factory=list)  # each topic word's terms in either language
+    follow_up: bool = False  # read for a rewritten follow-up (the search query is not the user's words)
 
     @property
     def best(self) -> Candidate | None:
@@ -125,12 +131,14 @@ class Reader:
     def __init__(self, analyzer: Analyzer, embedder: Embedder, *, max_sources: int = 4, per_source: int = 16,
                  max_candidates: int = 48, slot_bonus: float = 0.8, slot_miss: float = 0.5, term_bonus: float = 0.15,
                  max_terms: int = 3, off_topic: float = 1.0, concept_weight: float = CONCEPT_WEIGHT,
-                 line_concept_weight: float = LINE_CONCEPT_WEIGHT, bilingual: Bilingual | None = None):
+                 line_concept_weight: float = LINE_CONCEPT_WEIGHT, translated_weight: float = TRANSLATED_WEIGHT,
+                 bilingual: Bilingual | None = None):
         self.analyzer, self.embedder = analyzer, embedder
         self.bilingual = bilingual  # the question's words in the other language count as shared words too
         self.max_sources, self.per_source, self.max_candidates = max_sources, per_source, max_candidates
         self.slot_bonus, self.slot_miss, self.term_bonus, self.max_terms = slot_bonus, slot_miss, term_bonus, max_terms
         self.off_topic, self.concept_weight, self.line_concept_weight = off_topic, concept_weight, line_concept_weight
+        self.translated_weight = translated_weight
         # The pipeline judges on a reading and the answer quotes from it: keep a few, for concurrent turns.
         self._recent: OrderedDict[tuple, Reading] = OrderedDict()
         self._lock = threading.Lock()
@@ -154,7 +162,7 @@ class Reader:
         kind = question_kind(question)
         if kind == Kind.OTHER:  # "택시비는?": the rewrite carries the earlier turn's "얼마"
             kind = question_kind(query)
-        reading = Reading(kind)
+        reading = Reading(kind, follow_up=question.strip() != query.strip())
         found = self._collect(hits, kind, asks_about_changes(question) or asks_about_changes(query))
         if not found:
             return reading
@@ -165,7 +173,9 @@ class Reader:
         target = self.embedder.embed_query(query)
         if question.strip() != query.strip():
             target = (target + self.embedder.embed_query(question)) / 2
-        cosines = self.embedder.embed_passages(framed) @ target
+        vectors = self.embedder.embed_passages(framed)
+        cosines = vectors @ target
+        translated = self._translated(vectors, [s for _, _, s, _ in found], question, query)
         reading.background = self._background_of(target)
         passages, texts = [h for *_, h in found], [s for _, _, s, _ in found]
         # The order uses each language's calibrated shift; answerability keeps the raw one, on which its bar was
@@ -200,12 +210,12 @@ class Reader:
         # "부산신항 허브 교대 절차"): the document saying it elsewhere does not make this line the answer.
         frames = list(dict.fromkeys(f"{h.chunk.title} {h.chunk.heading}" for *_, h in found))
         frame_terms = dict(zip(frames, map(frozenset, self.analyzer.terms_many(frames))))
-        for (path, position, sentence, hit), terms, z, z_raw, cosine in zip(
-                found, sentence_terms, relevance, raw, cosines):
+        for i, ((path, position, sentence, hit), terms, z, z_raw, cosine) in enumerate(zip(
+                found, sentence_terms, relevance, raw, cosines)):
             # Shared words are a small, capped bonus: a sentence in the other language can share none.
             shared = len((wanted | own) & set(terms))
             filled = fills(kind, sentence, f"{question} {query}")
-            score = z + ranking_shift(hit) + self.term_bonus * min(shared, self.max_terms)
+            score = z + ranking_shift(hit) + self.term_bonus * min(shared, self.max_terms) + translated[i]
             if kind != Kind.OTHER:
                 score += self.slot_bonus if filled else -self.slot_miss
             if path in off_topic:
@@ -218,6 +228,24 @@ class Reader:
                                                 score))
         reading.candidates.sort(key=lambda c: -c.score)
         return reading
+
+    def _translated(self, vectors: np.ndarray, texts: list[str], question: str, query: str) -> list[float]:
+        """A second opinion on the lines in the other language than the question: their cosine to the question's
+        dictionary-translated keywords ("What's the weekday on-call allowance?" as "평일 호출 수당 …"), as a z-score
+        among those lines, clipped to [0, 2] and weighted by `translated_weight`. e5 compares a line with a bag of
+        words in its own language better than with a question in the other one; lines of the question's own
+        language keep their score."""
+        out = [0.0] * len(texts)
+        words = self.bilingual.words(f"{question} {query}") if self.bilingual is not None else []
+        korean = is_korean(question)
+        others = [i for i, text in enumerate(texts) if is_korean(text) != korean]
+        if not self.translated_weight or not words or len(others) < MIN_CALIBRATION:
+            return out
+        values = vectors[others] @ self.embedder.embed_query(" ".join(words))
+        mean, spread = float(values.mean()), max(float(values.std()), 0.01)
+        for i, value in zip(others, values):
+            out[i] = self.translated_weight * min(2.0, max(0.0, (float(value) - mean) / spread))
+        return out
 
     def _collect(self, hits: list[Hit], kind: Kind, changes: bool) -> list[tuple[str, int, str, Hit]]:
         """(document path, document order, sentence, passage) of every quotable sentence of the top
