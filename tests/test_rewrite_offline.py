@@ -53,6 +53,16 @@ async def test_a_self_contained_follow_up_is_left_alone(rewriter):
     assert result.text == "How long are audit logs kept for customer data?" and result.prior == ()
 
 
+async def test_a_self_contained_follow_up_on_the_same_topic_still_favours_the_answers_documents(rewriter):
+    """"how much extra is night work paid?" needs no borrowed words, but in this thread it is about the Busan
+    shift procedure just quoted: its documents are favoured (the travel policy's allowances led without)."""
+    history = exchange("What are the night shift hours at Busan New Port Hub?", paths=("ops/busan-shift.docx",))
+    result = await rewriter.rewrite("how much extra is night work paid?", history)
+    assert result.text == "how much extra is night work paid?" and result.prior == ("ops/busan-shift.docx",)
+    moved = await rewriter.rewrite("how much extra is night work paid at the Icheon Hub?", history)
+    assert moved.prior == ()  # names another hub: the Busan documents get no prior
+
+
 @pytest.mark.parametrize("earlier", [
     exchange("hi docbot!", intent="chitchat"),
     exchange("restart the gateway now", intent="action"),

@@ -202,7 +202,8 @@ class OfflineRewriter:
       question's own standalone rewrite, so references chain across turns.
     - The follow-up's own words come first; the earlier question's topic words follow; a
       follow-up that points back ("it", "그 시스템") also borrows the names the previous
-      *answer* introduced (PostgreSQL, Atlas), and favours the documents it cited (`prior`).
+      *answer* introduced (PostgreSQL, Atlas), and favours the documents it cited (`prior`); a
+      self-contained follow-up borrows nothing but still favours them, unless it names something new.
     - A follow-up that names an entity the last exchange never mentioned ("부산은?" after a Seoul answer,
       "and for ERR-42?", "what about the Enterprise plan?") has moved to another thing: the previous
       answer's documents get no prior and lend it no names, so the document about the new entity can lead.
@@ -225,7 +226,7 @@ class OfflineRewriter:
         own = self.analyzer.topic_words(question)
         pointing = self.analyzer.anaphoric(question)
         if len(own) >= self.own_topic_words and not pointing:
-            return Rewrite(question, "none", "self-contained")
+            return Rewrite(question, "none", "self-contained", prior=self._thread_prior(question, history))
         asked, answered = _last_document_exchange(history[-self.turns :], self.max_context_chars)
         if asked is None:
             return Rewrite(question, "none", "no earlier document question")
@@ -248,6 +249,21 @@ class OfflineRewriter:
         if not borrowed:
             return Rewrite(question, "none", "nothing to borrow", prior=prior)
         return Rewrite(f"{question} {' '.join(borrowed)}", "offline", prior=prior)
+
+    def _thread_prior(self, question: str, history: list[HistoryTurn]) -> tuple[str, ...]:
+        """The documents the previous answer cited, for a self-contained follow-up that names nothing new: in a
+        thread people keep asking about the document they were just shown ("how much extra is night work
+        paid?" after the Busan hub's night shift hours), though the question needs no words of it. Its words
+        are searched as they are; only the ranking leans."""
+        asked, answered = _last_document_exchange(history[-self.turns :], self.max_context_chars)
+        if answered is None or not answered.paths or self.new_entities(question, [asked, answered]):
+            return ()
+        # It must share a word with that exchange ("night", "shift"): "How long are audit logs kept?" after a
+        # leave question is another topic, and a prior would pull the leave policy back in.
+        earlier = f"{asked.rewritten or asked.text} {answered.text}"
+        if not set(self.analyzer.terms(question)) & set(self.analyzer.terms(earlier)):
+            return ()
+        return tuple(answered.paths)
 
     def new_entities(self, question: str, earlier: list[HistoryTurn | None]) -> list[str]:
         """Names, proper nouns and codes in the question that none of the earlier turns mentions (their
