@@ -256,7 +256,7 @@ class OfflineRewriter:
         paid?" after the Busan hub's night shift hours), though the question needs no words of it. Its words
         are searched as they are; only the ranking leans."""
         asked, answered = _last_document_exchange(history[-self.turns :], self.max_context_chars)
-        if answered is None or not answered.paths or self.new_entities(question, [asked, answered]):
+        if asked is None or answered is None or not answered.paths or self.new_entities(question, [asked, answered]):
             return ()
         # It must share a word with that exchange ("night", "shift"): "How long are audit logs kept?" after a
         # leave question is another topic, and a prior would pull the leave policy back in.
