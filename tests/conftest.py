@@ -211,12 +211,18 @@ def slow_answers(monkeypatch, parts: int, delay: float = 0.05) -> None:
     monkeypatch.setattr(Pipeline, "answer", slow_answer)
 
 
-def service_over(tmp_path, analyzer, embedder, classifier, files: dict[str, str]):
-    """The conversation service over an index of just these files (name -> text)."""
+def index_files(tmp_path, analyzer, embedder, files: dict[str, str]) -> Indexer:
+    """An index of just these files (name -> text), written under tmp_path/docs; every file must load."""
     docs = tmp_path / "docs"
     docs.mkdir()
     for name, text in files.items():
-        (docs / name).write_text(text)
+        (docs / name).write_text(text, encoding="utf-8")
     indexer = make_indexer(tmp_path / "i.sqlite3", analyzer, embedder)
-    indexer.run(docs)
+    assert not indexer.run(docs).errors
+    return indexer
+
+
+def service_over(tmp_path, analyzer, embedder, classifier, files: dict[str, str]):
+    """The conversation service over an index of just these files (name -> text)."""
+    indexer = index_files(tmp_path, analyzer, embedder, files)
     return build_service(indexer, analyzer, classifier, f"sqlite:///{tmp_path / 'x.sqlite3'}")

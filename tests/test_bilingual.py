@@ -12,7 +12,7 @@ from rag.retrieve.retriever import Retriever
 from rag.text.bilingual import Bilingual, glossary, tables
 from rag.text.loanwords import named, romanize
 
-from conftest import make_indexer
+from conftest import index_files, make_indexer
 
 
 @pytest.fixture(scope="module")
@@ -55,17 +55,13 @@ def test_grammar_and_unknown_words_translate_to_nothing(bilingual):
 def test_an_english_question_matches_a_korean_document_by_its_words(tmp_path, analyzer, embedder, bilingual):
     """Fails without the dictionary: BM25 only matched the question's own language, so the Korean procedure
     got no keyword evidence at all and English pages about the same hub outranked it."""
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "night-shift.md").write_text("# 부산 허브 교대 근무\n\n부산 허브의 야간조 근무 시간은 22:00부터 다음 날 "
-                                         "06:00까지입니다.\n다음 조는 교대 15분 전에 도착해 인수인계를 받습니다.\n",
-                                         encoding="utf-8")
-    (docs / "hub-directory.md").write_text("# Hub directory\n\nBusan Hub — address: 12 Harbor Road, Busan; phone: "
-                                           "051-000-0000; manager: Kim.\n", encoding="utf-8")
-    (docs / "holidays.md").write_text("# Holiday operations\n\nThe Busan Hub operates on public holidays with reduced "
-                                      "staff. Office hours at headquarters are 09:00 to 18:00.\n", encoding="utf-8")
-    indexer = make_indexer(tmp_path / "index.sqlite3", analyzer, embedder)
-    assert not indexer.run(Path(docs)).errors
+    indexer = index_files(tmp_path, analyzer, embedder, {
+        "night-shift.md": "# 부산 허브 교대 근무\n\n부산 허브의 야간조 근무 시간은 22:00부터 다음 날 06:00까지입니다.\n"
+                          "다음 조는 교대 15분 전에 도착해 인수인계를 받습니다.\n",
+        "hub-directory.md": "# Hub directory\n\nBusan Hub — address: 12 Harbor Road, Busan; phone: 051-000-0000; "
+                            "manager: Kim.\n",
+        "holidays.md": "# Holiday operations\n\nThe Busan Hub operates on public holidays with reduced staff. Office "
+                       "hours at headquarters are 09:00 to 18:00.\n"})
     question = "What are the night shift hours at the Busan hub?"
 
     def korean_hit(retriever):
@@ -160,13 +156,9 @@ def test_the_translated_words_reach_the_other_languages_answer(solbit, embedder,
 
 def test_one_translated_word_alone_gets_no_translation_bonus(tmp_path, analyzer, embedder, bilingual):
     """"데이터베이스" in an access-request page is chance for "which database does the billing one use?"."""
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "access.md").write_text("# 권한 신청\n\n프로덕션 데이터베이스 접근 권한은 누리콘솔에서 신청합니다.\n",
-                                    encoding="utf-8")
-    (docs / "arch.md").write_text("# Architecture\n\nAtlas is the billing system. It runs on MySQL.\n", encoding="utf-8")
-    indexer = make_indexer(tmp_path / "index.sqlite3", analyzer, embedder)
-    assert not indexer.run(Path(docs)).errors
+    indexer = index_files(tmp_path, analyzer, embedder, {
+        "access.md": "# 권한 신청\n\n프로덕션 데이터베이스 접근 권한은 누리콘솔에서 신청합니다.\n",
+        "arch.md": "# Architecture\n\nAtlas is the billing system. It runs on MySQL.\n"})
     retriever = Retriever(indexer.index, embedder, bilingual=bilingual)
     question = "which database does the billing one use?"
     senses = bilingual.senses(question)
@@ -203,17 +195,13 @@ def test_workplace_words_the_general_dictionary_lacks_are_translated(bilingual, 
 def test_a_korean_question_in_workplace_words_finds_the_english_policy(tmp_path, analyzer, embedder, bilingual):
     """Fails without the glossary: "관리자" and "권한" had no English sense that the policy uses, so it said too
     few of the question's words for the translation bonus and trailed an English page that shares only "WMS"."""
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "access.md").write_text("# Access requests\n\nPrivileged (admin) access expires automatically after "
-                                    "90 days and must be requested again.\nRequests are approved by the system "
-                                    "owner.\n", encoding="utf-8")
-    (docs / "maintenance.md").write_text("# WMS 정기 점검 안내\n\n운영 WMS 정기 점검을 3월 21일 02:00부터 06:00까지 "
-                                         "진행합니다.\n점검 중에는 운영 WMS에 접속할 수 없습니다.\n", encoding="utf-8")
-    (docs / "outage.md").write_text("# WMS API outage\n\nThe WMS public API returned errors for 2 hours. The "
-                                    "operations team restarted the gateway.\n", encoding="utf-8")
-    indexer = make_indexer(tmp_path / "index.sqlite3", analyzer, embedder)
-    assert not indexer.run(Path(docs)).errors
+    indexer = index_files(tmp_path, analyzer, embedder, {
+        "access.md": "# Access requests\n\nPrivileged (admin) access expires automatically after 90 days and must be "
+                     "requested again.\nRequests are approved by the system owner.\n",
+        "maintenance.md": "# WMS 정기 점검 안내\n\n운영 WMS 정기 점검을 3월 21일 02:00부터 06:00까지 진행합니다.\n"
+                          "점검 중에는 운영 WMS에 접속할 수 없습니다.\n",
+        "outage.md": "# WMS API outage\n\nThe WMS public API returned errors for 2 hours. The operations team restarted "
+                     "the gateway.\n"})
     hits = Retriever(indexer.index, embedder, bilingual=bilingual).search("운영 WMS 관리자 권한은 얼마 뒤에 만료돼?", 5)
     ranked = [h.chunk.path for h in hits]
     access = hits[ranked.index("access.md")]

@@ -3,9 +3,9 @@
 Every candidate sentence of the top few documents is put on one cross-language scale (retrieval's
 within-language z-score, moved by how much closer the sentence is to the query than its passage), then
 moved up when it fills the question's slot (an amount for "how much", a team for "who"), when it
-shares the question's words, and by how many of the question's topic words its document, and the line itself
-with its heading and title, say in either language (translated, or the same loanword in the other script). Boilerplate (owner lines, pointers,
-bylines…) is never a candidate.
+shares the question's words, and by how many of the question's topic words its document, and the line
+itself with its heading and title, say in either language (translated, or the same loanword in the other
+script). Boilerplate (owner lines, pointers, bylines…) is never a candidate.
 
 The same reading decides whether the documents answer at all (`rag.answer.evidence.Judge`) and what the
 extractive answer quotes, so the sentences are embedded once per turn (recent readings are kept).
@@ -132,8 +132,8 @@ class Reader:
     """Scores the sentences of the top documents for a question; keeps the last reading."""
 
     def __init__(self, analyzer: Analyzer, embedder: Embedder, *, max_sources: int = 4, per_source: int = 16,
-                 max_candidates: int = MAX_CANDIDATES, slot_bonus: float = 0.8, slot_miss: float = 0.5, term_bonus: float = 0.15,
-                 max_terms: int = 3, off_topic: float = 1.0, concept_weight: float = CONCEPT_WEIGHT,
+                 max_candidates: int = MAX_CANDIDATES, slot_bonus: float = 0.8, slot_miss: float = 0.5,
+                 term_bonus: float = 0.15, max_terms: int = 3, off_topic: float = 1.0, concept_weight: float = CONCEPT_WEIGHT,
                  line_concept_weight: float = LINE_CONCEPT_WEIGHT, translated_weight: float = TRANSLATED_WEIGHT,
                  bilingual: Bilingual | None = None):
         self.analyzer, self.embedder = analyzer, embedder
@@ -174,13 +174,14 @@ class Reader:
         # Scored against the user's own words and the rewrite together: the rewrite carries a follow-up's
         # context ("택시비는?" + the earlier turn's words) but also pulls towards the previous answer.
         target = self.embedder.embed_query(query)
-        if question.strip() != query.strip():
+        if reading.follow_up:
             target = (target + self.embedder.embed_query(question)) / 2
         vectors = self.embedder.embed_passages(framed)
         cosines = vectors @ target
-        translated = self._translated(vectors, [s for _, _, s, _ in found], question, query)
         reading.background = self._background_of(target)
         passages, texts = [h for *_, h in found], [s for _, _, s, _ in found]
+        other_words = self.bilingual.words(f"{question} {query}") if self.bilingual is not None else []
+        translated = self._translated(vectors, texts, question, other_words)
         # The order uses each language's calibrated shift; answerability keeps the raw one, on which its bar was
         # set: lifting a cross-language row to its language's level says it is the best of its language, not
         # that it answers ("Is there a gym membership subsidy?" would have quoted incident timeline rows).
@@ -189,8 +190,7 @@ class Reader:
         own, wanted = set(self.analyzer.terms(question)), set(self.analyzer.terms(query))
         if self.bilingual is not None:
             # Each word analysed alone: Kiwi mis-tags words of a bare list ("달 월 상병").
-            wanted.update(t for terms in self.analyzer.terms_many(self.bilingual.words(f"{question} {query}"))
-                          for t in terms)
+            wanted.update(t for terms in self.analyzer.terms_many(other_words) for t in terms)
         topic_words = [w for w in self.analyzer.topic_words(question) if w.lower() not in QUESTION_WORDS]
         if self.bilingual is not None:
             topic_words = with_compounds(topic_words, self.bilingual.glossary_terms(question))
@@ -232,14 +232,13 @@ class Reader:
         reading.candidates.sort(key=lambda c: -c.score)
         return reading
 
-    def _translated(self, vectors: np.ndarray, texts: list[str], question: str, query: str) -> list[float]:
+    def _translated(self, vectors: np.ndarray, texts: list[str], question: str, words: list[str]) -> list[float]:
         """A second opinion on the lines in the other language than the question: their cosine to the question's
-        dictionary-translated keywords ("What's the weekday on-call allowance?" as "평일 호출 수당 …"), as a z-score
+        dictionary-translated keywords, `words` ("What's the weekday on-call allowance?" as "평일 호출 수당 …"), as a z-score
         among those lines, clipped to [0, 2] and weighted by `translated_weight`. e5 compares a line with a bag of
         words in its own language better than with a question in the other one; lines of the question's own
         language keep their score."""
         out = [0.0] * len(texts)
-        words = self.bilingual.words(f"{question} {query}") if self.bilingual is not None else []
         korean = is_korean(question)
         others = [i for i, text in enumerate(texts) if is_korean(text) != korean]
         if not self.translated_weight or not words or len(others) < MIN_CALIBRATION:

@@ -124,23 +124,16 @@ def romanize(word: str) -> str:
     out = []
     for i, code in enumerate(codes):
         initial, vowel, final = code // 588, (code % 588) // 28, code % 28
-        head = _RR_INITIALS[initial]
-        if i == 0 and initial == 5:
-            head = "r"  # a name opening with ㄹ is rare; kept as written
-        out.append(head + _RR_VOWELS[vowel])
+        out.append(_RR_INITIALS[initial] + _RR_VOWELS[vowel])
         following = codes[i + 1] // 588 if i + 1 < len(codes) else None
-        if following == 11 and final not in (0, 21):  # carried onto the next syllable's silent initial
-            out.append(_RR_CARRIED[final])
-        elif final == 8 and following == 5:  # ㄹㄹ is "ll" (울릉 Ulleung)
-            out.append("l")
-        else:
-            out.append(_RR_FINALS[final])
-    return "".join(out).replace("lr", "ll")
+        carried = following == 11 and final not in (0, 21)  # onto the next syllable's silent initial
+        out.append(_RR_CARRIED[final] if carried else _RR_FINALS[final])
+    return "".join(out).replace("lr", "ll")  # ㄹㄹ is "ll" (울릉 Ulleung)
 
 
 def named(korean: Iterable[str], english: Iterable[str]) -> list[tuple[str, str]]:
     """(Korean word, English word) pairs where the English is the Korean's romanization ("이천", "icheon"):
     names, which no dictionary lists and whose skeletons are often too short for `matches`."""
     latin = {w.lower() for w in english}
-    return [(word, romanize(word)) for word in dict.fromkeys(korean) if len(romanize(word)) >= 4
-            and romanize(word) in latin]
+    pairs = ((word, romanize(word)) for word in dict.fromkeys(korean))
+    return [(word, latin_word) for word, latin_word in pairs if len(latin_word) >= 4 and latin_word in latin]
