@@ -28,6 +28,7 @@ from rag.ingest.connectors.graph import GraphSource, msal_token
 from rag.ingest.sources import FolderSource, Source, narrowed, overlaps, with_owners
 from rag.models.embeddings import E5Embedder, Embedder, OpenAIEmbedder, USEEmbedder, VectorCache
 from rag.models.llm import OpenAIChat
+from rag.models.stored import StoredVectors
 from rag.pipeline import Pipeline
 from rag.resilience import RetryPolicy
 from rag.retrieve.ranking import Ranker
@@ -78,7 +79,7 @@ class Runtime:
         so a text is embedded once however many steps ask for it. Indexing uses `embedder` itself."""
         size = self.settings.vector_cache
         inner = self.embedder.at_query_time() if isinstance(self.embedder, E5Embedder) else self.embedder
-        return VectorCache(inner, size) if size else inner
+        return VectorCache(inner, size, self.sentence_vectors) if size else inner
 
     @cached_property
     def index(self) -> RebuildableIndex:
@@ -130,7 +131,15 @@ class Runtime:
         s = self.settings
         return Indexer(self.index, self.embedder, self.chunker, s.chunker_signature(),
                        batch_chunks=BATCH_CHUNKS if s.embedder == "openai" else LOCAL_BATCH_CHUNKS,
-                       max_file_bytes=int(s.max_file_mb * 1_048_576))
+                       max_file_bytes=int(s.max_file_mb * 1_048_576), sentences=self.sentence_vectors)
+
+    @cached_property
+    def sentence_vectors(self) -> StoredVectors | None:
+        """The answer's sentence vectors, written while indexing and read by turns (None: turns embed them)."""
+        s = self.settings
+        if not s.sentence_vectors:
+            return None
+        return StoredVectors(s.data_dir / "sentences.sqlite3", self.embedder.name, self.embedder.dim)
 
     @cached_property
     def sources(self) -> list[Source]:
@@ -318,3 +327,5 @@ class Runtime:
             self.index.close()
         if "store" in self.__dict__:
             self.store.engine.dispose()
+        if (sentences := self.__dict__.get("sentence_vectors")) is not None:
+            sentences.close()

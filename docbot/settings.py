@@ -205,6 +205,8 @@ class Settings(BaseSettings):
     embed_index_threads: int = Field(threads.INDEX_THREADS, ge=1, le=64,
                                      description="e5 threads while indexing (docs/performance.md)")
     vector_cache: int = Field(4096, ge=0, le=1_000_000, description="query and sentence vectors remembered (0: off)")
+    sentence_vectors: bool = Field(True, description="embed quotable sentences while indexing, so a turn looks "
+                                   "them up instead of embedding them (<data_dir>/sentences.sqlite3)")
     chunker: Literal["overlap", "semantic"] = "overlap"
     chunk_size: int = 900
     chunk_overlap: int = 150

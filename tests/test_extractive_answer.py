@@ -2,7 +2,7 @@
 import re
 
 from rag.answer.answerers import ExtractiveAnswerer
-from rag.answer.reading import MAX_SENTENCE_CHARS
+from rag.ingest.chunking import MAX_SENTENCE_CHARS
 from rag.retrieve.retriever import Retriever
 
 
@@ -45,7 +45,7 @@ async def test_every_bullet_is_a_whole_sentence_with_one_citation(handbook_index
 
 
 def test_long_sentences_are_cut_at_a_clause_not_mid_word():
-    from rag.answer.reading import clip as _clip
+    from rag.ingest.chunking import clip as _clip
 
     sentence = ", ".join(f"clause number {n} keeps going" for n in range(40)) + "."
     clipped = _clip(sentence)

@@ -12,7 +12,6 @@ extractive answer quotes, so the sentences are embedded once per turn (recent re
 """
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rag.documents import Hit
-from rag.ingest.chunking import units
+from rag.ingest.chunking import clip, framed, quotable_units
 from rag.models.embeddings import Embedder
 from rag.retrieve.ranking import STALE_STATUSES, Ranker
 from rag.text import loanwords
@@ -30,10 +29,6 @@ from rag.text.language import is_korean, languages, main_language
 
 from .questions import QUESTION_WORDS, Kind, asks_about_changes, boilerplate, fills, question_kind
 
-_BULLET = re.compile(r"^[-*•]\s+")
-_NUMBER = re.compile(r"\d")
-_ENDS_SENTENCE = re.compile(r"[.!?。？！)\]다요]$")
-MAX_SENTENCE_CHARS = 400
 RECENT_READINGS = 16
 # Sentences read (and embedded) per turn, in document order. Reading the top documents whole made a first turn's
 # slow tail grow (p95 +45 % at 48); 36 answered every dev turn as 48 did, 24 lost eight Solbit turns.
@@ -170,13 +165,13 @@ class Reader:
         if not found:
             return reading
         # A sentence is embedded under its section heading: "오전 9시 30분까지 오세요" is about the first day.
-        framed = [f"{h.chunk.heading}: {s}" if h.chunk.heading else s for _, _, s, h in found]
+        texts_framed = [framed(h.chunk.heading, s) for _, _, s, h in found]
         # Scored against the user's own words and the rewrite together: the rewrite carries a follow-up's
         # context ("택시비는?" + the earlier turn's words) but also pulls towards the previous answer.
         target = self.embedder.embed_query(query)
         if reading.follow_up:
             target = (target + self.embedder.embed_query(question)) / 2
-        vectors = self.embedder.embed_passages(framed)
+        vectors = self.embedder.embed_passages(texts_framed)
         cosines = vectors @ target
         reading.background = self._background_of(target)
         passages, texts = [h for *_, h in found], [s for _, _, s, _ in found]
@@ -260,9 +255,8 @@ class Reader:
         for path, group in list(groups.items())[: self.max_sources]:
             taken = 0
             for hit in sorted(group, key=lambda h: h.chunk.ordinal):
-                for unit in units(hit.chunk.text):
-                    sentence = _BULLET.sub("", unit)
-                    if taken >= self.per_source or sentence in seen or not quotable(sentence):
+                for sentence in quotable_units(hit.chunk.text):
+                    if taken >= self.per_source or sentence in seen:
                         continue
                     seen.add(sentence)
                     if boilerplate(sentence, hit.chunk.heading, kind, changes):
@@ -377,13 +371,6 @@ def ranking_shift(hit: Hit) -> float:
 _STALE_PENALTY = Ranker().stale_penalty
 
 
-def quotable(sentence: str) -> bool:
-    """A sentence worth quoting: not a fragment, and not a heading-like line ("회의실 예약", "Steps")."""
-    if len(sentence) < 8:
-        return False
-    return bool(_ENDS_SENTENCE.search(sentence)) or len(sentence) > 40 or bool(_NUMBER.search(sentence))
-
-
 def _within_language(texts: list[str], cosines) -> list[float]:
     """Each sentence's cosine as a z-score among the candidate sentences of its own language."""
     groups: dict[bool, list[int]] = {}
@@ -397,13 +384,3 @@ def _within_language(texts: list[str], cosines) -> list[float]:
         for i, v in zip(members, values):
             out[i] = (v - mean) / max(spread, 0.02)
     return out
-
-
-def clip(sentence: str) -> str:
-    """A sentence short enough to quote, cut at a clause boundary (never mid-word) with an ellipsis."""
-    if len(sentence) <= MAX_SENTENCE_CHARS:
-        return sentence
-    cut = max(sentence.rfind(mark, 0, MAX_SENTENCE_CHARS) for mark in (", ", "; ", " — ", "며 ", "고 "))
-    if cut < MAX_SENTENCE_CHARS // 2:
-        cut = sentence.rfind(" ", 0, MAX_SENTENCE_CHARS)
-    return sentence[: max(cut, 1)].rstrip(" ,;") + " …"

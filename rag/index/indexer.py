@@ -21,11 +21,12 @@ from rag.errors import (
     VisibilityNotApplied,
 )
 from rag.index.port import BatchWriter, FileRecord, RebuildableIndex, Visibility, audience
-from rag.ingest.chunking import Chunker
+from rag.ingest.chunking import Chunker, sentence_texts
 from rag.ingest.connectors.base import IncrementalSource
 from rag.ingest.loaders import load
 from rag.ingest.sources import FolderSource, Source, SourceFile, narrowed
 from rag.models.embeddings import Embedder
+from rag.models.stored import StoredVectors
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,7 @@ def folder_source(root: Path) -> FolderSource:
 # (LOCAL_BATCH_CHUNKS: about a second of e5 on an idle machine; it encodes one text at a time inside anyway).
 BATCH_CHUNKS = 64
 LOCAL_BATCH_CHUNKS = 4
+SENTENCES_PER_CHUNK = 8  # sentences embedded per call, per chunk of a slice: short texts, longer calls
 
 
 @dataclass(eq=False)  # identity: a file is one pending item however its chunks are sliced
@@ -90,9 +92,11 @@ class Indexer:
     """Keeps a search index in step with folders of documents."""
 
     def __init__(self, index: RebuildableIndex, embedder: Embedder, chunker: Chunker, chunker_signature: str,
-                 batch_chunks: int = BATCH_CHUNKS, max_file_bytes: int | None = None):
+                 batch_chunks: int = BATCH_CHUNKS, max_file_bytes: int | None = None,
+                 sentences: StoredVectors | None = None):
         self.index, self.embedder, self.chunker = index, embedder, chunker
         self.signature, self.batch_chunks, self.max_file_bytes = chunker_signature, batch_chunks, max_file_bytes
+        self.sentences = sentences  # the answer's sentence vectors, embedded beside their passages
 
     def run(self, root: Path, on_file: Callable[[str], None] | None = None, full: bool = False) -> IndexReport:
         """Index a folder (with a deletion sweep) or a single file (without one)."""
@@ -232,6 +236,21 @@ class Indexer:
             return
         for (p, _), vector in zip(piece, vectors):
             p.vectors.append(vector)
+        self._embed_sentences([c for _, c in piece])
+
+    def _embed_sentences(self, chunks: list[Chunk]) -> None:
+        """The quotable sentences of these passages, embedded now so that a turn reading them embeds nothing.
+        Only a speed-up: a failure is logged and the file is indexed all the same (a turn embeds them)."""
+        if self.sentences is None:
+            return
+        size = self.batch_chunks * SENTENCES_PER_CHUNK
+        try:
+            todo = self.sentences.missing([t for c in chunks for t in sentence_texts(c)])
+            for start in range(0, len(todo), size):
+                part = todo[start : start + size]
+                self.sentences.put_many(part, self.embedder.embed_passages(part))
+        except Exception as exc:  # the store or the model: the passages are written either way
+            log.warning("sentence vectors not stored (%s); turns will embed them", exc)
 
     def _write(self, key: str, pending: _Pending, report: IndexReport, check: Callable[[], None]) -> None:
         try:

@@ -71,6 +71,46 @@ def units(text: str) -> list[str]:
     return out
 
 
+_BULLET = re.compile(r"^[-*•]\s+")
+_NUMBER = re.compile(r"\d")
+_ENDS_SENTENCE = re.compile(r"[.!?。？！)\]다요]$")
+MAX_SENTENCE_CHARS = 400
+
+
+def quotable_units(text: str) -> list[str]:
+    """A passage's units worth quoting as an answer line, bullets taken off; not clipped."""
+    return [s for s in (_BULLET.sub("", u) for u in units(text)) if quotable(s)]
+
+
+def quotable(sentence: str) -> bool:
+    """A sentence worth quoting: not a fragment, and not a heading-like line ("회의실 예약", "Steps")."""
+    if len(sentence) < 8:
+        return False
+    return bool(_ENDS_SENTENCE.search(sentence)) or len(sentence) > 40 or bool(_NUMBER.search(sentence))
+
+
+def clip(sentence: str) -> str:
+    """A sentence short enough to quote, cut at a clause boundary (never mid-word) with an ellipsis."""
+    if len(sentence) <= MAX_SENTENCE_CHARS:
+        return sentence
+    cut = max(sentence.rfind(mark, 0, MAX_SENTENCE_CHARS) for mark in (", ", "; ", " — ", "며 ", "고 "))
+    if cut < MAX_SENTENCE_CHARS // 2:
+        cut = sentence.rfind(" ", 0, MAX_SENTENCE_CHARS)
+    return sentence[: max(cut, 1)].rstrip(" ,;") + " …"
+
+
+def framed(heading: str, sentence: str) -> str:
+    """A quotable sentence as the answer's reading embeds it: under its section heading ("오전 9시 30분까지
+    오세요" is about the first day)."""
+    return f"{heading}: {sentence}" if heading else sentence
+
+
+def sentence_texts(chunk: Chunk) -> list[str]:
+    """Every text the answer's reading may embed for this passage: its quotable sentences, clipped and framed.
+    Embedded at index time (`rag.index.sentences`), so a turn only looks them up."""
+    return [framed(chunk.heading, clip(s)) for s in quotable_units(chunk.text)]
+
+
 MAX_UNIT_FACTOR = 2  # an atomic unit up to this many chunk sizes stays whole (one over-size chunk)
 
 

@@ -181,6 +181,14 @@ class OpenAIEmbedder:
         return np.vstack([self._embed(texts[i : i + 64]) for i in range(0, len(texts), 64)])
 
 
+class PassageStore(Protocol):
+    """Passage vectors kept beyond one process's memory (`rag.models.stored.StoredVectors`)."""
+
+    def get_many(self, texts: list[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of those texts that have one."""
+        ...
+
+
 class VectorCache:
     """An embedder that remembers the vectors of recent texts (least recently used go first).
 
@@ -190,12 +198,14 @@ class VectorCache:
     deterministic, so a remembered vector is the vector. Not for indexing: passages are embedded once.
     """
 
-    def __init__(self, inner: Embedder, size: int = 4096):
+    def __init__(self, inner: Embedder, size: int = 4096, stored: PassageStore | None = None):
         self.inner, self.name, self.dim = inner, inner.name, inner.dim
         self._size = size
+        self.stored = stored  # passage vectors written at index time, asked before the model
         self._vectors: OrderedDict[tuple[bool, str], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self.misses = 0  # texts the model actually embedded (tests and benchmarks read it)
+        self.stored_hits = 0  # passage texts found in `stored`
 
     def embed_query(self, text: str) -> np.ndarray:
         """One query vector, remembered."""
@@ -216,19 +226,31 @@ class VectorCache:
             recalled = {t: self._recall((query, t)) for t in dict.fromkeys(texts)}
         found = {t: v for t, v in recalled.items() if v is not None}
         missing = [t for t in recalled if t not in found]
+        if missing and not query and self.stored is not None:
+            kept = self.stored.get_many(missing)
+            if kept:
+                with self._lock:
+                    self.stored_hits += len(kept)
+                    self._remember({(False, t): v for t, v in kept.items()})
+                found.update(kept)
+                missing = [t for t in missing if t not in kept]
         if missing:
             # Embedded outside the lock: concurrent turns must not queue behind one another's model calls.
             if len(missing) == 1:
                 fresh = [self.inner.embed_query(missing[0])] if query else list(self.inner.embed_passages(missing))
             else:
                 fresh = list((self.inner.embed_queries if query else self.inner.embed_passages)(missing))
+            vectors = {text: np.asarray(vector, np.float32) for text, vector in zip(missing, fresh)}
+            found.update(vectors)
             with self._lock:
                 self.misses += len(missing)
-                for text, vector in zip(missing, fresh):
-                    found[text] = self._vectors[(query, text)] = np.asarray(vector, np.float32)
-                while len(self._vectors) > self._size:
-                    self._vectors.popitem(last=False)
+                self._remember({(query, t): v for t, v in vectors.items()})
         return np.vstack([found[t] for t in texts])  # a copy: callers never share the remembered arrays
+
+    def _remember(self, vectors: dict[tuple[bool, str], np.ndarray]) -> None:
+        self._vectors.update(vectors)
+        while len(self._vectors) > self._size:
+            self._vectors.popitem(last=False)
 
     def _recall(self, key: tuple[bool, str]) -> np.ndarray | None:
         vector = self._vectors.get(key)
