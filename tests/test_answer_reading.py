@@ -26,6 +26,11 @@ from rag.documents import Chunk, Hit
     ("연차 쓰려면 뭐 해야 돼?", Kind.HOWTO),
     ("VPN 연결하려면?", Kind.HOWTO),
     ("크로스도킹이 뭐야?", Kind.WHAT),
+    # a noun of amounts asks for an amount as "limit" and "수당" do
+    ("What's the per diem for a trip to Osaka?", Kind.QUANTITY),
+    ("What is the home-office stipend?", Kind.QUANTITY),
+    ("팀장 국내 출장 일비는?", Kind.QUANTITY),
+    ("Do we get a gym subsidy?", Kind.YESNO),
 ])
 def test_question_kinds_in_both_languages(question, kind):
     assert question_kind(question) == kind
@@ -75,6 +80,29 @@ def test_a_steps_own_number_fills_no_slot(kind, step, with_figure):
 ])
 def test_boilerplate_is_recognised_by_shape(line):
     assert boilerplate(line, "", Kind.QUANTITY, changes=False)
+
+
+@pytest.mark.parametrize("line", [
+    "Domestic trips follow the domestic travel policy (FIN-POL-002).",
+    "Contractors are governed by the Vendor Handbook.",
+    "해외 출장의 숙박비는 '해외 출장비 기준표 2026'을 따른다.",
+    "※ 판교 지사는 Pangyo Office Guide의 출입 규정을 따른다.",
+])
+def test_a_line_handing_the_subject_to_another_document_answers_only_which_applies(line):
+    """"Follow the X policy" says where the amount is, not what it is; asked which policy applies, it answers."""
+    for kind in (Kind.QUANTITY, Kind.TIME, Kind.WHO, Kind.HOWTO):
+        assert boilerplate(line, "", kind, changes=False)
+    for kind in (Kind.WHICH, Kind.YESNO, Kind.WHAT):
+        assert not boilerplate(line, "", kind, changes=False)
+
+
+@pytest.mark.parametrize("line", [
+    "Overtime meals follow the domestic meal policy, up to SGD 15.",  # the amount is here
+    "휴가 신청은 아래 절차를 따른다.",  # a procedure below, not another document
+    "Branch staff may work remotely 3 days a week, in line with Remote Work Policy v3.",
+])
+def test_a_line_with_its_own_fact_is_not_a_deferral(line):
+    assert not boilerplate(line, "", Kind.QUANTITY, changes=False)
 
 
 def test_contact_lines_answer_who_and_changelog_rows_answer_what_changed():

@@ -44,8 +44,9 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
     (Kind.QUANTITY, re.compile(r"\bhow (much|many|long|often|soon|far|big|large)\b|\blimit\b|\bmaximum\b|"
                                r"\bminimum\b|\bmax\b|\bmin\b|\bper (day|night|month|year|order)\b|\brate\b|\bprice\b|"
                                r"\bcost\b|\bfee\b|\bpercent|\bcharge\b|\bwhat temperature\b|\bnumber of\b|"
+                               r"\ballowance\b|\bper diem\b|\bstipend\b|\bsalary\b|\bbudget\b|\bsubsidy\b|"
                                r"얼마|몇|며칠|기간|한도|상한|최대|최소|비율|퍼센트|요금|가격|비용|수당|금액|용량|"
-                               r"온도", _I)),
+                               r"온도|일비|식대|지원금|보조금|숙박비", _I)),
     (Kind.TIME, re.compile(r"\bwhen\b", _I)),
     (Kind.HOWTO, re.compile(r"\bhow (do|can|should|to)\b|\bsteps?\b|\bprocedure\b|\bprocess\b|\bwhat do i do\b|"
                             r"\bwhat should i do\b|\bset ?up\b|어떻게|방법|절차|순서|과정", _I)),
@@ -104,7 +105,8 @@ _DIGIT = re.compile(r"(?<![A-Za-z-])\d")
 # amount or a count, so it fills no slot ("언제 바뀐 거야?" quoted a step among the changelog rows).
 _STEP_NUMBER = re.compile(r"^(?:[-*•]\s*)?(?:\d{1,3}[.)]|(?:step|단계)\s?\d{1,3}[.:)]?)\s+", re.IGNORECASE)
 # What "how much / how long / how many" is measured in: the sentence must carry that unit.
-_MONEY_ASK = re.compile(r"\bhow much\b|\bprice|\bcost|\bfee|\bcharge|\ballowance|\bstipend|\bpaid\b|\bpay\b|"
+_MONEY_ASK = re.compile(r"\bhow much\b|\bprice|\bcost|\bfee|\bcharge|\ballowance|\bstipend|\bpaid\b|\bpay\b|\bper diem\b|"
+                        r"\bsubsid|\breimburs|\bsalary\b|"
                         r"얼마(?!나)|가격|비용|요금|수당|금액|지원금|일비|식대|한도|급여|보상", re.IGNORECASE)
 _MONEY = re.compile(r"\d[\d,.]*\s*(원|만\s?원|억|천\s?원|KRW|USD|SGD|EUR|JPY|달러|won)|(KRW|USD|SGD|EUR|\$|₩|€)\s?\d",
                     re.IGNORECASE)
@@ -191,6 +193,14 @@ _POINTER = re.compile(
     r"^(see|refer to|for (more )?(details|information|more),? see|more (details|information) (in|at)|read)\b|"
     r"(자세한|상세한|세부) ?(내용|사항)은.{0,60}(참고|참조|확인)|(문서|페이지|위키)를? ?(참고|참조)하(세요|십시오|시기)",
     re.IGNORECASE)
+# A line that hands the subject to another document ("Domestic trips follow the domestic travel policy
+# (HR-POL-007).", "해외 출장의 일비는 'Overseas Travel Per Diem Schedule 2026'을 따른다."): the amount, date or
+# steps asked for are in that document, not in this line. It still answers "which policy applies?".
+_DEFERS = re.compile(
+    r"^.{0,80}\b(follows?|is governed by|are governed by|falls? under|as set out in)\b.{0,60}"
+    r"\b(policy|handbook|schedule|guide|guidelines|regulations?|rules|sop|manual|calendar)\b[^.!?;]{0,30}[.]?$|"
+    r"^.{0,80}(규정|정책|지침|핸드북|매뉴얼|기준|안내|일정표|달력|handbook|policy|schedule|guide|calendar)"
+    r"[^.!?;]{0,24}(을|를) 따(른다|릅니다|름)[.]?$", re.IGNORECASE)
 _BYLINE = re.compile(
     r"\b\d+ ?min(ute)?s? read\b|\b\d+ views?\b|\bwas this (page|article) helpful\b|\blast edited by\b|"
     r"\bcreated by\b.{0,40}\b(on|at)\b|\b\d+ (comments?|likes?|replies)\b|^(reply|like|share)$|"
@@ -221,15 +231,22 @@ def changelog(heading: str) -> bool:
     return bool(_CHANGELOG_HEADING.search(heading))
 
 
+_DEFERRAL_NOT_ANSWERS = frozenset({Kind.QUANTITY, Kind.TIME, Kind.WHO, Kind.WHY, Kind.HOWTO})
+
+
 def boilerplate(sentence: str, heading: str, kind: Kind, changes: bool) -> bool:
     """Whether a line is about the document (owner, purpose, pointer, byline, contact, changelog), not an
-    answer. Contact lines stay for "who do I contact"; changelog rows for "what changed"."""
+    answer. Contact lines stay for "who do I contact"; changelog rows for "what changed"; a line deferring to
+    another document for "which one applies", "is it …" and "what is"."""
     line = sentence.lstrip("-*•· ").strip()
     if _ABOUT_DOCUMENT.search(line) or _DESCRIBES.search(line) or _POINTER.search(line) or _BYLINE.search(line):
         return True
     if _LEADERS.search(line) or (_META_STRIP.search(line) and _META_FIELD.search(line)):
         return True
     if _CONTACT.search(line) and kind != Kind.WHO:
+        return True
+    if kind in _DEFERRAL_NOT_ANSWERS and len(line) <= 160 and _DEFERS.search(line) and not _MONEY.search(line) \
+            and not _DURATION.search(line) and not _PERCENT.search(line):  # "…, up to SGD 15" says the amount
         return True
     if not changes and (_CHANGELOG_HEADING.search(heading) or _VERSION_ROW.search(line)):
         return True
