@@ -31,6 +31,8 @@ from rag.documents import Chunk, Hit
     ("What is the home-office stipend?", Kind.QUANTITY),
     ("팀장 국내 출장 일비는?", Kind.QUANTITY),
     ("Do we get a gym subsidy?", Kind.YESNO),
+    ("Which release caused the outage?", Kind.WHICH),
+    ("What caused the outage?", Kind.WHY),
 ])
 def test_question_kinds_in_both_languages(question, kind):
     assert question_kind(question) == kind
@@ -45,9 +47,17 @@ def test_question_kinds_in_both_languages(question, kind):
     (Kind.WHO, "분실 시 즉시 총무팀(내선 1200)에 신고한다.", True),
     (Kind.WHY, "The outage was caused by an expired TLS certificate.", True),
     (Kind.WHY, "Status: resolved.", False),
+    (Kind.WHO, "1시간 안에 응답이 없으면 개발 매니저에게 알린다.", True),
+    (Kind.WHO, "1시간 안에 응답이 없으면 다시 알린다.", False),
 ])
 def test_a_sentence_fills_the_slot_by_its_shape(kind, sentence, expected):
     assert fills(kind, sentence) is expected
+
+
+def test_how_many_times_asks_for_a_multiple():
+    question = "성수기 물량은 평소의 몇 배야?"
+    assert fills(Kind.QUANTITY, "Forecast: 2.5x the usual daily volume.", question)
+    assert not fills(Kind.QUANTITY, "Peak period: 2026-11-09 to 2026-12-24.", question)
 
 
 @pytest.mark.parametrize("kind, step, with_figure", [

@@ -35,6 +35,8 @@ _YES_NO = re.compile(r"^(can|could|may|is|are|do|does|did|will|should|am)\b|\bal
 # amount, "몇 시까지" for a time.
 _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
     (Kind.WHAT, re.compile(r"\b(code|name|address|url|queue|channel)\b.{0,12}\?|(코드|이름|주소|큐|채널)(는|은|가|이)? ?(뭐|무엇)", _I)),
+    # "Which release caused it?" asks for a named thing; "what caused it?" for the cause.
+    (Kind.WHICH, re.compile(r"\bwhich [a-z]+( [a-z]+)? (caused|causes|triggered)\b", _I)),
     (Kind.WHY, re.compile(r"\bwhy\b|\bcause[sd]?\b|\breason\b|\broot cause\b|왜|원인|이유|어째서", _I)),
     (Kind.WHO, re.compile(r"\bwho(m|se)?\b|\bwhich team\b|\bcontact\b|\bwhom to\b|\breport(ed)? to\b|\bescalat|"
                           r"누구|누가|어느 팀|어떤 팀|담당(자|팀|부서)|어디(로|에|에다)? ?(연락|문의|신고|말|보고)|"
@@ -115,13 +117,15 @@ _DURATION_ASK = re.compile(r"\bhow long\b|\bhow soon\b|\bhow often\b|기간|며�
 _DURATION = re.compile(r"\d[\d.,]*\s*(분|시간|일|주|개월|달|년|영업일|minutes?|mins?|hours?|hrs?|h\b|days?|weeks?|"
                        r"months?|years?|business days?)|\b(daily|weekly|monthly|quarterly|annually|every)\b|매(일|주|월|년)|분기",
                        re.IGNORECASE)
+_TIMES_ASK = re.compile(r"\bhow many times (more|higher|larger|bigger|the)\b|\bwhat multiple\b|몇 ?배", re.IGNORECASE)
+_TIMES = re.compile(r"\d(\.\d+)?\s*(x|×|배|times)(?![A-Za-z])", re.IGNORECASE)
 _PERCENT_ASK = re.compile(r"\bpercent|\brate\b|%|퍼센트|비율|율은|률은|율이|률이", re.IGNORECASE)
 _PERCENT = re.compile(r"\d\s*%|퍼센트|percent", re.IGNORECASE)
 _WEEKDAY = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)day\b|[월화수목금토일]요일|\bbusiness days?\b|"
                       r"영업일|\bwithin\b|이내|\bbefore\b|\bafter\b|\bbefore\b|전까지|까지|\bby\b|익일|다음 ?날|\bnext\b|"
                       r"\bquarter|\bweekly\b|\bdaily\b|\bmonthly\b|분기|매주|매월|매일|월말|월초|연말|연초|말일|"
                       r"\bend of (the|each|every) (month|year|quarter)\b|\bmonth-end\b|\byear-end\b", _I)
-_WHO = re.compile(r"팀|부서|담당|센터|데스크|본부|\bteam\b|\bdesk\b|\bmanager\b|\blead\b|\bowner\b|\bhead of\b|"
+_WHO = re.compile(r"팀|부서|담당|센터|데스크|본부|매니저|관리자|책임자|리더|조장|대표|임원|위원회|\bteam\b|\bdesk\b|\bmanager\b|\blead\b|\bowner\b|\bhead of\b|"
                   r"\bCTO\b|\bCEO\b|\bCFO\b|\bofficer\b|\bsupport\b|\bextension\b|내선|@|\b\d{2,4}-\d{3,4}(-\d{4})?\b|"
                   r"\bhelpdesk\b|\bservice ?desk\b|\bHR\b|\bIT\b|총무|인사|재무|보안|\bchannel\b|채널", _I)
 _WHY = re.compile(r"\bbecause\b|\bcaused?\b|\bdue to\b|\broot cause\b|\bresult(ed)? (of|from)\b|\bexpired\b|"
@@ -162,7 +166,8 @@ def fills(kind: Kind, sentence: str, question: str = "") -> bool:
 
 def _measures(sentence: str, question: str) -> bool:
     """A number in the unit the question asks for: money for "how much", a duration for "how long"."""
-    for ask, unit in ((_PERCENT_ASK, _PERCENT), (_DURATION_ASK, _DURATION), (_MONEY_ASK, _MONEY)):
+    for ask, unit in ((_TIMES_ASK, _TIMES), (_PERCENT_ASK, _PERCENT), (_DURATION_ASK, _DURATION),
+                      (_MONEY_ASK, _MONEY)):
         if ask.search(question):
             return bool(unit.search(sentence))
     return bool(_DIGIT.search(sentence))
