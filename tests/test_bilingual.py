@@ -10,7 +10,7 @@ from rag.index.port import SearchQuery
 from rag.pipeline import READ_DEPTH, Pipeline
 from rag.retrieve.retriever import Retriever
 from rag.text.bilingual import Bilingual, glossary, tables
-from rag.text.loanwords import named, romanize
+from rag.text.loanwords import named, romanize, spellings
 
 from conftest import index_files, make_indexer
 
@@ -271,3 +271,26 @@ def test_the_translated_keywords_give_a_second_opinion_on_the_other_languages_li
     assert fact in Reader(analyzer, embedder, bilingual=bilingual).read(question, question, hits).best.sentence
     without = Reader(analyzer, embedder, bilingual=bilingual, translated_weight=0.0).read(question, question, hits)
     assert fact not in without.best.sentence
+
+
+@pytest.mark.parametrize("latin, hangul", [("gimpo", "김포"), ("Gimhae", "김해"), ("icheon", "이천"), ("pangyo", "판교"),
+                                           ("jamsil", "잠실"), ("suwon", "수원")])
+def test_a_romanized_korean_name_is_spelled_back_in_hangul(latin, hangul):
+    assert hangul in spellings(latin)
+    assert all(romanize(s) == latin.lower() for s in spellings(latin))
+
+
+def test_an_english_question_naming_a_korean_place_reaches_the_korean_page_that_names_it(tmp_path, analyzer, embedder,
+                                                                                          bilingual):
+    """"Gimpo" is in no dictionary; romanized back, it is 김포, which the Korean parking guide says. Spellings Kiwi
+    does not know as a name (팡요 for "Pangyo") are left out, and an English word is never spelled in Hangul."""
+    indexer = index_files(tmp_path, analyzer, embedder, {
+        "gimpo.md": "# 김포 물류센터 주차 안내\n\n주차는 B동 옆 야외 주차장을 이용한다. 방문 차량은 정문 경비실에 등록한다.\n",
+        "pangyo.md": "# 판교 사무소 주차 안내\n\n주차는 지하 3층을 이용한다. 방문 차량은 안내데스크에 등록한다.\n",
+        "yeouido.md": "# 여의도 사무소 주차 안내\n\n주차는 지하 2층을 이용한다. 방문 차량은 1층 안내데스크에 등록한다.\n",
+    })
+    assert dict(bilingual.senses("Where do I park at the Gimpo center?"))["gimpo"] == ("김포",)
+    assert dict(bilingual.senses("Pangyo parking"))["pangyo"] == ("판교",)
+    assert dict(bilingual.senses("Parking at Pangyo"))["parking"][0] == "주차"  # looked up, not spelled
+    hits = Retriever(indexer.index, embedder, 3, bilingual=bilingual).search("Where do I park at the Gimpo center?")
+    assert hits[0].chunk.path == "gimpo.md"

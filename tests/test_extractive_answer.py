@@ -113,3 +113,30 @@ def test_a_question_for_one_fact_leads_with_that_step_not_the_procedure():
     picked = answerer.pick(_steps_reading(Kind.TIME, 3))
     assert picked[0].sentence.startswith("3.")
 
+
+
+def _reading(kind, rows: list[tuple[str, str, float]]):
+    """A reading of (document, sentence, score) rows."""
+    from rag.answer.reading import Candidate, Reading
+    from rag.documents import Chunk, Hit
+
+    hits = {path: Hit(Chunk(path, 0, path, "", ""), 1.0) for path, _, _ in rows}
+    candidates = [Candidate(path, n, sentence, hits[path], 0.0, 0.5, 0, True, score)
+                  for n, (path, sentence, score) in enumerate(rows)]
+    return Reading(kind, sorted(candidates, key=lambda c: -c.score))
+
+
+def test_under_a_hedge_the_closest_lines_are_quoted_whatever_their_distance_to_the_lead():
+    """A weak lead may not be the answer: the next best lines are shown, at most three of one document, even
+    far below it (a Korean fact under an English near miss scores 2-3 spreads lower)."""
+    from rag.answer.questions import Kind
+
+    rows = [("vpn.md", "Seoul HQ gateway: max session 12 hours.", 8.0),
+            ("vpn.md", "Busan gateway: max session 12 hours.", 5.0),
+            ("vpn.md", "Singapore gateway: max session 10 hours.", 4.9),
+            ("vpn.md", "Tokyo gateway: max session 10 hours.", 4.8),
+            ("rooms.md", "1회 예약은 최대 2시간까지 가능하다.", 4.7)]
+    answerer = ExtractiveAnswerer(None, None, reader=object())
+    assert [c.sentence for c in answerer.pick(_reading(Kind.QUANTITY, rows), "max booking?")] == [rows[0][1]]
+    hedged = answerer.pick(_reading(Kind.QUANTITY, rows), "max booking?", hedged=True)
+    assert [c.sentence for c in hedged] == [rows[0][1], rows[1][1], rows[2][1], rows[4][1]]

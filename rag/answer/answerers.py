@@ -67,9 +67,10 @@ class ExtractiveAnswerer:
     """
 
     def __init__(self, analyzer: Analyzer, embedder: Embedder, max_sentences: int = 4, reader: Reader | None = None,
-                 same_gap: float = 1.0, other_gap: float = 0.8, cross_gap: float = 1.5, max_steps: int = 10):
+                 same_gap: float = 1.0, other_gap: float = 0.8, cross_gap: float = 1.5, max_steps: int = 10,
+                 hedge_per_source: int = 3):
         self.reader = reader or Reader(analyzer, embedder)
-        self.max_sentences, self.max_steps = max_sentences, max_steps
+        self.max_sentences, self.max_steps, self.hedge_per_source = max_sentences, max_steps, hedge_per_source
         self.same_gap = same_gap  # a second sentence of the lead's document within this much of the lead
         self.other_gap = other_gap  # another document's best sentence within this much of the lead
         # ... plus this much when it is in the other language than the lead: e5 puts a short sentence 1-2.5
@@ -86,7 +87,7 @@ class ExtractiveAnswerer:
         """A header line (a hedge when the evidence is weak), then the chosen sentences with citations."""
         korean = is_korean(question)
         reading = await asyncio.to_thread(self.reader.read, question, query, hits) if hits else None
-        picked = self.pick(reading, question) if reading else []
+        picked = self.pick(reading, question, hedged) if reading else []
         if not picked:
             yield NOT_FOUND[korean]
             return
@@ -95,7 +96,7 @@ class ExtractiveAnswerer:
         for candidate in picked:
             yield f"• {candidate.sentence} [{numbers[candidate.path]}]\n"
 
-    def pick(self, reading: Reading, question: str = "") -> list[Candidate]:
+    def pick(self, reading: Reading, question: str = "", hedged: bool = False) -> list[Candidate]:
         """The sentences to quote, in the order they are shown."""
         lead = reading.best
         if lead is None:
@@ -103,6 +104,8 @@ class ExtractiveAnswerer:
         steps = self._procedure(reading, lead)
         if steps:
             return steps
+        if hedged:
+            return self._closest(reading)
         same = [c for c in reading.candidates[1:] if c.path == lead.path and c.score >= lead.score - self.same_gap]
         if asks_about_changes(question) and not _STEP.match(lead.sentence):
             # What changed is answered by the changelog and dates, not by one step of the procedure out of its
@@ -123,6 +126,22 @@ class ExtractiveAnswerer:
         others = others[:most]
         room = max(0, self.max_sentences - 1 - len(others))
         return [lead, *sorted(same[: min(room, 2)], key=lambda c: c.position), *others][: self.max_sentences]
+
+    def _closest(self, reading: Reading) -> list[Candidate]:
+        """Under a hedge, the best sentences whatever their distance to the lead, best first, at most
+        `hedge_per_source` of one document. The lead may not be the answer, and the gaps that keep an answer
+        short hid the fact a few places below it (a cross-language fact trails a same-language near miss; the
+        second document of a question on two). Three, not one, a document: most near misses are the lead's
+        neighbours in its own table."""
+        out: list[Candidate] = []
+        taken: dict[str, int] = {}
+        for candidate in reading.candidates:
+            if taken.get(candidate.path, 0) < self.hedge_per_source:
+                out.append(candidate)
+                taken[candidate.path] = taken.get(candidate.path, 0) + 1
+            if len(out) == self.max_sentences:
+                break
+        return out
 
     def _procedure(self, reading: Reading, lead: Candidate) -> list[Candidate]:
         """The numbered steps around the lead, whole and in order, when the question asks how (no dropped

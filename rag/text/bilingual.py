@@ -32,7 +32,7 @@ from importlib import resources
 import snowballstemmer
 
 from .analysis import ENGLISH_FUNCTION_WORDS, ENGLISH_STOPWORDS, Analyzer
-from .loanwords import romanize
+from .loanwords import romanize, spellings
 
 # Senses kept per Korean word, in the dictionary's order: a word with many senses is ambiguous.
 MAX_SENSES = 3
@@ -42,6 +42,7 @@ MAX_HEADWORDS = 8
 # postings lookup), and a question's topic is in its first words (no eval question needs more than 51).
 MAX_WORDS = 64
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_CAPITALISED = re.compile(r"(?<![A-Za-z])[A-Z][a-z]{3,15}(?![A-Za-z])")  # "Gimpo", not "SolTrack" or "VPN"
 _ENGLISH_WORD = re.compile(r"[a-z]+")  # "what's" is "what" and "s": both dropped, never looked up
 _SENSE = re.compile(r"[a-z][a-z -]*")
 # Sense words that name no topic ("being annual", "the order of age").
@@ -129,6 +130,8 @@ class Bilingual:
             out.append((word, tuple(dict.fromkeys(tokens))))
         for term, keys in self._english_terms(text.lower(), english):
             out.append((term, tuple(dict.fromkeys(h for key in keys for h in english[key]))))
+        said = {word for word, _ in out}
+        out.extend((name, hangul) for name, hangul in self._korean_names(text, english) if name not in said)
         # A Korean name is written in Revised Romanization in English documents (이천 Icheon, 판교 Pangyo); no
         # dictionary lists it, and the one sense the dictionary may have is another word ("이천": two thousand).
         for name in self._names(text):
@@ -143,6 +146,18 @@ class Bilingual:
         if not _HANGUL.search(text):
             return []
         return [w for w in dict.fromkeys(self.analyzer.proper_nouns(text)) if len(romanize(w)) >= 4]
+
+    def _korean_names(self, text: str, english: dict[str, tuple[str, ...]]) -> Iterator[tuple[str, tuple[str, ...]]]:
+        """Korean place names an English question writes in Revised Romanization ("Gimpo", "Pangyo"), in Hangul:
+        the spellings that romanize to the word and that Kiwi knows as a proper noun (김포, 판교; not 팡요).
+        A capitalised word the dictionary knows as English is English."""
+        for word in dict.fromkeys(_CAPITALISED.findall(text)):
+            lower = word.lower()
+            if lower in _NOT_TOPICS or _keys(english, lower, self.analyzer.stem(lower)):
+                continue
+            found = tuple(s for s in spellings(lower) if self.analyzer.proper_nouns(s) == [s])
+            if found:
+                yield lower, found
 
     @staticmethod
     def glossary_terms(text: str) -> list[str]:

@@ -131,6 +131,51 @@ def romanize(word: str) -> str:
     return "".join(out).replace("lr", "ll")  # ㄹㄹ is "ll" (울릉 Ulleung)
 
 
+# The finals of place and family names (none, ㄱ ㄴ ㄹ ㅁ ㅂ ㅇ): a spelling is searched among these only.
+_NAME_FINALS = (0, 1, 4, 8, 16, 17, 21)
+MAX_SPELLINGS = 6
+MAX_NAME_SYLLABLES = 5
+
+
+@lru_cache(maxsize=4096)
+def spellings(word: str) -> tuple[str, ...]:
+    """Hangul words whose Revised Romanization is `word` ("gimpo": 김포; "pangyo": 판교 and 팡요), at most
+    `MAX_SPELLINGS`: the way back from an English question's Korean place name to the Korean document's.
+    Romanization loses information, so several spellings come back and the caller keeps those its corpus
+    uses; each is checked by romanizing it again. Bounded search over at most five syllables of a word of
+    at most sixteen letters."""
+    word = word.lower()
+    if not 4 <= len(word) <= 16 or not word.isascii() or not word.isalpha():
+        return ()
+    out: list[str] = []
+
+    def walk(at: int, syllables: list[str]) -> None:
+        if len(out) >= MAX_SPELLINGS:
+            return
+        if at == len(word):
+            candidate = "".join(syllables)
+            if romanize(candidate) == word and candidate not in out:
+                out.append(candidate)
+            return
+        if len(syllables) == MAX_NAME_SYLLABLES:
+            return
+        for initial, initial_rr in enumerate(_RR_INITIALS):
+            if not word.startswith(initial_rr, at):
+                continue
+            after_initial = at + len(initial_rr)
+            for vowel, vowel_rr in enumerate(_RR_VOWELS):
+                if not word.startswith(vowel_rr, after_initial):
+                    continue
+                after_vowel = after_initial + len(vowel_rr)
+                for final in _NAME_FINALS:
+                    if word.startswith(_RR_FINALS[final], after_vowel):
+                        code = 0xAC00 + initial * 588 + vowel * 28 + final
+                        walk(after_vowel + len(_RR_FINALS[final]), [*syllables, chr(code)])
+
+    walk(0, [])
+    return tuple(out)
+
+
 def named(korean: Iterable[str], english: Iterable[str]) -> list[tuple[str, str]]:
     """(Korean word, English word) pairs where the English is the Korean's romanization ("이천", "icheon"):
     names, which no dictionary lists and whose skeletons are often too short for `matches`."""
