@@ -140,3 +140,22 @@ def test_under_a_hedge_the_closest_lines_are_quoted_whatever_their_distance_to_t
     assert [c.sentence for c in answerer.pick(_reading(Kind.QUANTITY, rows), "max booking?")] == [rows[0][1]]
     hedged = answerer.pick(_reading(Kind.QUANTITY, rows), "max booking?", hedged=True)
     assert [c.sentence for c in hedged] == [rows[0][1], rows[1][1], rows[2][1], rows[4][1]]
+
+
+def test_under_a_hedge_the_line_saying_most_of_the_question_leads_unless_it_is_a_follow_up():
+    """Unsure scores: the row that says the question's words and fills its slot leads the hedge ("max booking"
+    against a VPN row that only shares "Seoul HQ"); a follow-up's own words name little, so its order stays."""
+    from dataclasses import replace
+
+    from rag.answer.questions import Kind
+
+    rows = [("vpn.md", "Seoul HQ gateway: max session 12 hours.", 8.0),
+            ("rooms.md", "1회 예약은 최대 2시간까지 가능하다.", 6.5),
+            ("vpn.md", "Busan gateway: max session 12 hours.", 5.0)]
+    reading = _reading(Kind.QUANTITY, rows)
+    reading.candidates = [replace(c, said=3 if c.path == "rooms.md" else 1) for c in reading.candidates]
+    answerer = ExtractiveAnswerer(None, None, reader=object())
+    assert answerer.pick(reading, "max booking length?", hedged=True)[0].path == "rooms.md"
+    assert answerer.pick(reading, "max booking length?")[0].path == "vpn.md"  # answered: the score decides
+    reading.follow_up = True
+    assert answerer.pick(reading, "and the max?", hedged=True)[0].path == "vpn.md"

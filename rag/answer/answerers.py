@@ -128,8 +128,8 @@ class ExtractiveAnswerer:
         return [lead, *sorted(same[: min(room, 2)], key=lambda c: c.position), *others][: self.max_sentences]
 
     def _closest(self, reading: Reading) -> list[Candidate]:
-        """Under a hedge, the best sentences whatever their distance to the lead, best first, at most
-        `hedge_per_source` of one document. The lead may not be the answer, and the gaps that keep an answer
+        """Under a hedge, the best sentences whatever their distance to the lead, at most `hedge_per_source`
+        of one document. The lead may not be the answer, and the gaps that keep an answer
         short hid the fact a few places below it (a cross-language fact trails a same-language near miss; the
         second document of a question on two). Three, not one, a document: most near misses are the lead's
         neighbours in its own table."""
@@ -141,6 +141,11 @@ class ExtractiveAnswerer:
                 taken[candidate.path] = taken.get(candidate.path, 0) + 1
             if len(out) == self.max_sentences:
                 break
+        if not reading.follow_up:
+            # The scores are close and unsure: the line that says most of the question's topic words (with its
+            # heading and title, in either language) and fills its slot leads. Not after a rewrite: a follow-up's
+            # own words name little ("안 쓰면?"), and the words it borrowed would decide.
+            out.sort(key=lambda c: (-(c.said + c.fills), -c.score))
         return out
 
     def _procedure(self, reading: Reading, lead: Candidate) -> list[Candidate]:

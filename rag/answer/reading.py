@@ -78,6 +78,7 @@ class Candidate:
     shared: int  # query terms it shares
     fills: bool  # has the shape of what the question asks for
     score: float
+    said: int = 0  # the question's topic words the line says, with its heading and title, in either language
 
 
 @dataclass
@@ -219,11 +220,13 @@ class Reader:
             if path in off_topic:
                 score -= self.off_topic
             score += self.concept_weight * reading.concept_coverage(path)
+            said = 0
             if reading.concepts:
-                said = set(terms) | frame_terms[f"{hit.chunk.title} {hit.chunk.heading}"]
-                score += self.line_concept_weight * sum(1 for c in reading.concepts if c & said) / len(reading.concepts)
+                words = set(terms) | frame_terms[f"{hit.chunk.title} {hit.chunk.heading}"]
+                said = sum(1 for c in reading.concepts if c & words)
+                score += self.line_concept_weight * said / len(reading.concepts)
             reading.candidates.append(Candidate(path, position, sentence, hit, z_raw, float(cosine), shared, filled,
-                                                score))
+                                                score, said))
         reading.candidates.sort(key=lambda c: -c.score)
         return reading
 
