@@ -104,8 +104,17 @@ class ExtractiveAnswerer:
         steps = self._procedure(reading, lead)
         if steps:
             return steps
+        several = asks_several(question)
         if hedged:
-            return self._closest(reading)
+            # Two things asked: each part's document is quoted (below), not the three closest lines of one.
+            return self._telling_first(reading, self._quotes(reading, question, several) if several else
+                                       self._closest(reading))
+        return self._quotes(reading, question, several)
+
+    def _quotes(self, reading: Reading, question: str, several: bool) -> list[Candidate]:
+        """The lead, up to two more of its document's sentences near it, and other documents' best sentences
+        near it (every other document's, for a question on two things)."""
+        lead = reading.candidates[0]
         same = [c for c in reading.candidates[1:] if c.path == lead.path and c.score >= lead.score - self.same_gap]
         if asks_about_changes(question) and not _STEP.match(lead.sentence):
             # What changed is answered by the changelog and dates, not by one step of the procedure out of its
@@ -115,7 +124,6 @@ class ExtractiveAnswerer:
                 same = [c for c in same if c.hit.chunk.heading == lead.hit.chunk.heading]
         # A two-part question may have each part in another document: the best sentence of every read
         # document then (as many as fit), otherwise only of documents nearly as good as the lead.
-        several = asks_several(question)
         gap, most = (float("inf"), self.max_sentences - 1) if several else (self.other_gap, 2)
         others: list[Candidate] = []
         korean = is_korean(lead.sentence)
@@ -141,12 +149,16 @@ class ExtractiveAnswerer:
                 taken[candidate.path] = taken.get(candidate.path, 0) + 1
             if len(out) == self.max_sentences:
                 break
-        if not reading.follow_up:
-            # The scores are close and unsure: the line that says most of the question's topic words (with its
-            # heading and title, in either language) and fills its slot leads. Not after a rewrite: a follow-up's
-            # own words name little ("안 쓰면?"), and the words it borrowed would decide.
-            out.sort(key=lambda c: (-(c.said + c.fills), -c.score))
         return out
+
+    @staticmethod
+    def _telling_first(reading: Reading, picked: list[Candidate]) -> list[Candidate]:
+        """A hedge's lines with the one that says most of the question's topic words (with its heading and title,
+        in either language) and fills its slot first: the scores under a hedge are close and unsure. Not after a
+        rewrite: a follow-up's own words name little ("안 쓰면?"), and the words it borrowed would decide."""
+        if reading.follow_up:
+            return picked
+        return sorted(picked, key=lambda c: (-(c.said + c.fills), -c.score))
 
     def _procedure(self, reading: Reading, lead: Candidate) -> list[Candidate]:
         """The numbered steps around the lead, whole and in order, when the question asks how (no dropped
