@@ -91,3 +91,25 @@ def test_a_document_in_the_other_language_that_says_the_topic_is_never_hidden_as
                         topic=reading.topic, doc_terms={"welfare.xlsx": frozenset({"회사", "항목"}), "review.md": frozenset()},
                         same_language=reading.same_language, off_topic=reading.off_topic, concepts=reading.concepts)
     assert Judge().verdict(unrelated, question, [lead.hit, other.hit]) == Verdict.NOT_FOUND
+
+
+def test_a_follow_up_whose_own_words_name_little_is_judged_on_the_words_its_rewrite_brought():
+    """"and per transaction?" after a question on executives' corporate card limits: the Korean card policy's rows
+    say 법인카드, 한도 and 임원 but not "transaction", and the English pages share none of the user's words either.
+    Judged on the user's one word, the rows were "not found" with the policy under "maybe related"."""
+    generic = (0.80, 0.02)
+    lead = _candidate("card.pdf", "임원 — 월 한도: 5,000,000원; 1회 한도: 2,000,000원.", 1.5, 0.80)
+    other = _candidate("api.html", "Enterprise — Requests per minute: 3,000.", 1.4, 0.90)  # near: not generic
+    card = frozenset({"법인카드", "한도", "임원", "월"})
+
+    def reading(thread_concepts):
+        return Reading(Kind.QUANTITY, [lead, other], background={True: generic, False: generic},
+                       topic=frozenset({"transact"}), doc_terms={"card.pdf": card, "api.html": frozenset({"enterpris"})},
+                       same_language=frozenset({"api.html"}), off_topic=frozenset({"api.html"}),
+                       concepts=[frozenset({"transact", "거래"})], follow_up=True, thread_concepts=thread_concepts)
+
+    hits = [lead.hit, other.hit]
+    alone = reading([])
+    assert Judge().verdict(alone, "and per transaction?", hits) == Verdict.NOT_FOUND
+    borrowed = reading([frozenset({"corpor", "법인카드"}), frozenset({"limit", "한도"}), frozenset({"execut", "임원"})])
+    assert Judge().verdict(borrowed, "and per transaction?", hits) == Verdict.HEDGED

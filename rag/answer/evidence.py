@@ -103,8 +103,12 @@ class Judge:
     @staticmethod
     def _says_topic(reading: Reading, lead: Candidate) -> bool:
         """The lead's document says two of the question's topic words (its only one, if it has one), in either
-        language: one can be chance ("company" in a travel policy for "회사 주식 옵션 행사 가격은?"), two is the topic."""
-        return bool(reading.concepts) and reading.concepts_said(lead.path) >= min(2, len(reading.concepts))
+        language: one can be chance ("company" in a travel policy for "회사 주식 옵션 행사 가격은?"), two is the topic.
+        A follow-up's own words name little ("and per transaction?"): the words its rewrite brought from the
+        thread (corporate card, limit, executives) count too."""
+        concepts = reading.concepts + reading.thread_concepts
+        terms = reading.doc_terms.get(lead.path, frozenset())
+        return bool(concepts) and sum(1 for c in concepts if c & terms) >= min(2, len(concepts))
 
     def _covers(self, reading: Reading, question: str, lead: Candidate) -> bool:
         """Same-language evidence shares the question's topic words ("부산 사무실" against a Seoul guide does

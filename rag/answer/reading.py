@@ -98,6 +98,7 @@ class Reading:
     off_topic: frozenset[str] = frozenset()  # ... of which share none of its topic words
     concepts: list[frozenset[str]] = field(default_factory=list)  # each topic word's terms in either language
     follow_up: bool = False  # read for a rewritten follow-up (the search query is not the user's words)
+    thread_concepts: list[frozenset[str]] = field(default_factory=list)  # ... the topic words its rewrite added
 
     @property
     def best(self) -> Candidate | None:
@@ -203,6 +204,10 @@ class Reader:
         reading.concepts = self._concepts(topic_words or [w for w in self.analyzer.topic_words(query)
                                                           if w.lower() not in QUESTION_WORDS], texts, sentence_terms)
         wanted.update(t for concept in reading.concepts for t in concept)
+        if reading.follow_up:  # what the search was about: the words the rewrite brought from the thread
+            borrowed = [w for w in self.analyzer.topic_words(query) if w.lower() not in QUESTION_WORDS
+                        and w not in topic_words]
+            reading.thread_concepts = self._concepts(borrowed, texts, sentence_terms)
         reading.shared_possible = len(wanted)
         reading.names = tuple(dict.fromkeys(n for n in self.analyzer.proper_nouns(question) if is_korean(n)))
         # A line says a topic word itself or through its heading and title ("야간조 — 22:00~07:00" under
