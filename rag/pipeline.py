@@ -143,7 +143,7 @@ class Pipeline:
 
     async def _judge(self, prepared: Prepared, question: str) -> None:
         """Answered, hedged or not found, on the sentence-level evidence; the hits reordered so the document
-        holding the best evidence is [1]."""
+        the answer quotes first is [1]."""
         hits = prepared.hits
         reading = await asyncio.to_thread(self.answerer.judge, question, prepared.rewrite.text, hits) if hits else None
         verdict = self.judge.verdict(reading, question, hits) if reading else Verdict.NOT_FOUND
@@ -153,7 +153,9 @@ class Pipeline:
             prepared.reply = not_found_reply(question, prepared.related)
             return
         prepared.hedged = verdict == Verdict.HEDGED
-        prepared.hits = by_evidence(hits, reading) if reading else hits
+        if reading:  # the first line's document is [1] (its choice runs regexes over the user's words: off the loop)
+            first = await asyncio.to_thread(self.answerer.first_quoted, reading, question, prepared.hedged)
+            prepared.hits = by_evidence(hits, reading, first)
 
     async def answer(self, prepared: Prepared, history: list[HistoryTurn]) -> AsyncIterator[str]:
         """The reply in pieces: cited answer for document questions, a short fixed reply otherwise."""
@@ -199,10 +201,11 @@ def of_top_documents(hits: list[Hit], k: int) -> list[Hit]:
     return [h for h in hits if h.chunk.path in top]
 
 
-def by_evidence(hits: list[Hit], reading: Reading) -> list[Hit]:
-    """The hits with their documents in the order of their best sentence (so [1] holds the lead); documents
-    the reading did not reach keep their place after those."""
-    rank: dict[str, int] = {}
+def by_evidence(hits: list[Hit], reading: Reading, first: str | None = None) -> list[Hit]:
+    """The hits with `first` (the document the answer quotes first) and then the other documents in the order
+    of their best sentence (so [1] holds the lead); documents the reading did not reach keep their place after
+    those."""
+    rank: dict[str, int] = {first: 0} if first else {}
     for candidate in reading.candidates:
         rank.setdefault(candidate.path, len(rank))
     return sorted(hits, key=lambda h: rank.get(h.chunk.path, len(rank)))

@@ -159,3 +159,31 @@ def test_under_a_hedge_the_line_saying_most_of_the_question_leads_unless_it_is_a
     assert answerer.pick(reading, "max booking length?")[0].path == "vpn.md"  # answered: the score decides
     reading.follow_up = True
     assert answerer.pick(reading, "and the max?", hedged=True)[0].path == "vpn.md"
+
+
+async def test_the_document_an_answer_quotes_first_is_numbered_1():
+    """The hedge's telling line may come from the reading's second document: the hits are ordered by what the
+    answer shows first, so the answer opens on [1], not [2] (fails when the order follows the best score)."""
+    from dataclasses import replace
+
+    from rag.answer.questions import Kind
+    from rag.pipeline import by_evidence
+
+    rows = [("vpn.md", "Seoul HQ gateway: max session 12 hours.", 8.0),
+            ("rooms.md", "1회 예약은 최대 2시간까지 가능하다.", 6.5)]
+    reading = _reading(Kind.QUANTITY, rows)
+    reading.candidates = [replace(c, said=3 if c.path == "rooms.md" else 1) for c in reading.candidates]
+
+    class Remembered:
+        def read(self, question, query, hits):
+            return reading
+
+    answerer = ExtractiveAnswerer(None, None, reader=Remembered())
+    hits = [c.hit for c in reading.candidates]
+    ordered = by_evidence(hits, reading, answerer.first_quoted(reading, "max booking length?", True))
+    assert [h.chunk.path for h in ordered] == ["rooms.md", "vpn.md"]
+    text = "".join([p async for p in answerer.answer("max booking length?", "max booking length?", ordered, [],
+                                                     hedged=True)])
+    first_bullet = next(line for line in text.splitlines() if line.startswith("•"))
+    assert first_bullet.endswith("[1]") and "예약" in first_bullet
+    assert [h.chunk.path for h in by_evidence(hits, reading)] == ["vpn.md", "rooms.md"]  # by score alone

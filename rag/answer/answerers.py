@@ -45,6 +45,10 @@ class Answerer(Protocol):
         """The sentence-level reading of the hits that answerability is judged on."""
         ...
 
+    def first_quoted(self, reading: Reading, question: str, hedged: bool) -> str | None:
+        """The document the answer quotes first (numbered [1], so an answer never opens on [3])."""
+        ...
+
     def answer(self, question: str, query: str, hits: list[Hit], history: list[HistoryTurn],
                hedged: bool = False) -> AsyncIterator[str]:
         """Reply text in pieces, citing sources as [n]; `hedged`: the evidence may not answer exactly."""
@@ -81,6 +85,11 @@ class ExtractiveAnswerer:
     def judge(self, question: str, query: str, hits: list[Hit]) -> Reading:
         """The reading the answer will quote from (the pipeline judges answerability on it)."""
         return self.reader.read(question, query, hits)
+
+    def first_quoted(self, reading: Reading, question: str, hedged: bool) -> str | None:
+        """The document of the first line the answer will show."""
+        picked = self.pick(reading, question, hedged)
+        return picked[0].path if picked else None
 
     async def answer(self, question: str, query: str, hits: list[Hit], history: list[HistoryTurn],
                      hedged: bool = False) -> AsyncIterator[str]:
@@ -215,6 +224,10 @@ class LLMAnswerer:
     def judge(self, question: str, query: str, hits: list[Hit]) -> Reading:
         """The extractive reading: answerability is judged the same way with or without a model."""
         return self.fallback.judge(question, query, hits)
+
+    def first_quoted(self, reading: Reading, question: str, hedged: bool) -> str | None:
+        """The extractive answer's first document: the model reads it first, and a fallback opens on [1]."""
+        return self.fallback.first_quoted(reading, question, hedged)
 
     def messages(self, question: str, hits: list[Hit], history: list[HistoryTurn], hedged: bool = False) -> list[dict]:
         """The prompt: instructions, recent turns, numbered context, and the user's own question."""
