@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 import socket
 from dataclasses import dataclass
 from functools import cached_property
@@ -139,7 +140,12 @@ class Runtime:
         s = self.settings
         if not s.sentence_vectors:
             return None
-        return StoredVectors(s.data_dir / "sentences.sqlite3", self.embedder.name, self.embedder.dim)
+        path = s.data_dir / "sentences.sqlite3"
+        try:
+            return StoredVectors(path, self.embedder.name, self.embedder.dim)
+        except (OSError, sqlite3.Error) as exc:  # a speed-up only: never the reason docbot does not start
+            log.warning("sentence vectors unavailable at %s (%s); turns will embed their sentences", path, exc)
+            return None
 
     @cached_property
     def sources(self) -> list[Source]:

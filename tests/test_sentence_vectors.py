@@ -109,3 +109,15 @@ def test_a_failing_store_never_fails_the_file(tmp_path, analyzer, embedder):
         store.missing(["x"])
     report = make_indexer(tmp_path / "i.sqlite3", analyzer, embedder, sentences=store).run(docs)
     assert not report.errors and report.added == 1 and report.chunks >= 1
+
+
+def test_a_store_that_cannot_be_opened_leaves_turns_embedding_their_sentences(tmp_path, warm):
+    """A speed-up only: a data dir where the file cannot be created (here a folder stands in its place) gives
+    no store, and the turn's embedder still works."""
+    from docbot.runtime import Runtime
+    from docbot.settings import Settings
+
+    (tmp_path / "sentences.sqlite3").mkdir()
+    runtime = warm(Runtime(Settings(data_dir=tmp_path, database_url=None, _env_file=None)))
+    assert runtime.sentence_vectors is None
+    assert runtime.turn_embedder.embed_passages(["휴가 신청 절차"]).shape == (1, runtime.embedder.dim)
