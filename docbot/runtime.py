@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import logging
-import sqlite3
 import socket
+import sqlite3
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
