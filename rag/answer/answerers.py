@@ -67,7 +67,8 @@ class ExtractiveAnswerer:
     A `Reader` puts every sentence of the top documents on one cross-language scale and moves up the
     ones that fill the question's slot; the best sentence leads from whichever document holds it, then
     that document's next best in document order, then the best sentence of another document that is
-    nearly as good (a comparison's other side). A procedure is quoted whole, its steps in order.
+    nearly as good (a comparison's other side). A procedure is quoted whole, its steps in order. Under a
+    hedge the closest lines are quoted whatever their distance to the lead, the most telling one first.
     """
 
     def __init__(self, analyzer: Analyzer, embedder: Embedder, max_sentences: int = 4, reader: Reader | None = None,
@@ -146,10 +147,9 @@ class ExtractiveAnswerer:
 
     def _closest(self, reading: Reading) -> list[Candidate]:
         """Under a hedge, the best sentences whatever their distance to the lead, at most `hedge_per_source`
-        of one document. The lead may not be the answer, and the gaps that keep an answer
-        short hid the fact a few places below it (a cross-language fact trails a same-language near miss; the
-        second document of a question on two). Three, not one, a document: most near misses are the lead's
-        neighbours in its own table."""
+        of one document. The lead may not be the answer, and the gaps that keep an answer short hid the fact
+        a few places below it (a cross-language fact trails a same-language near miss). Three, not one, a
+        document: most near misses are the lead's neighbours in its own table."""
         out: list[Candidate] = []
         taken: dict[str, int] = {}
         for candidate in reading.candidates:
