@@ -304,7 +304,7 @@ class SlackStandIn:
         if len(body.get("text") or "") > 40_000 or _invalid_blocks(body.get("blocks")):
             self.refused.append(("respond", "invalid_blocks"))
             return web.Response(status=400, text="invalid_blocks")
-        self.calls.append(("respond", body))
+        self.calls.append(("respond", {**body, "_url": token}))  # which response_url it was posted to
         return web.Response(text="ok")
 
     def response_url(self, token: str = "r1") -> str:

@@ -497,7 +497,9 @@ async def test_slash_command_where_docbot_is_not_a_member_answers_the_asker_priv
         payload["response_url"] = slack.response_url(f"share-{user}")
         await bot.post_signed(urllib.parse.urlencode({"payload": json.dumps(payload)}), form=True)
     await until(lambda: len(slack.named("respond")) == 3)
-    refused, shared = slack.named("respond")[1:]
+    # The two clicks are handled concurrently: each reply is found by the response_url it went to, not by order.
+    by_url = {r["_url"]: r for r in slack.named("respond")[1:]}
+    refused, shared = by_url["share-U2"], by_url["share-U1"]
     assert refused["response_type"] == "ephemeral" and "Only the person who asked" in refused["text"]
     assert shared["response_type"] == "in_channel" and shared["delete_original"] is True
     assert "15일" in json.dumps(shared["blocks"], ensure_ascii=False)
