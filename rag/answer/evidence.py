@@ -107,8 +107,7 @@ class Judge:
         A follow-up's own words name little ("and per transaction?"): the words its rewrite brought from the
         thread (corporate card, limit, executives) count too."""
         concepts = reading.concepts + reading.thread_concepts
-        terms = reading.doc_terms.get(lead.path, frozenset())
-        return bool(concepts) and sum(1 for c in concepts if c & terms) >= min(2, len(concepts))
+        return bool(concepts) and reading.concepts_said(lead.path, concepts) >= min(2, len(concepts))
 
     def _covers(self, reading: Reading, question: str, lead: Candidate) -> bool:
         """Same-language evidence shares the question's topic words ("부산 사무실" against a Seoul guide does

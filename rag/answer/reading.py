@@ -110,10 +110,10 @@ class Reading:
             return 1.0
         return len(self.topic & self.doc_terms.get(path, frozenset())) / len(self.topic)
 
-    def concepts_said(self, path: str) -> int:
-        """How many of the question's topic words the document says, in either language."""
+    def concepts_said(self, path: str, concepts: list[frozenset[str]] | None = None) -> int:
+        """How many of the question's topic words (or of `concepts`) the document says, in either language."""
         terms = self.doc_terms.get(path, frozenset())
-        return sum(1 for concept in self.concepts if concept & terms)
+        return sum(1 for concept in (self.concepts if concepts is None else concepts) if concept & terms)
 
     def concept_coverage(self, path: str) -> float:
         """Share of the question's topic words that the document says in either language (0.0 without any)."""
@@ -201,12 +201,11 @@ class Reader:
         reading.off_topic = off_topic = frozenset(p for p in reading.same_language
                                                   if reading.topic and reading.coverage(p) == 0)
         sentence_terms = self.analyzer.terms_many(texts)
-        reading.concepts = self._concepts(topic_words or [w for w in self.analyzer.topic_words(query)
-                                                          if w.lower() not in QUESTION_WORDS], texts, sentence_terms)
+        query_words = [w for w in self.analyzer.topic_words(query) if w.lower() not in QUESTION_WORDS]
+        reading.concepts = self._concepts(topic_words or query_words, texts, sentence_terms)
         wanted.update(t for concept in reading.concepts for t in concept)
         if reading.follow_up:  # what the search was about: the words the rewrite brought from the thread
-            borrowed = [w for w in self.analyzer.topic_words(query) if w.lower() not in QUESTION_WORDS
-                        and w not in topic_words]
+            borrowed = [w for w in query_words if w not in topic_words]
             reading.thread_concepts = self._concepts(borrowed, texts, sentence_terms)
         reading.shared_possible = len(wanted)
         reading.names = tuple(dict.fromkeys(n for n in self.analyzer.proper_nouns(question) if is_korean(n)))

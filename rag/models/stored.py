@@ -49,22 +49,26 @@ class StoredVectors:
         """The stored vectors of those texts that have one."""
         keys = {_key(t): t for t in texts}
         found: dict[str, np.ndarray] = {}
-        wanted = list(keys)
-        with self._lock:
-            for start in range(0, len(wanted), _BATCH):
-                part = wanted[start : start + _BATCH]
-                rows = self._db.execute(f"SELECT key, vector FROM vectors WHERE key IN ({','.join('?' * len(part))})",
-                                        part).fetchall()
-                for key, blob in rows:
-                    vector = np.frombuffer(blob, np.float32)
-                    if vector.shape == (self.dim,):
-                        found[keys[key]] = vector.copy()
+        for key, blob in self._select("key, vector", list(keys)):
+            vector = np.frombuffer(blob, np.float32)
+            if vector.shape == (self.dim,):
+                found[keys[key]] = vector.copy()
         return found
 
     def missing(self, texts: list[str]) -> list[str]:
-        """Those of the texts (each once, in order) without a stored vector."""
-        have = self.get_many(texts)
+        """Those of the texts (each once, in order) without a stored vector (keys only are read)."""
+        keys = {_key(t): t for t in texts}
+        have = {keys[key] for key, in self._select("key", list(keys))}
         return [t for t in dict.fromkeys(texts) if t not in have]
+
+    def _select(self, columns: str, keys: list[bytes]) -> list[tuple]:
+        rows: list[tuple] = []
+        with self._lock:
+            for start in range(0, len(keys), _BATCH):
+                part = keys[start : start + _BATCH]
+                rows += self._db.execute(f"SELECT {columns} FROM vectors WHERE key IN ({','.join('?' * len(part))})",
+                                         part).fetchall()
+        return rows
 
     def put_many(self, texts: list[str], vectors: np.ndarray) -> None:
         """Store vectors; the oldest beyond `max_rows` are dropped."""
