@@ -113,3 +113,24 @@ def test_a_follow_up_whose_own_words_name_little_is_judged_on_the_words_its_rewr
     assert Judge().verdict(alone, "and per transaction?", hits) == Verdict.NOT_FOUND
     borrowed = reading([frozenset({"corpor", "법인카드"}), frozenset({"limit", "한도"}), frozenset({"execut", "임원"})])
     assert Judge().verdict(borrowed, "and per transaction?", hits) == Verdict.HEDGED
+
+
+def test_a_follow_up_on_the_threads_document_is_not_hidden_for_looking_generic():
+    """"and per transaction?" against the card policy's limit rows: every row sits at generic text's level for so
+    short a question. When none of the five best lines was above it, "not found" hid the very table the thread was
+    about (it hung on an unrelated page's row being among the five). The lead's document saying the thread's
+    topic keeps it quoted under a hedge; on a first turn, generic lines are still "not found"."""
+    generic = (0.80, 0.02)
+    rows = [_candidate("card.pdf", f"{who} — 월 한도: {m}원; 1회 한도: {o}원.", 1.2, 0.795)
+            for who, m, o in (("팀원", "1,000,000", "500,000"), ("임원", "5,000,000", "2,000,000"))]
+    card = frozenset({"법인카드", "한도", "임원", "월"})
+
+    def reading(follow_up):
+        return Reading(Kind.QUANTITY, rows, background={True: generic, False: generic}, topic=frozenset({"transact"}),
+                       doc_terms={"card.pdf": card}, concepts=[frozenset({"transact", "거래"})], follow_up=follow_up,
+                       thread_concepts=[frozenset({"corpor", "법인카드"}), frozenset({"limit", "한도"}),
+                                        frozenset({"execut", "임원"})] if follow_up else [])
+
+    hits = [c.hit for c in rows]
+    assert Judge().verdict(reading(True), "and per transaction?", hits) == Verdict.HEDGED
+    assert Judge().verdict(reading(False), "and per transaction?", hits) == Verdict.NOT_FOUND

@@ -162,3 +162,29 @@ async def test_a_procedure_is_quoted_whole_and_in_order(analyzer, embedder):
     steps = [line for line in text.splitlines() if line[2:4] in ("1.", "2.", "3.", "4.")]
     assert [line[2] for line in steps] == ["1", "2", "3", "4"]
 
+
+
+def test_a_follow_up_reads_first_the_document_that_says_what_the_thread_was_about(analyzer, embedder):
+    """"한도 넘으면 어떤 응답이 와?" after two turns on the SolTrack API: the user's own words (한도, 응답) are closer to the
+    Korean on-call guide ("15분 안에 응답이 없으면 …") than to the English API guide the thread was about. The words
+    the rewrite brought from the thread (SolTrack, API, Enterprise) move the API guide's line to the lead; without
+    them the on-call line led (fails with the weight at 0)."""
+    from rag.answer.reading import Reader
+    from rag.text.bilingual import Bilingual
+
+    texts = {"ops/on-call.md": ("온콜 운영 가이드", "호출을 받으면 15분 이내에 응답해야 한다.\n15분 안에 응답이 없으면 세컨더리가 호출된다."),
+             "wiki/public-api-guide.html": ("SolTrack Public API guide",
+                                            "When you exceed the limit the API answers 429 Too Many Requests with a "
+                                            "Retry-After header.\nEnterprise — Requests per minute: 3,000; Burst: 500.")}
+    question = "한도 넘으면 어떤 응답이 와?"
+    query = f"{question} 엔터프라이즈 SolTrack API 헤더"
+    # On retrieval's scale the on-call guide ranked above the API guide, as it did for this turn.
+    cosines = embedder.embed_passages([text for _, text in texts.values()]) @ embedder.embed_query(query)
+    hits = [Hit(Chunk(path, 0, title, "", text), z, float(cosine), relevance=z, spread=0.03, population=200)
+            for (path, (title, text)), z, cosine in zip(texts.items(), (2.5, 2.0), cosines)]
+    for weight, lead in ((2.0, "wiki/public-api-guide.html"), (0.0, "ops/on-call.md")):
+        reader = Reader(analyzer, embedder, bilingual=Bilingual(analyzer), thread_concept_weight=weight)
+        reading = reader.read(question, query, hits)
+        assert reading.follow_up and reading.thread_coverage("wiki/public-api-guide.html") > \
+            reading.thread_coverage("ops/on-call.md")
+        assert reading.best.path == lead, weight

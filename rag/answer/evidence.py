@@ -64,7 +64,8 @@ class Judge:
         # the best few: a welfare table's row can lead on its slot while a sentence below it is far above
         # generic text, and then the documents are quoted (under a hedge), not hidden behind "not found".
         if lead is None or self._near_topic(reading, question, lead) or \
-                all(self._generic(reading, c) for c in reading.candidates[: self.near_depth]):
+                (all(self._generic(reading, c) for c in reading.candidates[: self.near_depth])
+                 and not self._on_thread(reading, lead)):
             return Verdict.NOT_FOUND
         # A summary has no one sentence much closer than the rest: the document being on topic is enough.
         bar = self.summary_at if is_summary(question) else self.answer_at
@@ -73,6 +74,16 @@ class Judge:
                 not self._other_entity(reading, question, lead, hits):
             return Verdict.ANSWERED
         return Verdict.HEDGED
+
+    @staticmethod
+    def _on_thread(reading: Reading, lead: Candidate) -> bool:
+        """A follow-up whose lead document says the thread's topic (two of the words its rewrite brought in): its
+        lines are what the thread was about, however generic "and per transaction?" makes them look. The card
+        policy's limit rows sit at generic text's level against that question; "not found" hung on an unrelated
+        API page's row happening to be among the five best."""
+        concepts = reading.thread_concepts
+        return reading.follow_up and bool(concepts) and \
+            reading.concepts_said(lead.path, concepts) >= min(2, len(concepts))
 
     def _generic(self, reading: Reading, candidate: Candidate) -> bool:
         """Whether a sentence is no better than generic company text."""

@@ -5,7 +5,8 @@ within-language z-score, moved by how much closer the sentence is to the query t
 moved up when it fills the question's slot (an amount for "how much", a team for "who"), when it
 shares the question's words, and by how many of the question's topic words its document, and the line
 itself with its heading and title, say in either language (translated, or the same loanword in the other
-script). Boilerplate (owner lines, pointers, bylines…) is never a candidate.
+script); on a follow-up, also by how many of the words its rewrite brought from the thread its document says.
+Boilerplate (owner lines, pointers, bylines…) is never a candidate.
 
 The same reading decides whether the documents answer at all (`rag.answer.evidence.Judge`) and what the
 extractive answer quotes, so the sentences are embedded once per turn (recent readings are kept).
@@ -47,6 +48,11 @@ LINE_CONCEPT_WEIGHT = 2.0
 # (P@1 0.723 -> 0.777), handbook conversations-dev and dev.jsonl one lead fewer each; 1.0 cost the handbook
 # five grounded turns.
 TRANSLATED_WEIGHT = 0.5
+# On a follow-up, what its document saying the words the rewrite brought from the thread adds (at most this): the
+# user's own words name little ("한도 넘으면 어떤 응답이 와?"), and a same-language page sharing one of them (호출 in the
+# on-call guide) led over the API guide the thread was about. 2.0 against none on the dev sets: Solbit dev leads
+# 0.773 -> 0.807, extra-dev 0.651 -> 0.677, grounded +1; handbook dev.jsonl grounded +1, leads -1 (1.0 gave half).
+THREAD_CONCEPT_WEIGHT = 2.0
 MIN_CALIBRATION = 3  # sentences of each language needed before their typical shifts are compared
 
 # What generic company text looks like to a query, in both languages: the bar a best sentence is measured
@@ -119,6 +125,13 @@ class Reading:
         """Share of the question's topic words that the document says in either language (0.0 without any)."""
         return self.concepts_said(path) / len(self.concepts) if self.concepts else 0.0
 
+    def thread_coverage(self, path: str) -> float:
+        """Share of the words a follow-up's rewrite brought from the thread that the document says (0.0 on a
+        first turn)."""
+        if not self.thread_concepts:
+            return 0.0
+        return self.concepts_said(path, self.thread_concepts) / len(self.thread_concepts)
+
     def lift(self, candidate: Candidate) -> float:
         """How far above generic company text the sentence is, in spreads (corpus-size independent)."""
         mean, spread = self.background.get(is_korean(candidate.sentence), (0.0, 1.0))
@@ -132,13 +145,13 @@ class Reader:
                  max_candidates: int = MAX_CANDIDATES, slot_bonus: float = 0.8, slot_miss: float = 0.5,
                  term_bonus: float = 0.15, max_terms: int = 3, off_topic: float = 1.0, concept_weight: float = CONCEPT_WEIGHT,
                  line_concept_weight: float = LINE_CONCEPT_WEIGHT, translated_weight: float = TRANSLATED_WEIGHT,
-                 bilingual: Bilingual | None = None):
+                 thread_concept_weight: float = THREAD_CONCEPT_WEIGHT, bilingual: Bilingual | None = None):
         self.analyzer, self.embedder = analyzer, embedder
         self.bilingual = bilingual  # the question's words in the other language count as shared words too
         self.max_sources, self.per_source, self.max_candidates = max_sources, per_source, max_candidates
         self.slot_bonus, self.slot_miss, self.term_bonus, self.max_terms = slot_bonus, slot_miss, term_bonus, max_terms
         self.off_topic, self.concept_weight, self.line_concept_weight = off_topic, concept_weight, line_concept_weight
-        self.translated_weight = translated_weight
+        self.translated_weight, self.thread_concept_weight = translated_weight, thread_concept_weight
         # The pipeline judges on a reading and the answer quotes from it: keep a few, for concurrent turns.
         self._recent: OrderedDict[tuple, Reading] = OrderedDict()
         self._lock = threading.Lock()
@@ -224,6 +237,7 @@ class Reader:
             if path in off_topic:
                 score -= self.off_topic
             score += self.concept_weight * reading.concept_coverage(path)
+            score += self.thread_concept_weight * reading.thread_coverage(path)  # 0.0 on a first turn
             said = 0
             if reading.concepts:
                 words = set(terms) | frame_terms[f"{hit.chunk.title} {hit.chunk.heading}"]
