@@ -60,6 +60,22 @@ def test_how_many_times_asks_for_a_multiple():
     assert not fills(Kind.QUANTITY, "Peak period: 2026-11-09 to 2026-12-24.", question)
 
 
+@pytest.mark.parametrize("question", ["What time did the Busan conveyor incident start?", "백업은 몇 시에 돌아?",
+                                      "영업시간 기준은 몇 시부터 몇 시야?"])
+def test_what_time_asks_for_a_clock_time_not_a_duration(question):
+    """"What time did it start?" was led by "장애 시간 — 내용: 3시간 25분" (a duration fills "when"); the clock time is
+    the answer, and "time" is the question's way of asking, not its topic."""
+    from rag.answer.questions import without_asking
+
+    assert fills(Kind.TIME, "발생 — 내용: 2025-11-28 19:40.", question)
+    assert fills(Kind.TIME, "백업은 매일 새벽 2시에 실행된다.", question)
+    assert fills(Kind.TIME, "The shuttle leaves at 7 am.", question)
+    assert not fills(Kind.TIME, "장애 시간 — 내용: 3시간 25분.", question)
+    assert not fills(Kind.TIME, "Backups run every Sunday.", question)
+    assert fills(Kind.TIME, "Backups run every Sunday.", "When do backups run?")  # "when": a weekday answers
+    assert "time" not in without_asking("What time did the Busan conveyor incident start?")
+
+
 @pytest.mark.parametrize("kind, step, with_figure", [
     (Kind.TIME, "5. 문제가 없으면 전체 트래픽으로 확대합니다.", "5. 문제가 없으면 30분 이내에 전체 트래픽으로 확대합니다."),
     (Kind.TIME, "Step 2: roll the change out to every region.", "Step 2: roll it out to every region by Friday."),

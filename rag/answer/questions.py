@@ -121,6 +121,9 @@ _TIMES_ASK = re.compile(r"\bhow many times (more|higher|larger|bigger|the)\b|\bw
 _TIMES = re.compile(r"\d(\.\d+)?\s*(x|×|배|times)(?![A-Za-z])", re.IGNORECASE)
 _PERCENT_ASK = re.compile(r"\bpercent|\brate\b|%|퍼센트|비율|율은|률은|율이|률이", re.IGNORECASE)
 _PERCENT = re.compile(r"\d\s*%|퍼센트|percent", re.IGNORECASE)
+_CLOCK_ASK = re.compile(r"\bwhat time\b|\bat what hour\b|몇 ?시(?!간)", _I)
+_CLOCK = re.compile(r"\d{1,2}:\d{2}|\d{1,2}\s?(a\.?m\b|p\.?m\b)|\d{1,2}\s?시(?!간)|\b(noon|midnight)\b|정오|자정|"
+                    r"\d{1,2}\s?o'clock", _I)
 _WEEKDAY = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)day\b|[월화수목금토일]요일|\bbusiness days?\b|"
                       r"영업일|\bwithin\b|이내|\bbefore\b|\bafter\b|\bbefore\b|전까지|까지|\bby\b|익일|다음 ?날|\bnext\b|"
                       r"\bquarter|\bweekly\b|\bdaily\b|\bmonthly\b|분기|매주|매월|매일|월말|월초|연말|연초|말일|"
@@ -148,6 +151,8 @@ def fills(kind: Kind, sentence: str, question: str = "") -> bool:
     if kind == Kind.QUANTITY:
         return _measures(sentence, question)
     if kind == Kind.TIME:
+        if _CLOCK_ASK.search(question):  # "what time did it start?": a clock time, not "3시간 25분" or a weekday
+            return bool(_CLOCK.search(sentence))
         return bool(_DIGIT.search(sentence) or _WEEKDAY.search(sentence))
     if kind == Kind.WHO:
         return bool(_WHO.search(sentence))
@@ -171,6 +176,16 @@ def _measures(sentence: str, question: str) -> bool:
         if ask.search(question):
             return bool(unit.search(sentence))
     return bool(_DIGIT.search(sentence))
+
+
+# Phrases that ask for a kind of answer with an ordinary noun in them: "time" in "what time does it start?" is no
+# more the topic than 몇 시's 시 is.
+_ASKING_PHRASES = re.compile(r"\bwhat time\b|\bat what hour\b|\bwhat date\b|\bwhich day\b|\bhow many times\b", _I)
+
+
+def without_asking(question: str) -> str:
+    """The question with the phrases that ask for a kind of answer taken out, for its topic words."""
+    return _ASKING_PHRASES.sub(" ", question)
 
 
 # Words that say what kind of answer is wanted, not what it is about: never topic words.

@@ -28,7 +28,7 @@ from rag.text.analysis import ENGLISH_STOPWORDS, Analyzer
 from rag.text.bilingual import Bilingual, tables
 from rag.text.language import is_korean, languages, main_language
 
-from .questions import QUESTION_WORDS, Kind, asks_about_changes, boilerplate, fills, question_kind
+from .questions import QUESTION_WORDS, Kind, asks_about_changes, boilerplate, fills, question_kind, without_asking
 
 RECENT_READINGS = 16
 # Sentences read (and embedded) per turn, in document order. Reading the top documents whole made a first turn's
@@ -201,7 +201,7 @@ class Reader:
         if self.bilingual is not None:
             # Each word analysed alone: Kiwi mis-tags words of a bare list ("달 월 상병").
             wanted.update(t for terms in self.analyzer.terms_many(other_words) for t in terms)
-        topic_words = [w for w in self.analyzer.topic_words(question) if w.lower() not in QUESTION_WORDS]
+        topic_words = [w for w in self.analyzer.topic_words(without_asking(question)) if w.lower() not in QUESTION_WORDS]
         if self.bilingual is not None:
             topic_words = with_compounds(topic_words, self.bilingual.glossary_terms(question))
         reading.topic = frozenset(self.analyzer.terms(" ".join(topic_words)))
@@ -214,7 +214,7 @@ class Reader:
         reading.off_topic = off_topic = frozenset(p for p in reading.same_language
                                                   if reading.topic and reading.coverage(p) == 0)
         sentence_terms = self.analyzer.terms_many(texts)
-        query_words = [w for w in self.analyzer.topic_words(query) if w.lower() not in QUESTION_WORDS]
+        query_words = [w for w in self.analyzer.topic_words(without_asking(query)) if w.lower() not in QUESTION_WORDS]
         reading.concepts = self._concepts(topic_words or query_words, texts, sentence_terms)
         wanted.update(t for concept in reading.concepts for t in concept)
         if reading.follow_up:  # what the search was about: the words the rewrite brought from the thread
