@@ -60,6 +60,24 @@ def test_how_many_times_asks_for_a_multiple():
     assert not fills(Kind.QUANTITY, "Peak period: 2026-11-09 to 2026-12-24.", question)
 
 
+@pytest.mark.parametrize("question, right, wrong", [
+    # "how many" counts things: the outage's length is not how many customers it hit
+    ("영향받은 고객사는 몇 개야?", "About 38,400 API requests failed and 212 customer accounts were affected.",
+     "The SolTrack WMS public API returned errors for all customers for 2 h 47 min."),
+    ("How many people can the room hold?", "뚝섬 — 층: 8층; 수용 인원: 4명.", "Bookings are limited to 2 hours."),
+    # ... unless it counts days
+    ("How many days of leave do I get?", "Annual leave — Entitlement: 18 days per year.", "Leave is approved by the team lead."),
+    # "how often" is answered by a rhythm, not by a duration
+    ("권한 검토는 얼마나 자주 해?", "System owners review all access every quarter.",
+     "Privileged (admin) access expires automatically after 90 days."),
+    ("How often are backups tested?", "백업 복구 테스트는 분기마다 한 번 한다.", "Backups are kept for 30 days."),
+])
+def test_how_many_asks_for_a_count_and_how_often_for_a_rhythm(question, right, wrong):
+    """Both lines held a number, so both filled the slot and the wrong one led on its score."""
+    assert fills(Kind.QUANTITY, right, question)
+    assert not fills(Kind.QUANTITY, wrong, question)
+
+
 @pytest.mark.parametrize("question", ["What time did the Busan conveyor incident start?", "백업은 몇 시에 돌아?",
                                       "영업시간 기준은 몇 시부터 몇 시야?"])
 def test_what_time_asks_for_a_clock_time_not_a_duration(question):

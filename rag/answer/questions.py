@@ -112,11 +112,18 @@ _MONEY_ASK = re.compile(r"\bhow much\b|\bprice|\bcost|\bfee|\bcharge|\ballowance
                         r"얼마(?!나)|가격|비용|요금|수당|금액|지원금|일비|식대|한도|급여|보상", re.IGNORECASE)
 _MONEY = re.compile(r"\d[\d,.]*\s*(원|만\s?원|억|천\s?원|KRW|USD|SGD|EUR|JPY|달러|won)|(KRW|USD|SGD|EUR|\$|₩|€)\s?\d",
                     re.IGNORECASE)
-_DURATION_ASK = re.compile(r"\bhow long\b|\bhow soon\b|\bhow often\b|기간|며칠|얼마나 (오래|걸|기다|자주)|몇 ?(시간|분|일|주|개월|년)",
+_DURATION_ASK = re.compile(r"\bhow long\b|\bhow many (business |working |calendar )?(days|hours|minutes|weeks|months|years)\b|\bhow soon\b|\bhow often\b|기간|며칠|얼마나 (오래|걸|기다|자주)|몇 ?(시간|분|일|주|개월|년)",
                            re.IGNORECASE)
 _DURATION = re.compile(r"\d[\d.,]*\s*(분|시간|일|주|개월|달|년|영업일|minutes?|mins?|hours?|hrs?|h\b|days?|weeks?|"
                        r"months?|years?|business days?)|\b(daily|weekly|monthly|quarterly|annually|every)\b|매(일|주|월|년)|분기",
                        re.IGNORECASE)
+# "How often" is answered by a rhythm ("every quarter", "매월", "연 2회"), not by a duration ("expires after 90 days").
+_FREQUENCY_ASK = re.compile(r"\bhow often\b|\bhow frequently\b|얼마나 자주|몇 ?번씩|주기(는|가)|빈도", _I)
+_FREQUENCY = re.compile(r"\bevery\b|\b(daily|weekly|monthly|quarterly|annually|yearly|biweekly|hourly)\b|"
+                        r"\bper (day|week|month|quarter|year)\b|\b(once|twice|\d+ times) (a|per|each)\b|"
+                        r"매(일|주|월|년|분기|시간)|마다|분기별|월별|주별|연간? ?\d+ ?회|월 ?\d+ ?회|주 ?\d+ ?회|\d+ ?(회|번)씩", _I)
+# "How many customers": a count, not the duration, amount, share, date or clock time beside it ("for 2 h 47 min").
+_COUNT_ASK = re.compile(r"\bhow many\b|\bnumber of\b|몇 ?(개|명|곳|건|군데|대|가지|번|회|팀)", _I)
 _TIMES_ASK = re.compile(r"\bhow many times (more|higher|larger|bigger|the)\b|\bwhat multiple\b|몇 ?배", re.IGNORECASE)
 _TIMES = re.compile(r"\d(\.\d+)?\s*(x|×|배|times)(?![A-Za-z])", re.IGNORECASE)
 _PERCENT_ASK = re.compile(r"\bpercent|\brate\b|%|퍼센트|비율|율은|률은|율이|률이", re.IGNORECASE)
@@ -124,6 +131,9 @@ _PERCENT = re.compile(r"\d\s*%|퍼센트|percent", re.IGNORECASE)
 _CLOCK_ASK = re.compile(r"\bwhat time\b|\bat what hour\b|몇 ?시(?!간)", _I)
 _CLOCK = re.compile(r"\d{1,2}:\d{2}|\d{1,2}\s?(a\.?m\b|p\.?m\b)|\d{1,2}\s?시(?!간)|\b(noon|midnight)\b|정오|자정|"
                     r"\d{1,2}\s?o'clock", _I)
+_NOT_COUNTS = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}:\d{2}|\d[\d,.]*\s*(%|퍼센트|percent|원|만\s?원|억|천\s?원|KRW|USD|SGD|"
+                         r"분|시간|일|주|개월|달|년|영업일|minutes?|mins?|hours?|hrs?|h\b|days?|weeks?|months?|years?)|"
+                         r"(KRW|USD|SGD|EUR|\$|₩|€)\s?\d[\d,.]*", _I)
 _WEEKDAY = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)day\b|[월화수목금토일]요일|\bbusiness days?\b|"
                       r"영업일|\bwithin\b|이내|\bbefore\b|\bafter\b|\bbefore\b|전까지|까지|\bby\b|익일|다음 ?날|\bnext\b|"
                       r"\bquarter|\bweekly\b|\bdaily\b|\bmonthly\b|분기|매주|매월|매일|월말|월초|연말|연초|말일|"
@@ -170,11 +180,16 @@ def fills(kind: Kind, sentence: str, question: str = "") -> bool:
 
 
 def _measures(sentence: str, question: str) -> bool:
-    """A number in the unit the question asks for: money for "how much", a duration for "how long"."""
+    """A number in the unit the question asks for: money for "how much", a duration for "how long", how often for
+    "how often", a count (a number that is not a duration, an amount, a share or a date) for "how many"."""
+    if _FREQUENCY_ASK.search(question):
+        return bool(_FREQUENCY.search(sentence))
     for ask, unit in ((_TIMES_ASK, _TIMES), (_PERCENT_ASK, _PERCENT), (_DURATION_ASK, _DURATION),
                       (_MONEY_ASK, _MONEY)):
         if ask.search(question):
             return bool(unit.search(sentence))
+    if _COUNT_ASK.search(question):
+        return bool(_DIGIT.search(_NOT_COUNTS.sub(" ", sentence)))
     return bool(_DIGIT.search(sentence))
 
 
