@@ -242,6 +242,15 @@ def test_a_glossary_compound_stands_for_its_parts():
     assert with_compounds(["수당"], ["온콜"]) == ["수당", "온콜"]
 
 
+def test_a_one_syllable_word_written_apart_still_makes_its_compound(bilingual):
+    """"설 연휴" is the glossary's 설연휴 (Lunar New Year holidays): the one-syllable 설 is too short to be a topic word
+    alone, so the English calendar's "Seollal" line was not said by the question (fails on the old look-up, which
+    read each word alone). A determiner before a word is not glued to it: "이 사람" is not 이사."""
+    assert "설연휴" in bilingual.glossary_terms("올해 설 연휴 사무실 휴무가 언제야?")
+    assert "seollal" in bilingual.words("올해 설 연휴 사무실 휴무가 언제야?")
+    assert "이사" not in bilingual.glossary_terms("이 사람은 누구야?")
+
+
 @pytest.mark.parametrize("question, fact", [
     ("How many days of annual leave do I get in Korea after my first year?", "15일"),
     ("What per diem is paid for a same-day domestic business trip?", "50%"),

@@ -227,7 +227,15 @@ def _glossary_words(text: str) -> list[str]:
     word: linear in the text."""
     words, longest = _glossary_keys()
     found = []
-    for token in text.split():
+    tokens = text.split()
+    for i, token in enumerate(tokens):
+        # A one-syllable word written apart from the next ("설 연휴", "키 발급"): the compound whole (설연휴), when it
+        # reaches at least two syllables into the next word ("이 사람" is not 이사).
+        if len(token) == 1 and _HANGUL.match(token) and i + 1 < len(tokens):
+            joined = token + tokens[i + 1]
+            size = next((n for n in range(min(longest, len(joined)), 2, -1) if joined[:n] in words), 0)
+            if size:
+                found.append(joined[:size])
         for size in range(min(longest, len(token)), 1, -1):
             if token[:size] in words:
                 found.append(token[:size])
