@@ -222,3 +222,18 @@ def test_a_follow_up_reads_first_the_document_that_says_what_the_thread_was_abou
         assert reading.follow_up and reading.thread_coverage("wiki/public-api-guide.html") > \
             reading.thread_coverage("ops/on-call.md")
         assert reading.best.path == lead, weight
+
+
+def test_a_line_says_a_glossary_compound_that_its_terms_split(analyzer, embedder):
+    """Kiwi reads "미사용 연차는" as 미사 (mass) and 용: the line answering "can I carry unused days over?" said none of the
+    question's words, and a line about 사용 (use) led the hedge (fails without the compound read as written)."""
+    from rag.answer.reading import Reader
+    from rag.text.bilingual import Bilingual
+
+    hits = [_hit("hr/leave-policy-2026.pdf", 0, "연차 휴가 규정",
+                 "리프레시 휴가는 해당 근속 연수를 채운 날부터 1년 안에 사용해야 한다.\n"
+                 "미사용 연차는 다음 해 3월 말까지 1회에 한해 이월할 수 있으며 최대 5일이다.", 1)]
+    question = "can I carry unused days over?"
+    reading = Reader(analyzer, embedder, bilingual=Bilingual(analyzer)).read(question, question, hits)
+    said = {c.sentence[:3]: c.said for c in reading.candidates}
+    assert said["미사용"] > 0 and said["미사용"] >= said["리프레"]

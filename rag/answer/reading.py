@@ -25,7 +25,7 @@ from rag.models.embeddings import Embedder
 from rag.retrieve.ranking import STALE_STATUSES, Ranker
 from rag.text import loanwords
 from rag.text.analysis import ENGLISH_STOPWORDS, Analyzer
-from rag.text.bilingual import Bilingual, tables
+from rag.text.bilingual import Bilingual, glossary_headwords, tables
 from rag.text.language import is_korean, languages, main_language
 
 from .questions import QUESTION_WORDS, Kind, asks_about_changes, boilerplate, fills, question_kind, without_asking
@@ -213,7 +213,7 @@ class Reader:
             " ".join(h.chunk.text for h in hits if h.chunk.path == p)))
         reading.off_topic = off_topic = frozenset(p for p in reading.same_language
                                                   if reading.topic and reading.coverage(p) == 0)
-        sentence_terms = self.analyzer.terms_many(texts)
+        sentence_terms = self._terms_many(texts)
         query_words = [w for w in self.analyzer.topic_words(without_asking(query)) if w.lower() not in QUESTION_WORDS]
         reading.concepts = self._concepts(topic_words or query_words, texts, sentence_terms)
         wanted.update(t for concept in reading.concepts for t in concept)
@@ -225,7 +225,7 @@ class Reader:
         # A line says a topic word itself or through its heading and title ("야간조 — 22:00~07:00" under
         # "부산신항 허브 교대 절차"): the document saying it elsewhere does not make this line the answer.
         frames = list(dict.fromkeys(f"{h.chunk.title} {h.chunk.heading}" for *_, h in found))
-        frame_terms = dict(zip(frames, map(frozenset, self.analyzer.terms_many(frames))))
+        frame_terms = dict(zip(frames, map(frozenset, self._terms_many(frames))))
         for i, ((path, position, sentence, hit), terms, z, z_raw, cosine) in enumerate(zip(
                 found, sentence_terms, relevance, raw, cosines)):
             # Shared words are a small, capped bonus: a sentence in the other language can share none.
@@ -299,7 +299,12 @@ class Reader:
         for word in topic_words:
             alternatives = set(self.analyzer.terms(word))
             if self.bilingual is not None:
-                alternatives.update(t for ts in self.analyzer.terms_many(self.bilingual.words(word)) for t in ts)
+                translations = self.bilingual.words(word)
+                alternatives.update(t for ts in self.analyzer.terms_many(translations) for t in ts)
+                # ... and a glossary compound as written, as the lines are read for it too (`_terms_many`): Kiwi
+                # splits "미사용 연차는" into 미사 and 용, so the line answering "unused days" said no word of it.
+                headwords = glossary_headwords()
+                alternatives.update(w for w in (word, *translations) if w in headwords)
             if is_korean(word):  # a name in Latin letters ("Icheon"), whether or not the dictionary has the word
                 alternatives.update(self.analyzer.stem(e) for _, e in loanwords.named([word], read_english))
             else:
@@ -317,8 +322,16 @@ class Reader:
         for hit in hits:
             texts.setdefault(hit.chunk.path, []).append(f"{hit.chunk.title} {hit.chunk.heading} {hit.chunk.text}")
         paths = list(texts)
-        terms = self.analyzer.terms_many([" ".join(texts[p]) for p in paths])
+        terms = self._terms_many([" ".join(texts[p]) for p in paths])
         return {p: frozenset(t) for p, t in zip(paths, terms)}
+
+    def _terms_many(self, texts: list[str]) -> list[list[str]]:
+        """Each text's index terms, and the glossary compounds it says as written (Kiwi splits one it does not
+        know by context: "미사용 연차는" gives 미사, not 미사용)."""
+        terms = self.analyzer.terms_many(texts)
+        if self.bilingual is None:
+            return terms
+        return [t + self.bilingual.glossary_terms(text) for t, text in zip(terms, texts)]
 
     def _background_of(self, target: np.ndarray) -> dict[bool, tuple[float, float]]:
         if self._background is None:

@@ -215,6 +215,11 @@ def glossary_phrases() -> frozenset[str]:
     return frozenset(sense for senses in glossary().values() for sense in senses if " " in sense)
 
 
+def glossary_headwords() -> frozenset[str]:
+    """The glossary's Korean terms."""
+    return _glossary_keys()[0]
+
+
 @lru_cache(maxsize=1)
 def _glossary_keys() -> tuple[frozenset[str], int]:
     words = frozenset(glossary())
