@@ -78,6 +78,18 @@ def test_how_many_asks_for_a_count_and_how_often_for_a_rhythm(question, right, w
     assert not fills(Kind.QUANTITY, wrong, question)
 
 
+@pytest.mark.parametrize("question, right, wrong", [
+    ("솔빛페이 웹 주소가 뭐였지?", "1. 솔빛페이 모바일 앱 또는 웹(pay.solbit.example)에 로그인합니다.",
+     "솔빛페이는 경비 청구와 법인카드 사용 내역 정산을 위한 시스템입니다."),
+    ("What's the link to the VPN portal?", "Download the client from https://vpn.solbit.example.", "The VPN is WireGuard."),
+    ("야근 식대 비용 코드는 뭐야?", "야근 식대 — 코드: EX-110.", "야근 식대는 21시 이후에 지급됩니다."),
+])
+def test_a_question_for_an_address_or_a_code_is_answered_by_one(question, right, wrong):
+    """Any line saying what something is ("…은 …시스템입니다") filled "what is the web address?", and led."""
+    assert fills(Kind.WHAT, right, question)
+    assert not fills(Kind.WHAT, wrong, question)
+
+
 @pytest.mark.parametrize("question", ["What time did the Busan conveyor incident start?", "백업은 몇 시에 돌아?",
                                       "영업시간 기준은 몇 시부터 몇 시야?"])
 def test_what_time_asks_for_a_clock_time_not_a_duration(question):

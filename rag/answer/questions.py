@@ -149,6 +149,10 @@ _RULE = re.compile(r"\bnot\b|\bnever\b|\bmust\b|\bmay\b|\bcan\b|\bcannot\b|\ball
 _STEPWORD = re.compile(r"^\d{1,3}[.)]\s|^(step|단계)\s?\d|\b(click|open|select|go to|send|submit|fill|call|"
                        r"enter|press|run|report)\b|하세요|합니다|십시오|클릭|선택|입력|제출|신청|보고|연락", _I)
 _NAMED = re.compile(r"[A-Z][A-Za-z0-9]+|[가-힣]+(실|룸|센터|허브|큐|시스템)\b|[\"'“「『]", re.UNICODE)
+_URL_ASK = re.compile(r"\b(url|link|website|web ?address|web ?page|homepage)\b|웹 ?주소|링크|사이트|홈페이지", _I)
+_URL = re.compile(r"https?://|\bwww\.|\b[a-z0-9-]+\.(?:[a-z0-9-]+\.)*(?:com|net|org|io|kr|sg|example|local|internal|corp)\b", _I)
+_CODE_ASK = re.compile(r"\b(code|id|number)\b.{0,12}\?|(코드|번호)(는|가)? ?(뭐|무엇|몇)", _I)
+_CODE = re.compile(r"\b[A-Z]{1,6}-?\d{2,}\b|\b\d{2,}-\d{2,}", 0)
 _DEFINES = re.compile(r"\b(is|are|means|refers to)\b|[:—]|(이란|란|은|는) .*(입니다|말합니다|뜻합니다|의미합니다)|"
                       r"을 말합니다|를 말합니다|의미", _I)
 
@@ -175,6 +179,10 @@ def fills(kind: Kind, sentence: str, question: str = "") -> bool:
     if kind == Kind.WHICH:
         return bool(_NAMED.search(sentence))
     if kind == Kind.WHAT:
+        if _URL_ASK.search(question):  # "웹 주소가 뭐였지?": the line with the address, not the app's description
+            return bool(_URL.search(sentence))
+        if _CODE_ASK.search(question):
+            return bool(_CODE.search(sentence))
         return bool(_DEFINES.search(sentence))
     return False
 
