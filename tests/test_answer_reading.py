@@ -26,6 +26,10 @@ from rag.documents import Chunk, Hit
     ("연차 쓰려면 뭐 해야 돼?", Kind.HOWTO),
     ("VPN 연결하려면?", Kind.HOWTO),
     ("크로스도킹이 뭐야?", Kind.WHAT),
+    # a follow-up opening on a connective is still asked yes or no, though it names a fee
+    ("and does any discount apply to the implementation fee?", Kind.YESNO),
+    ("so can I expense it?", Kind.YESNO),
+    ("and how much is it?", Kind.QUANTITY),
     # a noun of amounts asks for an amount as "limit" and "수당" do
     ("What's the per diem for a trip to Osaka?", Kind.QUANTITY),
     ("What is the home-office stipend?", Kind.QUANTITY),
@@ -45,6 +49,9 @@ def test_question_kinds_in_both_languages(question, kind):
     (Kind.TIME, "6. 정산: 반품 처리 비용은 화주사 계약 단가에 따라 월말에 청구한다.", True),
     (Kind.TIME, "Invoices are sent at the end of the month.", True),
     (Kind.WHO, "분실 시 즉시 총무팀(내선 1200)에 신고한다.", True),
+    # a day named by its place answers "when" ("퇴사하면 권한은 언제 회수돼?")
+    (Kind.TIME, "Access is removed on the last working day when someone leaves the company.", True),
+    (Kind.TIME, "출입증은 입사 첫날 안내데스크에서 받는다.", True),
     (Kind.WHY, "The outage was caused by an expired TLS certificate.", True),
     (Kind.WHY, "Status: resolved.", False),
     (Kind.WHO, "1시간 안에 응답이 없으면 개발 매니저에게 알린다.", True),

@@ -29,7 +29,8 @@ class Kind(StrEnum):
 
 
 _I = re.IGNORECASE
-_YES_NO = re.compile(r"^(can|could|may|is|are|do|does|did|will|should|am)\b|\ballowed\b|"
+# A follow-up opens on a connective: "and does any discount apply to …?" is asked yes or no as "does …?" is.
+_YES_NO = re.compile(r"^((and|so|but|then|also|ok|okay|oh),?\s+)?(can|could|may|is|are|do|does|did|will|should|am)\b|\ballowed\b|"
                      r"(돼|되나요|될까|되나|가능해|가능한가|가능할까|가능|써도|해도|받아)\??$", _I)
 # Checked in this order, most specific first: "how many days … when my wife gives birth" asks for an
 # amount, "몇 시까지" for a time.
@@ -137,7 +138,10 @@ _NOT_COUNTS = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}:\d{2}|\d[\d,.]*\s*(%|�
 _WEEKDAY = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)day\b|[월화수목금토일]요일|\bbusiness days?\b|"
                       r"영업일|\bwithin\b|이내|\bbefore\b|\bafter\b|\bbefore\b|전까지|까지|\bby\b|익일|다음 ?날|\bnext\b|"
                       r"\bquarter|\bweekly\b|\bdaily\b|\bmonthly\b|분기|매주|매월|매일|월말|월초|연말|연초|말일|"
-                      r"\bend of (the|each|every) (month|year|quarter)\b|\bmonth-end\b|\byear-end\b", _I)
+                      r"\bend of (the|each|every) (month|year|quarter)\b|\bmonth-end\b|\byear-end\b|"
+                      # a day named by its place: "on the last working day", "입사 첫날", "퇴사일", "당일"
+                      r"\b(last|first|next|same|following) (working |business |calendar )?day\b|당일|첫날|마지막 ?(근무일|날)|"
+                      r"퇴사일|입사일|출근일|근무일", _I)
 _WHO = re.compile(r"팀|부서|담당|센터|데스크|본부|매니저|관리자|책임자|리더|조장|대표|임원|위원회|\bteam\b|\bdesk\b|\bmanager\b|\blead\b|\bowner\b|\bhead of\b|"
                   r"\bCTO\b|\bCEO\b|\bCFO\b|\bofficer\b|\bsupport\b|\bextension\b|내선|@|\b\d{2,4}-\d{3,4}(-\d{4})?\b|"
                   r"\bhelpdesk\b|\bservice ?desk\b|\bHR\b|\bIT\b|총무|인사|재무|보안|\bchannel\b|채널", _I)
