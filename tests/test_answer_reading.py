@@ -78,6 +78,11 @@ def test_how_many_times_asks_for_a_multiple():
     ("권한 검토는 얼마나 자주 해?", "System owners review all access every quarter.",
      "Privileged (admin) access expires automatically after 90 days."),
     ("How often are backups tested?", "백업 복구 테스트는 분기마다 한 번 한다.", "Backups are kept for 30 days."),
+    # a count may be written in words, and a month is not a count
+    ("등급은 몇 개야?", '등급은 "기대 이상", "기대 충족", "개선 필요" 세 가지입니다.',
+     "연봉 조정은 12월 평가 결과를 기준으로 다음 해 3월에 반영됩니다."),
+    # "돈" (money) asks for an amount
+    ("돈도 나와?", "회원 1인당 월 2만 원의 활동비를 지원합니다.", "5명 이상이 모이면 동호회를 만들 수 있습니다."),
 ])
 def test_how_many_asks_for_a_count_and_how_often_for_a_rhythm(question, right, wrong):
     """Both lines held a number, so both filled the slot and the wrong one led on its score."""

@@ -49,7 +49,7 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
                                r"\bcost\b|\bfee\b|\bpercent|\bcharge\b|\bwhat temperature\b|\bnumber of\b|"
                                r"\ballowance\b|\bper diem\b|\bstipend\b|\bsalary\b|\bbudget\b|\bsubsidy\b|"
                                r"얼마|몇|며칠|기간|한도|상한|최대|최소|비율|퍼센트|요금|가격|비용|수당|금액|용량|"
-                               r"온도|일비|식대|지원금|보조금|숙박비", _I)),
+                               r"온도|일비|식대|지원금|보조금|숙박비|(^|\s)돈(이|은|는|도|을)?(\s|\?|$)", _I)),
     (Kind.TIME, re.compile(r"\bwhen\b", _I)),
     (Kind.HOWTO, re.compile(r"\bhow (do|can|should|to)\b|\bsteps?\b|\bprocedure\b|\bprocess\b|\bwhat do i do\b|"
                             r"\bwhat should i do\b|\bset ?up\b|어떻게|방법|절차|순서|과정", _I)),
@@ -110,7 +110,8 @@ _STEP_NUMBER = re.compile(r"^(?:[-*•]\s*)?(?:\d{1,3}[.)]|(?:step|단계)\s?\d{
 # What "how much / how long / how many" is measured in: the sentence must carry that unit.
 _MONEY_ASK = re.compile(r"\bhow much\b|\bprice|\bcost|\bfee|\bcharge|\ballowance|\bstipend|\bpaid\b|\bpay\b|\bper diem\b|"
                         r"\bsubsid|\breimburs|\bsalary\b|"
-                        r"얼마(?!나)|가격|비용|요금|수당|금액|지원금|일비|식대|한도|급여|보상", re.IGNORECASE)
+                        r"얼마(?!나)|가격|비용|요금|수당|금액|지원금|일비|식대|한도|급여|보상|(^|\s)돈(이|은|는|도|을)?(\s|\?|$)",
+                        re.IGNORECASE)
 _MONEY = re.compile(r"\d[\d,.]*\s*(원|만\s?원|억|천\s?원|KRW|USD|SGD|EUR|JPY|달러|won)|(KRW|USD|SGD|EUR|\$|₩|€)\s?\d",
                     re.IGNORECASE)
 _DURATION_ASK = re.compile(r"\bhow long\b|\bhow many (business |working |calendar )?(days|hours|minutes|weeks|months|years)\b|\bhow soon\b|\bhow often\b|기간|며칠|얼마나 (오래|걸|기다|자주)|몇 ?(시간|분|일|주|개월|년)",
@@ -125,6 +126,9 @@ _FREQUENCY = re.compile(r"\bevery\b|\b(daily|weekly|monthly|quarterly|annually|y
                         r"매(일|주|월|년|분기|시간)|마다|분기별|월별|주별|연간? ?\d+ ?회|월 ?\d+ ?회|주 ?\d+ ?회|\d+ ?(회|번)씩", _I)
 # "How many customers": a count, not the duration, amount, share, date or clock time beside it ("for 2 h 47 min").
 _COUNT_ASK = re.compile(r"\bhow many\b|\bnumber of\b|몇 ?(개|명|곳|건|군데|대|가지|번|회|팀)", _I)
+# A count in words: "등급은 … 세 가지입니다", "three levels".
+_COUNT_WORDS = re.compile(r"(한|두|세|네|다섯|여섯|일곱|여덟|아홉|열) ?(가지|개|명|곳|건|군데|대|번|회|팀|단계|종류|등급)|"
+                          r"\b(two|three|four|five|six|seven|eight|nine|ten|twelve)\b", _I)
 _TIMES_ASK = re.compile(r"\bhow many times (more|higher|larger|bigger|the)\b|\bwhat multiple\b|몇 ?배", re.IGNORECASE)
 _TIMES = re.compile(r"\d(\.\d+)?\s*(x|×|배|times)(?![A-Za-z])", re.IGNORECASE)
 _PERCENT_ASK = re.compile(r"\bpercent|\brate\b|%|퍼센트|비율|율은|률은|율이|률이", re.IGNORECASE)
@@ -133,7 +137,7 @@ _CLOCK_ASK = re.compile(r"\bwhat time\b|\bat what hour\b|몇 ?시(?!간)", _I)
 _CLOCK = re.compile(r"\d{1,2}:\d{2}|\d{1,2}\s?(a\.?m\b|p\.?m\b)|\d{1,2}\s?시(?!간)|\b(noon|midnight)\b|정오|자정|"
                     r"\d{1,2}\s?o'clock", _I)
 _NOT_COUNTS = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}:\d{2}|\d[\d,.]*\s*(%|퍼센트|percent|원|만\s?원|억|천\s?원|KRW|USD|SGD|"
-                         r"분|시간|일|주|개월|달|년|영업일|minutes?|mins?|hours?|hrs?|h\b|days?|weeks?|months?|years?)|"
+                         r"분|시간|일|주|개월|달|년|월|영업일|minutes?|mins?|hours?|hrs?|h\b|days?|weeks?|months?|years?)|"
                          r"(KRW|USD|SGD|EUR|\$|₩|€)\s?\d[\d,.]*", _I)
 _WEEKDAY = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)day\b|[월화수목금토일]요일|\bbusiness days?\b|"
                       r"영업일|\bwithin\b|이내|\bbefore\b|\bafter\b|\bbefore\b|전까지|까지|\bby\b|익일|다음 ?날|\bnext\b|"
@@ -201,7 +205,7 @@ def _measures(sentence: str, question: str) -> bool:
         if ask.search(question):
             return bool(unit.search(sentence))
     if _COUNT_ASK.search(question):
-        return bool(_DIGIT.search(_NOT_COUNTS.sub(" ", sentence)))
+        return bool(_DIGIT.search(_NOT_COUNTS.sub(" ", sentence)) or _COUNT_WORDS.search(sentence))
     return bool(_DIGIT.search(sentence))
 
 
