@@ -26,6 +26,10 @@ from rag.documents import Chunk, Hit
     ("연차 쓰려면 뭐 해야 돼?", Kind.HOWTO),
     ("VPN 연결하려면?", Kind.HOWTO),
     ("크로스도킹이 뭐야?", Kind.WHAT),
+    # what follows from something, not how to do it ("어떻게 돼?" against "어떻게 해?")
+    ("그 기간 지나면 어떻게 돼?", Kind.CONSEQUENCE),
+    ("what if I don't return it when I leave?", Kind.CONSEQUENCE),
+    ("What happens if the primary on-call doesn't acknowledge a page?", Kind.CONSEQUENCE),
     # a follow-up opening on a connective is still asked yes or no, though it names a fee
     ("and does any discount apply to the implementation fee?", Kind.YESNO),
     ("so can I expense it?", Kind.YESNO),
@@ -49,6 +53,10 @@ def test_question_kinds_in_both_languages(question, kind):
     (Kind.TIME, "6. 정산: 반품 처리 비용은 화주사 계약 단가에 따라 월말에 청구한다.", True),
     (Kind.TIME, "Invoices are sent at the end of the month.", True),
     (Kind.WHO, "분실 시 즉시 총무팀(내선 1200)에 신고한다.", True),
+    (Kind.CONSEQUENCE, "Equipment that is not returned within 14 days is deducted from the final pay.", True),
+    (Kind.CONSEQUENCE, "30일이 지나면 프로젝트와 그 안의 모든 데이터가 영구 삭제되며 복구할 수 없습니다.", True),
+    (Kind.CONSEQUENCE, "Requests over the limit receive HTTP 429 with a Retry-After header.", True),
+    (Kind.CONSEQUENCE, "When you leave the company, return all equipment to IT on your last day.", False),
     # a day named by its place answers "when" ("퇴사하면 권한은 언제 회수돼?")
     (Kind.TIME, "Access is removed on the last working day when someone leaves the company.", True),
     (Kind.TIME, "출입증은 입사 첫날 안내데스크에서 받는다.", True),

@@ -25,6 +25,7 @@ class Kind(StrEnum):
     YESNO = "yesno"  # can I / is it allowed / 돼? / 가능해?
     WHICH = "which"  # which one / 어느 / 어떤
     WHAT = "what"  # what is / 뭐야 / 이란
+    CONSEQUENCE = "consequence"  # what happens if / 지나면 어떻게 돼? (not how to do it)
     OTHER = "other"
 
 
@@ -39,6 +40,9 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
     # "Which release caused it?" asks for a named thing; "what caused it?" for the cause.
     (Kind.WHICH, re.compile(r"\bwhich [a-z]+( [a-z]+)? (caused|causes|triggered)\b", _I)),
     (Kind.WHY, re.compile(r"\bwhy\b|\bcause[sd]?\b|\breason\b|\broot cause\b|왜|원인|이유|어째서", _I)),
+    # "30일 지나면 어떻게 돼?" asks what follows, "어떻게 해?" how to do it.
+    (Kind.CONSEQUENCE, re.compile(r"\bwhat (happens|will happen|if)\b|\bwhat'?s the (penalty|consequence)\b|"
+                                  r"면 ?어떻게 (돼|되나요|되지|돼요|됩니까|되는|되죠)|어떻게 되(나요|지|는지|죠|는 거)", _I)),
     (Kind.WHO, re.compile(r"\bwho(m|se)?\b|\bwhich team\b|\bcontact\b|\bwhom to\b|\breport(ed)? to\b|\bescalat|"
                           r"누구|누가|어느 팀|어떤 팀|담당(자|팀|부서)|어디(로|에|에다)? ?(연락|문의|신고|말|보고)|"
                           r"연락처|문의처|보고돼|보고되", _I)),
@@ -157,6 +161,13 @@ _RULE = re.compile(r"\bnot\b|\bnever\b|\bmust\b|\bmay\b|\bcan\b|\bcannot\b|\ball
 _STEPWORD = re.compile(r"^\d{1,3}[.)]\s|^(step|단계)\s?\d|\b(click|open|select|go to|send|submit|fill|call|"
                        r"enter|press|run|report)\b|하세요|합니다|십시오|클릭|선택|입력|제출|신청|보고|연락", _I)
 _NAMED = re.compile(r"[A-Z][A-Za-z0-9]+|[가-힣]+(실|룸|센터|허브|큐|시스템)\b|[\"'“「『]", re.UNICODE)
+# What follows from something: a loss, a charge, a deletion, a rule that then applies.
+_FOLLOWS = re.compile(r"\b(is|are|will be|gets?|get) (automatically )?(deducted|deleted|removed|cancell?ed|charged|suspended|"
+                      r"revoked|blocked|disabled|locked|returned|refunded|lost|forfeited|reclaimed|escalated|reset)\b|"
+                      r"\bmust (be )?(repa|return|pay|reapply|request)|\bno longer\b|\bcannot\b|\bcan no\b|\bexpires?\b|"
+                      r"\bautomatically\b|삭제|취소|반납|환수|차감|정지|만료|소멸|복구할 수 없|할 수 없|불가|자동(으로)?|"
+                      r"(해야|하여야) (한다|합니다)|청구|\b(receives?|returns?|answers?|gets?) (an? )?(HTTP )?\d{3}\b|"
+                      r"\berror\b|오류|에러|반환", _I)
 _URL_ASK = re.compile(r"\b(url|link|website|web ?address|web ?page|homepage)\b|웹 ?주소|링크|사이트|홈페이지", _I)
 _URL = re.compile(r"https?://|\bwww\.|\b[a-z0-9-]+\.(?:[a-z0-9-]+\.)*(?:com|net|org|io|kr|sg|example|local|internal|corp)\b", _I)
 _CODE_ASK = re.compile(r"\b(code|id|number)\b.{0,12}\?|(코드|번호)(는|가)? ?(뭐|무엇|몇)", _I)
@@ -186,6 +197,8 @@ def fills(kind: Kind, sentence: str, question: str = "") -> bool:
         return bool(_RULE.search(sentence) or _DIGIT.search(sentence))
     if kind == Kind.WHICH:
         return bool(_NAMED.search(sentence))
+    if kind == Kind.CONSEQUENCE:
+        return bool(_FOLLOWS.search(sentence))
     if kind == Kind.WHAT:
         if _URL_ASK.search(question):  # "웹 주소가 뭐였지?": the line with the address, not the app's description
             return bool(_URL.search(sentence))
@@ -282,7 +295,7 @@ def changelog(heading: str) -> bool:
     return bool(_CHANGELOG_HEADING.search(heading))
 
 
-_DEFERRAL_NOT_ANSWERS = frozenset({Kind.QUANTITY, Kind.TIME, Kind.WHO, Kind.WHY, Kind.HOWTO})
+_DEFERRAL_NOT_ANSWERS = frozenset({Kind.QUANTITY, Kind.TIME, Kind.WHO, Kind.WHY, Kind.HOWTO, Kind.CONSEQUENCE})
 
 
 def boilerplate(sentence: str, heading: str, kind: Kind, changes: bool) -> bool:
