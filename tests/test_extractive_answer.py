@@ -142,6 +142,24 @@ def test_under_a_hedge_the_closest_lines_are_quoted_whatever_their_distance_to_t
     assert [c.sentence for c in hedged] == [rows[0][1], rows[1][1], rows[2][1], rows[4][1]]
 
 
+def test_a_first_turns_hedge_finds_its_telling_line_below_the_four_closest():
+    """The row that says the question's words sat sixth by score under five near misses: the hedge showed the four
+    closest and not it. It is looked for among the eight closest and shown first; a follow-up keeps the four."""
+    from dataclasses import replace
+
+    from rag.answer.questions import Kind
+
+    rows = [(f"doc{n}.md", f"Near miss number {n}: 12 hours.", 8.0 - n / 10) for n in range(5)]
+    rows.append(("rooms.md", "1회 예약은 최대 2시간까지 가능하다.", 6.0))
+    reading = _reading(Kind.QUANTITY, rows)
+    reading.candidates = [replace(c, said=3 if c.path == "rooms.md" else 1) for c in reading.candidates]
+    answerer = ExtractiveAnswerer(None, None, reader=object())
+    hedged = answerer.pick(reading, "max booking length?", hedged=True)
+    assert hedged[0].path == "rooms.md" and len(hedged) == 4
+    reading.follow_up = True
+    assert "rooms.md" not in [c.path for c in answerer.pick(reading, "and the max?", hedged=True)]
+
+
 def test_under_a_hedge_the_line_saying_most_of_the_question_leads_unless_it_is_a_follow_up():
     """Unsure scores: the row that says the question's words and fills its slot leads the hedge ("max booking"
     against a VPN row that only shares "Seoul HQ"); a follow-up's own words name little, so its order stays."""
