@@ -242,6 +242,22 @@ def test_a_glossary_compound_stands_for_its_parts():
     assert with_compounds(["수당"], ["온콜"]) == ["수당", "온콜"]
 
 
+def test_a_line_says_a_korean_word_by_its_telling_english_words_only(bilingual, analyzer, embedder):
+    """병가 is "sick leave" or "sick day": a line about remote work "up to 3 days per week" said it through "day", and
+    led the hedge for "싱가포르 지사 병가는 며칠이야?". Of a phrase sense only its least common word tells."""
+    from rag.documents import Chunk, Hit
+
+    assert "sick" in bilingual.telling_words("병가")
+    assert not {"day", "leave"} & set(bilingual.telling_words("병가"))
+    assert bilingual.telling_words("unused") == bilingual.words("unused")  # an English word keeps its headwords
+    hits = [Hit(Chunk("sg.pdf", 0, "Singapore Branch Handbook", "",
+                      "Staff may work remotely up to 3 days per week.\nOutpatient sick leave — Entitlement: 14 days per year."),
+                1.0)]
+    reading = Reader(analyzer, embedder, bilingual=bilingual).read("병가는 며칠이야?", "병가는 며칠이야?", hits)
+    said = {c.sentence[:5]: c.said for c in reading.candidates}
+    assert said["Outpa"] > said["Staff"]
+
+
 def test_a_one_syllable_word_written_apart_still_makes_its_compound(bilingual):
     """"설 연휴" is the glossary's 설연휴 (Lunar New Year holidays): the one-syllable 설 is too short to be a topic word
     alone, so the English calendar's "Seollal" line was not said by the question (fails on the old look-up, which

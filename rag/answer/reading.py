@@ -299,7 +299,7 @@ class Reader:
         for word in topic_words:
             alternatives = set(self.analyzer.terms(word))
             if self.bilingual is not None:
-                translations = self.bilingual.words(word)
+                translations = self.bilingual.telling_words(word)
                 alternatives.update(t for ts in self.analyzer.terms_many(translations) for t in ts)
                 # ... and a glossary compound as written, as the lines are read for it too (`_terms_many`): Kiwi
                 # splits "미사용 연차는" into 미사 and 용, so the line answering "unused days" said no word of it.

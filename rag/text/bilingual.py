@@ -159,6 +159,21 @@ class Bilingual:
             if found:
                 yield lower, found
 
+    def telling_words(self, word: str) -> list[str]:
+        """A word's other-language keywords for telling whether a line says it: a Korean word's one-word senses, and
+        of each phrase sense only its least common word ("sick" of "sick leave" and "sick day" for 병가: "day" and
+        "leave" alone are said by every line about days or leave). An English word's are its `words`."""
+        korean, _ = tables()
+        if word not in korean:
+            return self.words(word)
+        counts = _sense_word_counts()
+        out: list[str] = []
+        for sense in korean[word][:MAX_SENSES]:
+            tokens = [t for t in sense.split() if t not in _NOT_TOPICS]
+            if tokens:
+                out.append(min(tokens, key=lambda t: counts.get(t, 0)) if len(tokens) > 1 else tokens[0])
+        return list(dict.fromkeys(out))
+
     @staticmethod
     def glossary_terms(text: str) -> list[str]:
         """The workplace glossary's Korean terms the text says ("온콜", which Kiwi splits into 온 and 콜)."""
@@ -213,6 +228,16 @@ _STEMMER = snowballstemmer.stemmer("english")
 def glossary_phrases() -> frozenset[str]:
     """The glossary's English phrases of two or three words (looked up as written, function words and all)."""
     return frozenset(sense for senses in glossary().values() for sense in senses if " " in sense)
+
+
+@lru_cache(maxsize=1)
+def _sense_word_counts() -> dict[str, int]:
+    """How many Korean headwords have a sense with each English word (among their first `MAX_SENSES`)."""
+    counts: dict[str, int] = {}
+    for senses in tables()[0].values():
+        for token in {t for sense in senses[:MAX_SENSES] for t in sense.split()}:
+            counts[token] = counts.get(token, 0) + 1
+    return counts
 
 
 def glossary_headwords() -> frozenset[str]:
