@@ -269,3 +269,21 @@ def test_a_line_says_a_glossary_compound_that_its_terms_split(analyzer, embedder
     reading = Reader(analyzer, embedder, bilingual=Bilingual(analyzer)).read(question, question, hits)
     said = {c.sentence[:3]: c.said for c in reading.candidates}
     assert said["미사용"] > 0 and said["미사용"] >= said["리프레"]
+
+
+def test_a_name_of_several_words_is_one_thing_asked_about(analyzer, embedder):
+    """"How early should the next shift arrive at Busan New Port Hub?": counted word by word, the name was four of
+    the question's six topic words, and the hub directory's row (which says the name and "3 shifts") led the shift
+    procedure's "30분 전에 도착". The name is one concept now."""
+    from rag.answer.reading import Reader
+    from rag.text.bilingual import Bilingual
+
+    hits = [_hit("ops/hub-directory.xlsx", 0, "Hub directory",
+                 "Busan New Port Hub — City: Busan; Operating hours: Mon-Sat, 24 hours (3 shifts); Dock doors: 36.", 1),
+            _hit("ops/busan-shift.md", 0, "부산신항 허브 교대 절차",
+                 "1. 다음 조 근무자는 근무 시작 30분 전에 도착하여 보호구를 착용한다.", 2)]
+    question = "How early should the next shift arrive at Busan New Port Hub?"
+    reading = Reader(analyzer, embedder, bilingual=Bilingual(analyzer)).read(question, question, hits)
+    names = [c for c in reading.concepts if "busan" in c]
+    assert len(names) == 1 and {"port", "hub"} <= names[0]
+    assert not any("busan" in c for c in reading.concepts if c is not names[0])

@@ -24,7 +24,10 @@ BUDGET = 4_000 * SIZE  # steps; beyond it the pattern is exponential on this inp
 # Modules whose other patterns run only over one document line (a chunk's line, under ~1,000 characters), never
 # over what a user typed: the patterns named here read the user's question (its kind, units, numbers and names).
 USER_TEXT = {"rag.answer.questions": ("_YES_NO", "_ASKS", "_HOW_MUCH", "_SUMMARY", "_SEVERAL", "_ASKS_CHANGES",
-                                      "_MONEY_ASK", "_DURATION_ASK", "_PERCENT_ASK", "_TIMES_ASK", "_ANCHOR")}
+                                      "_MONEY_ASK", "_DURATION_ASK", "_PERCENT_ASK", "_TIMES_ASK", "_ANCHOR",
+                                      "_FREQUENCY_ASK", "_COUNT_ASK", "_CLOCK_ASK", "_URL_ASK", "_CODE_ASK",
+                                      "_ASKING_PHRASES"),
+             "rag.answer.reading": ("_NAME",)}
 
 def patterns() -> list[tuple[str, re.Pattern]]:
     """Every compiled pattern at module level, including those inside lists of rules."""

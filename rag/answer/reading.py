@@ -13,6 +13,7 @@ extractive answer quotes, so the sentences are embedded once per turn (recent re
 """
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -53,6 +54,10 @@ TRANSLATED_WEIGHT = 0.5
 # on-call guide) led over the API guide the thread was about. 2.0 against none on the dev sets: Solbit dev leads
 # 0.773 -> 0.807, extra-dev 0.651 -> 0.677, grounded +1; handbook dev.jsonl grounded +1, leads -1 (1.0 gave half).
 THREAD_CONCEPT_WEIGHT = 2.0
+# A name of several capitalised words ("Busan New Port Hub", "Seoul HQ") is one thing asked about: counted word by
+# word it outweighed the question's own topic (the hub directory's row said four words of "How early should the next
+# shift arrive at Busan New Port Hub?" and led the shift procedure's answer). Possessive, from a word's start: linear.
+_NAME = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Za-z0-9]*+(?:[ -][A-Z][A-Za-z0-9]*+)+")
 MIN_CALIBRATION = 3  # sentences of each language needed before their typical shifts are compared
 
 # What generic company text looks like to a query, in both languages: the bar a best sentence is measured
@@ -215,11 +220,12 @@ class Reader:
                                                   if reading.topic and reading.coverage(p) == 0)
         sentence_terms = self._terms_many(texts)
         query_words = [w for w in self.analyzer.topic_words(without_asking(query)) if w.lower() not in QUESTION_WORDS]
-        reading.concepts = self._concepts(topic_words or query_words, texts, sentence_terms)
+        reading.concepts = self._concepts(topic_words or query_words, texts, sentence_terms,
+                                          _NAME.findall(question) if topic_words else _NAME.findall(query))
         wanted.update(t for concept in reading.concepts for t in concept)
         if reading.follow_up:  # what the search was about: the words the rewrite brought from the thread
             borrowed = [w for w in query_words if w not in topic_words]
-            reading.thread_concepts = self._concepts(borrowed, texts, sentence_terms)
+            reading.thread_concepts = self._concepts(borrowed, texts, sentence_terms, _NAME.findall(query))
         reading.shared_possible = len(wanted)
         reading.names = tuple(dict.fromkeys(n for n in self.analyzer.proper_nouns(question) if is_korean(n)))
         # A line says a topic word itself or through its heading and title ("야간조 — 22:00~07:00" under
@@ -286,16 +292,20 @@ class Reader:
                     out.append((path, len(out), clip(sentence), hit))
         return out[: self.max_candidates]
 
-    def _concepts(self, topic_words: list[str], texts: list[str], terms: list[list[str]]) -> list[frozenset[str]]:
+    def _concepts(self, topic_words: list[str], texts: list[str], terms: list[list[str]],
+                  names: list[str]) -> list[frozenset[str]]:
         """Each of the question's topic words as the index terms that say it in either language: its own, its
         dictionary translations, and the read sentences' words that are it in the other script ("롤백" and
         "rollback", "Busan" and "부산"; rag.text.loanwords). The dictionary has no loanwords, and they are
-        what ties a Korean question to an English document; words it knows are translated, not matched by sound."""
+        what ties a Korean question to an English document; words it knows are translated, not matched by sound.
+        The words of one of `names` ("Busan New Port Hub") make one concept."""
         known = tables()[0]
         read_english = loanwords.latin_words(" ".join(texts))
         said_korean = {t for sentence in terms for t in sentence if is_korean(t)}
         read_korean = {t for t in said_korean if t not in known}
-        concepts = []
+        concepts: list[frozenset[str]] = []
+        owners: list[str] = []  # the name each concept belongs to (its own word when none)
+        group = {w.lower(): name for name in names for w in re.split(r"[ -]", name)}
         for word in topic_words:
             alternatives = set(self.analyzer.terms(word))
             if self.bilingual is not None:
@@ -315,7 +325,11 @@ class Reader:
                 alternatives.update(k for k, _ in loanwords.matches(read_korean, [word.lower()]))
             if alternatives:
                 concepts.append(frozenset(alternatives))
-        return concepts
+                owners.append(group.get(word.lower(), word.lower()))
+        merged: dict[str, set[str]] = {}  # a name's words are one concept, said when any of them is
+        for owner, concept in zip(owners, concepts):
+            merged.setdefault(owner, set()).update(concept)
+        return [frozenset(c) for c in merged.values()]
 
     def _doc_terms(self, hits: list[Hit]) -> dict[str, frozenset[str]]:
         texts: dict[str, list[str]] = {}
