@@ -205,3 +205,23 @@ async def test_the_document_an_answer_quotes_first_is_numbered_1():
     first_bullet = next(line for line in text.splitlines() if line.startswith("•"))
     assert first_bullet.endswith("[1]") and "예약" in first_bullet
     assert [h.chunk.path for h in by_evidence(hits, reading)] == ["vpn.md", "rooms.md"]  # by score alone
+
+
+def test_which_row_has_the_most_or_least_is_answered_by_comparing_the_rows(analyzer):
+    """"which hub shipped the most orders?" led with the Tuas row (closest to the question's words, 402,900 orders);
+    the rows are compared in the column the question names. "최대 몇 시간" asks for one row's limit: no comparison."""
+    from rag.answer.extremes import direction, row_values
+    from rag.answer.questions import Kind
+
+    rows = [("report.pdf", "Singapore Tuas Hub — Orders shipped: 402,900; OTIF: 98.3%; Damage rate: 0.09%.", 8.0),
+            ("report.pdf", "Icheon Hub — Orders shipped: 1,842,300; OTIF: 97.8%; Damage rate: 0.12%.", 7.5),
+            ("report.pdf", "Busan New Port Hub — Orders shipped: 1,215,600; OTIF: 96.1%; Damage rate: 0.18%.", 7.0)]
+    reading = _reading(Kind.WHICH, rows)
+    reading.concepts = [frozenset({"hub"}), frozenset({"ship", "배송"}), frozenset({"order", "주문"})]
+    answerer = ExtractiveAnswerer(analyzer, None, reader=type("R", (), {"analyzer": analyzer})())
+    assert answerer.pick(reading, "which hub shipped the most orders that quarter?")[0].sentence.startswith("Icheon")
+    reading.concepts = [frozenset({"quarter", "분기"}), frozenset({"hub", "허브"}), frozenset({"damag", "파손"})]
+    assert answerer.pick(reading, "4분기 허브별 파손율 중에 제일 낮은 곳은?")[0].sentence.startswith("Singapore")
+    assert direction("싱가포르 지사 VPN 세션 최대 몇 시간이야?") == 0
+    assert row_values(rows[1][1]) == {"Orders shipped": 1842300.0, "OTIF": 97.8, "Damage rate": 0.12}
+    assert row_values("Releases are announced 30 minutes in advance.") == {}

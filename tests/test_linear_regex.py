@@ -27,7 +27,7 @@ USER_TEXT = {"rag.answer.questions": ("_YES_NO", "_ASKS", "_HOW_MUCH", "_SUMMARY
                                       "_MONEY_ASK", "_DURATION_ASK", "_PERCENT_ASK", "_TIMES_ASK", "_ANCHOR",
                                       "_FREQUENCY_ASK", "_COUNT_ASK", "_CLOCK_ASK", "_URL_ASK", "_CODE_ASK",
                                       "_ASKING_PHRASES"),
-             "rag.answer.reading": ("_NAME",)}
+             "rag.answer.reading": ("_NAME",), "rag.answer.extremes": ("_MOST", "_LEAST")}
 
 def patterns() -> list[tuple[str, re.Pattern]]:
     """Every compiled pattern at module level, including those inside lists of rules."""

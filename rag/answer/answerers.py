@@ -16,6 +16,7 @@ from rag.text.analysis import Analyzer
 from rag.text.language import is_korean
 from rag.understand.rewrite import HistoryTurn
 
+from .extremes import direction, extreme_row
 from .questions import Kind, asks_about_changes, asks_several, changelog
 from .reading import Candidate, Reader, Reading
 
@@ -118,6 +119,13 @@ class ExtractiveAnswerer:
         steps = self._procedure(reading, lead)
         if steps:
             return steps
+        picked = self._choose(reading, question, hedged)
+        row = self._extreme(reading, question)
+        if row is None:
+            return picked
+        return [row, *(c for c in picked if c is not row)][: self.max_sentences]
+
+    def _choose(self, reading: Reading, question: str, hedged: bool) -> list[Candidate]:
         several = asks_several(question)
         if hedged:
             # Two things asked: each part's document is quoted (below), not the three closest lines of one.
@@ -128,6 +136,15 @@ class ExtractiveAnswerer:
             pool = self._closest(reading, self.max_sentences if reading.follow_up else self.hedge_pool)
             return self._telling_first(reading, pool)[: self.max_sentences]
         return self._quotes(reading, question, several)
+
+    def _extreme(self, reading: Reading, question: str) -> Candidate | None:
+        """For "which … the most / the least", the table row with the extreme value in the column the question
+        names (`rag.answer.extremes`), when the reading holds such a table."""
+        sign = direction(question)
+        if not sign:
+            return None
+        analyzer = getattr(self.reader, "analyzer", None)  # a stand-in reader in tests has none
+        return extreme_row(reading.candidates, reading.concepts, analyzer.terms, sign) if analyzer else None
 
     def _quotes(self, reading: Reading, question: str, several: bool) -> list[Candidate]:
         """The lead, up to two more of its document's sentences near it, and other documents' best sentences

@@ -1,0 +1,59 @@
+"""Questions for the most or the least of something over a table: "which hub shipped the most orders that
+quarter?", "4분기 허브별 파손율 중에 제일 낮은 곳은?".
+
+A table's rows are quoted as "label — header: value; header: value." (`rag.documents.row_text`). The row closest
+to the question's words is any row of the table (they all say the same headers); the answer is the row whose
+value in the column the question names is the largest or the smallest, so the rows are compared.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from .reading import Candidate
+
+# Both linear: plain alternations over the user's question. "최대", "maximum", "longest" are left out: "VPN 세션 최대 몇
+# 시간이야?" asks for one row's limit, not for the row with the largest value.
+_MOST = re.compile(r"\b(most|highest|largest|biggest|greatest)\b|(가장|제일) ?(많|높|크|비싸)", re.IGNORECASE)
+_LEAST = re.compile(r"\b(least|lowest|fewest|smallest|cheapest)\b|(가장|제일) ?(적|낮|작|싸)", re.IGNORECASE)
+_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+
+
+def direction(question: str) -> int:
+    """1 when the question asks for the most of something, -1 for the least, 0 otherwise (or both)."""
+    most, least = bool(_MOST.search(question)), bool(_LEAST.search(question))
+    return 0 if most == least else (1 if most else -1)
+
+
+def row_values(line: str) -> dict[str, float]:
+    """A table row's numeric cells by column ({} when the line is not a row): "Icheon Hub — Orders shipped:
+    1,842,300; OTIF: 97.8%" gives {"Orders shipped": 1842300.0, "OTIF": 97.8}."""
+    label, dash, rest = line.partition(" — ")
+    if not dash or not label:
+        return {}
+    values = {}
+    for field in rest.rstrip(".").split("; "):
+        header, colon, value = field.partition(": ")
+        if colon and (number := _NUMBER.search(value)):
+            values[header] = float(number.group().replace(",", ""))
+    return values
+
+
+def extreme_row(candidates: Sequence[Candidate], concepts: Sequence[frozenset[str]], terms: Callable[[str], list[str]],
+                sign: int) -> Candidate | None:
+    """The row with the most (`sign` 1) or least (-1) in the column the question names, of the first table among
+    the candidates with two rows or more whose columns one names more of the question's topic words than the
+    others; None when no column is named that way."""
+    tables: dict[frozenset[str], list[tuple[Candidate, dict[str, float]]]] = {}
+    for candidate in candidates:
+        if values := row_values(candidate.sentence):
+            tables.setdefault(frozenset(values), []).append((candidate, values))
+    for headers, rows in tables.items():
+        if len(rows) < 2:
+            continue
+        said = {h: sum(1 for c in concepts if c & set(terms(h))) for h in headers}
+        best = max(said.values())
+        named = [h for h, n in said.items() if n == best]
+        if best and len(named) == 1:
+            return max(rows, key=lambda row: sign * row[1][named[0]])[0]
+    return None
