@@ -69,7 +69,8 @@ class ExtractiveAnswerer:
     ones that fill the question's slot; the best sentence leads from whichever document holds it, then
     that document's next best in document order, then the best sentence of another document that is
     nearly as good (a comparison's other side). A procedure is quoted whole, its steps in order. Under a
-    hedge the closest lines are quoted whatever their distance to the lead, the most telling one first.
+    hedge the closest lines are quoted whatever their distance to the lead, the most telling one first. A question
+    for the most or the least of something leads with the table row that has it.
     """
 
     def __init__(self, analyzer: Analyzer, embedder: Embedder, max_sentences: int = 4, reader: Reader | None = None,
@@ -126,6 +127,8 @@ class ExtractiveAnswerer:
         return [row, *(c for c in picked if c is not row)][: self.max_sentences]
 
     def _choose(self, reading: Reading, question: str, hedged: bool) -> list[Candidate]:
+        """The lines of an answer that is not a procedure: under a hedge the closest, otherwise the lead and
+        what is near it."""
         several = asks_several(question)
         if hedged:
             # Two things asked: each part's document is quoted (below), not the three closest lines of one.
