@@ -125,3 +125,14 @@ def test_stems_come_from_snowballs_c_build_and_equal_the_pure_python_ones():
     assert len(words) > 3000
     fast, pure = snowballstemmer.stemmer("english"), EnglishStemmer()
     assert {w: fast.stemWord(w) for w in words} == {w: pure.stemWord(w) for w in words}
+
+
+def test_the_last_word_of_an_english_sentence_is_indexed_as_itself(analyzer):
+    """Kiwi cuts a sentence's last Latin word with the full stop in it ("header." into "h" + "eader.",
+    "equipment." into "equi" + "pment.") or keeps the stop ("new."): the keyword index never held it, and a line
+    ending "… or other equipment." did not say the question's "장비" (equipment)."""
+    assert analyzer.terms("Send your API key in the X-Solbit-Key header.")[-1] == "header"
+    assert "equip" in analyzer.terms("Eligible employees receive a stipend for a chair or other equipment.")
+    assert analyzer.terms("Requests over the limit receive HTTP 429.")[-1] == "429"
+    assert analyzer.topic_words("It was bought in May.")[-1] == "May"
+    assert analyzer.terms("pay.solbit.example 4.2") == ["pay", "solbit", "exampl", "4.2"]  # inner stops stay apart

@@ -9,6 +9,7 @@ import re
 import threading
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import NamedTuple
 
 import snowballstemmer
 
@@ -44,6 +45,31 @@ MAX_ANALYSED_CHARS = 20_000
 
 
 _KIWI_LOCK = threading.Lock()
+
+
+class Morpheme(NamedTuple):
+    """One analysed piece of a text: its form, Kiwi's tag and where it stands."""
+
+    form: str
+    tag: str
+    start: int
+    end: int
+
+
+def whole_latin_words(tokens) -> list[Morpheme]:
+    """Kiwi's tokens with every Latin word whole and without its full stop. Kiwi cuts a sentence's last word
+    with the stop in it ("header." into "h" and "eader.", "equipment." into "equi" and "pment."), or keeps the
+    stop ("new.", "429."): the keyword index then never held the last word of an English sentence as itself.
+    Adjacent Latin pieces with no gap between them are joined, and a trailing stop is dropped."""
+    out: list[Morpheme] = []
+    for token in tokens:
+        piece = Morpheme(token.form, token.tag, token.start, token.start + token.len)
+        if out and piece.tag == "SL" and out[-1].tag == "SL" and out[-1].end == piece.start:
+            joined = out.pop()
+            piece = Morpheme(joined.form + piece.form, "SL", joined.start, piece.end)
+        out.append(piece)
+    return [m._replace(form=m.form.rstrip(".")) if m.tag in ("SL", "SN") and len(m.form) > 1 and m.form.endswith(".")
+            else m for m in out]
 
 
 @lru_cache(maxsize=1)
@@ -95,13 +121,15 @@ class Analyzer:
             self._stems[word] = stem
         return stem
 
-    def _tokens(self, texts: list[str]):
+    def _tokens(self, texts: list[str]) -> list[list[Morpheme]]:
         clipped = [t[:MAX_ANALYSED_CHARS] for t in texts]
         kiwi = _kiwi(self._workers)
         with self._lock:
             if not self._workers:  # Kiwi takes a list of texts only with a pool of its own
-                return [kiwi.tokenize(t) for t in clipped]
-            return list(kiwi.tokenize(clipped))
+                analysed = [kiwi.tokenize(t) for t in clipped]
+            else:
+                analysed = list(kiwi.tokenize(clipped))
+        return [whole_latin_words(tokens) for tokens in analysed]
 
     def _term(self, form: str, tag: str) -> str | None:
         if tag == "SL":
