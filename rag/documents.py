@@ -61,6 +61,23 @@ def row_text(header: list[str] | tuple[str, ...], cells: list[str] | tuple[str, 
     return line if line.endswith((".", "。", "!", "?")) else line + "."
 
 
+_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")  # a cell's first figure: "1,842,300", "97.8%", "0.12%"
+
+
+def row_values(line: str) -> dict[str, float]:
+    """The numeric cells of a line `row_text` wrote, by column ({} when the line is not a row): "Icheon Hub —
+    Orders shipped: 1,842,300; OTIF: 97.8%" gives {"Orders shipped": 1842300.0, "OTIF": 97.8}."""
+    label, dash, rest = line.partition(" — ")
+    if not dash or not label:
+        return {}
+    values = {}
+    for cell in rest.rstrip(".").split("; "):
+        header, colon, value = cell.partition(": ")
+        if colon and (number := _NUMBER.search(value)):
+            values[header] = float(number.group().replace(",", ""))
+    return values
+
+
 def _header_groups(names: list[str]) -> list[tuple[str, list[tuple[int, str]]]]:
     """Adjacent column names that begin with the same words, as (shared words, [(column, rest of name)]);
     every other column as ("", [(column, name)])."""

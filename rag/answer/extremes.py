@@ -10,33 +10,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from rag.documents import row_values
+
 from .reading import Candidate
 
 # Both linear: plain alternations over the user's question. "최대", "maximum", "longest" are left out: "VPN 세션 최대 몇
 # 시간이야?" asks for one row's limit, not for the row with the largest value.
 _MOST = re.compile(r"\b(most|highest|largest|biggest|greatest)\b|(가장|제일) ?(많|높|크|비싸)", re.IGNORECASE)
 _LEAST = re.compile(r"\b(least|lowest|fewest|smallest|cheapest)\b|(가장|제일) ?(적|낮|작|싸)", re.IGNORECASE)
-_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
 
 
 def direction(question: str) -> int:
     """1 when the question asks for the most of something, -1 for the least, 0 otherwise (or both)."""
     most, least = bool(_MOST.search(question)), bool(_LEAST.search(question))
     return 0 if most == least else (1 if most else -1)
-
-
-def row_values(line: str) -> dict[str, float]:
-    """A table row's numeric cells by column ({} when the line is not a row): "Icheon Hub — Orders shipped:
-    1,842,300; OTIF: 97.8%" gives {"Orders shipped": 1842300.0, "OTIF": 97.8}."""
-    label, dash, rest = line.partition(" — ")
-    if not dash or not label:
-        return {}
-    values = {}
-    for field in rest.rstrip(".").split("; "):
-        header, colon, value = field.partition(": ")
-        if colon and (number := _NUMBER.search(value)):
-            values[header] = float(number.group().replace(",", ""))
-    return values
 
 
 def extreme_row(candidates: Sequence[Candidate], concepts: Sequence[frozenset[str]], terms: Callable[[str], list[str]],

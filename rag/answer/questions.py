@@ -30,6 +30,8 @@ class Kind(StrEnum):
 
 
 _I = re.IGNORECASE
+# "돈" (money) as a word of its own: "돈도 나와?" asks for an amount; "돈다" (turns) does not.
+_MONEY_WORD = r"(^|\s)돈(이|은|는|도|을)?(\s|\?|$)"
 # A follow-up opens on a connective: "and does any discount apply to …?" is asked yes or no as "does …?" is.
 _YES_NO = re.compile(r"^((and|so|but|then|also|ok|okay|oh),?\s+)?(can|could|may|is|are|do|does|did|will|should|am)\b|\ballowed\b|"
                      r"(돼|되나요|될까|되나|가능해|가능한가|가능할까|가능|써도|해도|받아)\??$", _I)
@@ -53,7 +55,7 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
                                r"\bcost\b|\bfee\b|\bpercent|\bcharge\b|\bwhat temperature\b|\bnumber of\b|"
                                r"\ballowance\b|\bper diem\b|\bstipend\b|\bsalary\b|\bbudget\b|\bsubsidy\b|"
                                r"얼마|몇|며칠|기간|한도|상한|최대|최소|비율|퍼센트|요금|가격|비용|수당|금액|용량|"
-                               r"온도|일비|식대|지원금|보조금|숙박비|(^|\s)돈(이|은|는|도|을)?(\s|\?|$)", _I)),
+                               r"온도|일비|식대|지원금|보조금|숙박비|" + _MONEY_WORD, _I)),
     (Kind.TIME, re.compile(r"\bwhen\b", _I)),
     (Kind.HOWTO, re.compile(r"\bhow (do|can|should|to)\b|\bsteps?\b|\bprocedure\b|\bprocess\b|\bwhat do i do\b|"
                             r"\bwhat should i do\b|\bset ?up\b|어떻게|방법|절차|순서|과정", _I)),
@@ -114,8 +116,7 @@ _STEP_NUMBER = re.compile(r"^(?:[-*•]\s*)?(?:\d{1,3}[.)]|(?:step|단계)\s?\d{
 # What "how much / how long / how many" is measured in: the sentence must carry that unit.
 _MONEY_ASK = re.compile(r"\bhow much\b|\bprice|\bcost|\bfee|\bcharge|\ballowance|\bstipend|\bpaid\b|\bpay\b|\bper diem\b|"
                         r"\bsubsid|\breimburs|\bsalary\b|"
-                        r"얼마(?!나)|가격|비용|요금|수당|금액|지원금|일비|식대|한도|급여|보상|(^|\s)돈(이|은|는|도|을)?(\s|\?|$)",
-                        re.IGNORECASE)
+                        r"얼마(?!나)|가격|비용|요금|수당|금액|지원금|일비|식대|한도|급여|보상|" + _MONEY_WORD, re.IGNORECASE)
 _MONEY = re.compile(r"\d[\d,.]*\s*(원|만\s?원|억|천\s?원|KRW|USD|SGD|EUR|JPY|달러|won)|(KRW|USD|SGD|EUR|\$|₩|€)\s?\d",
                     re.IGNORECASE)
 _DURATION_ASK = re.compile(r"\bhow long\b|\bhow many (business |working |calendar )?(days|hours|minutes|weeks|months|years)\b|\bhow soon\b|\bhow often\b|기간|며칠|얼마나 (오래|걸|기다|자주)|몇 ?(시간|분|일|주|개월|년)",

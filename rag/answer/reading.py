@@ -306,6 +306,7 @@ class Reader:
         concepts: list[frozenset[str]] = []
         owners: list[str] = []  # the name each concept belongs to (its own word when none)
         group = {w.lower(): name for name in names for w in re.split(r"[ -]", name)}
+        headwords = glossary_headwords()
         for word in topic_words:
             alternatives = set(self.analyzer.terms(word))
             if self.bilingual is not None:
@@ -313,7 +314,6 @@ class Reader:
                 alternatives.update(t for ts in self.analyzer.terms_many(translations) for t in ts)
                 # ... and a glossary compound as written, as the lines are read for it too (`_terms_many`): Kiwi
                 # splits "미사용 연차는" into 미사 and 용, so the line answering "unused days" said no word of it.
-                headwords = glossary_headwords()
                 alternatives.update(w for w in (word, *translations) if w in headwords)
             if is_korean(word):  # a name in Latin letters ("Icheon"), whether or not the dictionary has the word
                 alternatives.update(self.analyzer.stem(e) for _, e in loanwords.named([word], read_english))
