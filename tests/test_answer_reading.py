@@ -21,7 +21,7 @@ from rag.documents import Chunk, Hit
     ("피싱 메일 받으면 어떻게 해?", Kind.HOWTO),
     ("Can I use a USB stick on my laptop?", Kind.YESNO),
     ("회사 노트북에 USB 메모리 써도 돼?", Kind.YESNO),
-    ("Which room has only a whiteboard?", Kind.WHICH),
+    ("Which release shipped the fix?", Kind.WHICH),
     ("사무실에서 프린트하려면 어떤 큐로 보내야 돼?", Kind.WHICH),
     ("연차 쓰려면 뭐 해야 돼?", Kind.HOWTO),
     ("VPN 연결하려면?", Kind.HOWTO),
@@ -30,6 +30,13 @@ from rag.documents import Chunk, Hit
     ("그 기간 지나면 어떻게 돼?", Kind.CONSEQUENCE),
     ("what if I don't return it when I leave?", Kind.CONSEQUENCE),
     ("What happens if the primary on-call doesn't acknowledge a page?", Kind.CONSEQUENCE),
+    # where: a place, not a rule about it (and "어디 연락해?" is still who to contact)
+    ("Where does the Busan New Port Hub shuttle leave from?", Kind.WHERE),
+    ("where will they announce it if the maintenance runs long?", Kind.WHERE),
+    ("신청은 어디서 해?", Kind.WHERE),
+    ("폰부스는 어디 있어?", Kind.WHERE),
+    ("Which room has only a whiteboard?", Kind.WHERE),
+    ("못 기다리면 어디 연락해?", Kind.WHO),
     # a follow-up opening on a connective is still asked yes or no, though it names a fee
     ("and does any discount apply to the implementation fee?", Kind.YESNO),
     ("so can I expense it?", Kind.YESNO),
@@ -64,6 +71,14 @@ def test_question_kinds_in_both_languages(question, kind):
     (Kind.WHY, "Status: resolved.", False),
     (Kind.WHO, "1시간 안에 응답이 없으면 개발 매니저에게 알린다.", True),
     (Kind.WHO, "1시간 안에 응답이 없으면 다시 알린다.", False),
+    # a place: in a building, on a map, online or in a named system
+    (Kind.WHERE, "노선: 하단역 5번 출구 ↔ 부산신항 허브 정문 (소요 시간 약 35분)", True),
+    (Kind.WHERE, "연장 시 #soltrack-status 채널로 안내합니다.", True),
+    (Kind.WHERE, "Pick up your laptop from General Affairs on the 8th floor.", True),
+    (Kind.WHERE, "출장 신청은 솔빛 People에서 한다.", True),
+    (Kind.WHERE, "Submit the claim in SolbitPay within 10 days.", True),
+    (Kind.WHERE, "점검 시간은 상황에 따라 연장될 수 있다.", False),
+    (Kind.WHERE, "The shuttle takes about 35 minutes.", False),
 ])
 def test_a_sentence_fills_the_slot_by_its_shape(kind, sentence, expected):
     assert fills(kind, sentence) is expected

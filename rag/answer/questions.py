@@ -1,7 +1,7 @@
 """What a question asks for, whether a sentence supplies it, and which lines are never an answer.
 
 The extractive answer leads with the sentence that fills the question's slot: an amount for "how much",
-a date or weekday for "when", a team or contact for "who", the cause for "why". Recognised in Korean
+a date or weekday for "when", a team or contact for "who", a place for "where", the cause for "why". Recognised in Korean
 and English by the question's own words; every pattern is a plain alternation (linear time on user text).
 
 Boilerplate is recognised by its shape, not by document: owner/author/last-edited lines, "this document
@@ -26,6 +26,7 @@ class Kind(StrEnum):
     WHICH = "which"  # which one / 어느 / 어떤
     WHAT = "what"  # what is / 뭐야 / 이란
     CONSEQUENCE = "consequence"  # what happens if / 지나면 어떻게 돼? (not how to do it)
+    WHERE = "where"  # where / which floor / 어디서 / 위치
     OTHER = "other"
 
 
@@ -57,6 +58,9 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
                                r"얼마|몇|며칠|기간|한도|상한|최대|최소|비율|퍼센트|요금|가격|비용|수당|금액|용량|"
                                r"온도|일비|식대|지원금|보조금|숙박비|" + _MONEY_WORD, _I)),
     (Kind.TIME, re.compile(r"\bwhen\b", _I)),
+    # "Where does the shuttle leave from?" wants a place (a floor, an exit, a channel, a system), not a rule about it.
+    (Kind.WHERE, re.compile(r"\bwhere\b|\bwhich (floor|room|building|station|exit|gate|channel|address|location)\b|"
+                            r"어디|위치|장소", _I)),
     (Kind.HOWTO, re.compile(r"\bhow (do|can|should|to)\b|\bsteps?\b|\bprocedure\b|\bprocess\b|\bwhat do i do\b|"
                             r"\bwhat should i do\b|\bset ?up\b|어떻게|방법|절차|순서|과정", _I)),
     # "프린트하려면 어떤 큐로 보내야 돼?" asks which queue, not yes or no: a Korean which-word outweighs "돼?" and
@@ -169,6 +173,14 @@ _FOLLOWS = re.compile(r"\b(is|are|will be|gets?|get) (automatically )?(deducted|
                       r"\bautomatically\b|삭제|취소|반납|환수|차감|정지|만료|소멸|복구할 수 없|할 수 없|불가|자동(으로)?|"
                       r"(해야|하여야) (한다|합니다)|청구|\b(receives?|returns?|answers?|gets?) (an? )?(HTTP )?\d{3}\b|"
                       r"\berror\b|오류|에러|반환", _I)
+# A place: in a building ("9th floor", "정문"), on a map ("하단역 5번 출구"), online ("#soltrack-status", a portal or an
+# address) or in a named system ("in SolbitPay", "Software Center에서").
+_PLACE = re.compile(r"\d+\s?(층|F\b)|\b\d+(st|nd|rd|th) floor\b|\b(floor|room|building|lobby|reception|entrance|gate|"
+                    r"exit|station|stop|desk|counter|office|address|portal|site|channel|folder|drive|wiki|page|menu|"
+                    r"tab|app|website|locker|cabinet|parking|car park|basement|rooftop|city|location|located)s?\b|#[A-Za-z0-9][\w-]*|"
+                    r"로비|안내 ?데스크|입구|정문|후문|출구|[가-힣]역\b|정류장|정거장|건물|층|호실|[가-힣]실\b|센터|데스크|창구|"
+                    r"주소|포털|채널|게시판|메뉴|폴더|사이트|주차장|사무실|라운지|탕비실|보관함|캐비닛|위치|소재지|[가-힣](로|길) ?\d|"
+                    r"\b(in|at|from|on|via|through) (the )?[A-Z][A-Za-z0-9]+|[A-Za-z0-9)\]\"”]\s?(에서|에|으로|로)\b", _I)
 _URL_ASK = re.compile(r"\b(url|link|website|web ?address|web ?page|homepage)\b|웹 ?주소|링크|사이트|홈페이지", _I)
 _URL = re.compile(r"https?://|\bwww\.|\b[a-z0-9-]+\.(?:[a-z0-9-]+\.)*(?:com|net|org|io|kr|sg|example|local|internal|corp)\b", _I)
 _CODE_ASK = re.compile(r"\b(code|id|number)\b.{0,12}\?|(코드|번호)(는|가)? ?(뭐|무엇|몇)", _I)
@@ -200,6 +212,8 @@ def fills(kind: Kind, sentence: str, question: str = "") -> bool:
         return bool(_NAMED.search(sentence))
     if kind == Kind.CONSEQUENCE:
         return bool(_FOLLOWS.search(sentence))
+    if kind == Kind.WHERE:
+        return bool(_PLACE.search(sentence) or _URL.search(sentence))
     if kind == Kind.WHAT:
         if _URL_ASK.search(question):  # "웹 주소가 뭐였지?": the line with the address, not the app's description
             return bool(_URL.search(sentence))
