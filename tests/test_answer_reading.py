@@ -67,6 +67,9 @@ def test_question_kinds_in_both_languages(question, kind):
     # a day named by its place answers "when" ("퇴사하면 권한은 언제 회수돼?")
     (Kind.TIME, "Access is removed on the last working day when someone leaves the company.", True),
     (Kind.TIME, "출입증은 입사 첫날 안내데스크에서 받는다.", True),
+    # ... or by its month
+    (Kind.TIME, "수당은 다음 달 급여와 함께 지급한다.", True),
+    (Kind.TIME, "The allowance is paid with the following payroll.", True),
     (Kind.WHY, "The outage was caused by an expired TLS certificate.", True),
     (Kind.WHY, "Status: resolved.", False),
     (Kind.WHO, "1시간 안에 응답이 없으면 개발 매니저에게 알린다.", True),
@@ -104,6 +107,10 @@ def test_how_many_times_asks_for_a_multiple():
     # a count may be written in words, and a month is not a count
     ("등급은 몇 개야?", '등급은 "기대 이상", "기대 충족", "개선 필요" 세 가지입니다.',
      "연봉 조정은 12월 평가 결과를 기준으로 다음 해 3월에 반영됩니다."),
+    # a date is not a length of time
+    ("SolTrack 정기 배포는 몇 분 전에 공지해?", "Releases are announced in #soltrack-releases 30 minutes in advance.",
+     "일시: 2026년 3월 21일(토) 02:00 ~ 06:00 (KST)"),
+    ("How many days does the review take?", "The review takes 10 business days.", "Reviews close on 2026-06-12."),
     # "돈" (money) asks for an amount
     ("돈도 나와?", "회원 1인당 월 2만 원의 활동비를 지원합니다.", "5명 이상이 모이면 동호회를 만들 수 있습니다."),
 ])

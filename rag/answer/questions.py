@@ -128,6 +128,8 @@ _DURATION_ASK = re.compile(r"\bhow long\b|\bhow many (business |working |calenda
 _DURATION = re.compile(r"\d[\d.,]*\s*(분|시간|일|주|개월|달|년|영업일|minutes?|mins?|hours?|hrs?|h\b|days?|weeks?|"
                        r"months?|years?|business days?)|\b(daily|weekly|monthly|quarterly|annually|every)\b|매(일|주|월|년)|분기",
                        re.IGNORECASE)
+# A date is not a length of time: "2026년 3월 21일" does not answer "몇 분 전에?" ("how many minutes before?").
+_DATE = re.compile(r"\d{4}\s?년(\s?\d{1,2}\s?월)?(\s?\d{1,2}\s?일)?|\d{1,2}\s?월\s?\d{1,2}\s?일|\d{4}[-./]\d{1,2}[-./]\d{1,2}")
 # "How often" is answered by a rhythm ("every quarter", "매월", "연 2회"), not by a duration ("expires after 90 days").
 _FREQUENCY_ASK = re.compile(r"\bhow often\b|\bhow frequently\b|얼마나 자주|몇 ?번씩|주기(는|가)|빈도", _I)
 _FREQUENCY = re.compile(r"\bevery\b|\b(daily|weekly|monthly|quarterly|annually|yearly|biweekly|hourly)\b|"
@@ -154,7 +156,9 @@ _WEEKDAY = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)day\b|[월화수�
                       r"\bend of (the|each|every) (month|year|quarter)\b|\bmonth-end\b|\byear-end\b|"
                       # a day named by its place: "on the last working day", "입사 첫날", "퇴사일", "당일"
                       r"\b(last|first|next|same|following) (working |business |calendar )?day\b|당일|첫날|마지막 ?(근무일|날)|"
-                      r"퇴사일|입사일|출근일|근무일", _I)
+                      r"퇴사일|입사일|출근일|근무일|"
+                      # ... or by its month: "수당은 다음 달 급여와 함께 지급한다"
+                      r"다음 ?(달|주|해)|익월|익년|이번 ?(달|주)|내년|급여일|월급날|\bpayday\b|\bpayroll\b", _I)
 _WHO = re.compile(r"팀|부서|담당|센터|데스크|본부|매니저|관리자|책임자|리더|조장|대표|임원|위원회|\bteam\b|\bdesk\b|\bmanager\b|\blead\b|\bowner\b|\bhead of\b|"
                   r"\bCTO\b|\bCEO\b|\bCFO\b|\bofficer\b|\bsupport\b|\bextension\b|내선|@|\b\d{2,4}-\d{3,4}(-\d{4})?\b|"
                   r"\bhelpdesk\b|\bservice ?desk\b|\bHR\b|\bIT\b|총무|인사|재무|보안|\bchannel\b|채널", _I)
@@ -231,7 +235,7 @@ def _measures(sentence: str, question: str) -> bool:
     for ask, unit in ((_TIMES_ASK, _TIMES), (_PERCENT_ASK, _PERCENT), (_DURATION_ASK, _DURATION),
                       (_MONEY_ASK, _MONEY)):
         if ask.search(question):
-            return bool(unit.search(sentence))
+            return bool(unit.search(_DATE.sub(" ", sentence) if unit is _DURATION else sentence))
     if _COUNT_ASK.search(question):
         return bool(_DIGIT.search(_NOT_COUNTS.sub(" ", sentence)) or _COUNT_WORDS.search(sentence))
     return bool(_DIGIT.search(sentence))
