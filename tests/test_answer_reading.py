@@ -80,6 +80,7 @@ def test_question_kinds_in_both_languages(question, kind):
     (Kind.WHERE, "Pick up your laptop from General Affairs on the 8th floor.", True),
     (Kind.WHERE, "출장 신청은 솔빛 People에서 한다.", True),
     (Kind.WHERE, "Submit the claim in SolbitPay within 10 days.", True),
+    (Kind.WHERE, "퇴사할 때 노트북은 총무팀에 반납한다.", True),  # where it is handed in: a team
     (Kind.WHERE, "점검 시간은 상황에 따라 연장될 수 있다.", False),
     (Kind.WHERE, "The shuttle takes about 35 minutes.", False),
 ])

@@ -216,8 +216,8 @@ def fills(kind: Kind, sentence: str, question: str = "") -> bool:
         return bool(_NAMED.search(sentence))
     if kind == Kind.CONSEQUENCE:
         return bool(_FOLLOWS.search(sentence))
-    if kind == Kind.WHERE:
-        return bool(_PLACE.search(sentence) or _URL.search(sentence))
+    if kind == Kind.WHERE:  # a team or desk is where a laptop is returned or a form handed in ("IT팀에 반납")
+        return bool(_PLACE.search(sentence) or _URL.search(sentence) or _WHO.search(sentence))
     if kind == Kind.WHAT:
         if _URL_ASK.search(question):  # "웹 주소가 뭐였지?": the line with the address, not the app's description
             return bool(_URL.search(sentence))
