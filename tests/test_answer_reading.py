@@ -26,6 +26,8 @@ from rag.documents import Chunk, Hit
     ("연차 쓰려면 뭐 해야 돼?", Kind.HOWTO),
     ("VPN 연결하려면?", Kind.HOWTO),
     ("크로스도킹이 뭐야?", Kind.WHAT),
+    ("B등급은 무슨 뜻이야?", Kind.WHAT),  # what a word means, not which one
+    ("OTIF 뜻이 뭐야?", Kind.WHAT),
     # what follows from something, not how to do it ("어떻게 돼?" against "어떻게 해?")
     ("그 기간 지나면 어떻게 돼?", Kind.CONSEQUENCE),
     ("what if I don't return it when I leave?", Kind.CONSEQUENCE),

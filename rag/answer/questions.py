@@ -65,6 +65,8 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
                             r"\bwhat should i do\b|\bset ?up\b|어떻게|방법|절차|순서|과정", _I)),
     # "프린트하려면 어떤 큐로 보내야 돼?" asks which queue, not yes or no: a Korean which-word outweighs "돼?" and
     # "…려면" (in order to), a weaker sign of a procedure than "어떻게".
+    # "B등급은 무슨 뜻이야?" asks what a word means, not which one.
+    (Kind.WHAT, re.compile(r"무슨 ?(뜻|의미|말)|뭔 ?뜻|(뜻|의미)(이|가)? ?(뭐|무엇)", _I)),
     (Kind.WHICH, re.compile(r"어느|어떤|무슨", _I)),
     (Kind.HOWTO, re.compile(r"려면", _I)),
     (Kind.YESNO, _YES_NO),
