@@ -334,9 +334,9 @@ _VOLATILE = _rx(
     r"shipped|rolled out|timeouts|timing out|times out|going on|flaky|unstable|green|red|passing|lagging|laggy|"
     r"crashing|crashed|hanging|unreachable|degraded|throttled|erroring|flapping|firing|jammed|pager|"
     r"finish|(any|some)(one|body) (in|at)|numbers|figures|signups?|sales|revenue|temperature|humidity|"
-    r"reading)\b",
+    r"reading|exchange rates?|fx rates?|menu|share price|stock price)\b",
     r"\b(is|are|be|still)\s++(?:[\w.-]++\s++){0,4}up\b",
-    r"(온콜|당직|상태|장애|정상|매출|나왔|에러|오류|다운|살아|죽었|죽어|떠\s?있|돌아|돌고|동작|작동|접속|로그인|먹통|느려|느린|점검|"
+    r"(온콜|당직|상태|장애|정상|매출|환율|메뉴|주가|나왔|에러|오류|다운|살아|죽었|죽어|떠\s?있|돌아|돌고|동작|작동|접속|로그인|먹통|느려|느린|점검|"
     r"끝났|끝나|진행\s?중|발생|실패|성공했|고장|터졌|터진|뻗었|뻗은|끊겼|끊긴|안\s?돼|안\s?되|비어|비었|남아|남았|대기|몇\s?건|몇\s?명|몇\s?개|배포\s?중|처리\s?중|해결됐|복구됐|"
     r"타임아웃|불안정|깨져|깨졌|튕겨|튕기|튕김|멈춰|멈췄|끊겨|끊기|사용\s?중|쓰는\s?중|온도|습도|빨간불|초록불|"
     r"잘\s?돼|돼\?|되나요|되고|되는|(?<!수 )(?<!수)(있어\?|있나\?|있나요)|(?<=\s)나(\?|요))",
@@ -357,11 +357,14 @@ _RULES = _rx(
 # A past mistake and a remedy ("I deleted it by mistake yesterday, can it still be recovered?", "실수로 지운 메일
 # 아직 복구돼?"): what can be done is in the documents, however "still / 아직" it is asked. The state of a repair
 # ("장애 복구됐어?") is not a remedy asked about.
-_MISTAKE = _rx(r"\b(by (mistake|accident)|accidental(ly)?|mistaken(ly)?|inadvertent(ly)?|wrong(ly)?|oops)\b",
+_MISTAKE = _rx(r"\b(by (mistake|accident)|accidental(ly)?|mistaken(ly)?|inadvertent(ly)?|wrong(ly)?|oops|forgot|forgotten|"
+               r"missed)\b",
                r"(실수로|실수해서|잘못|깜빡|모르고)")
 _REMEDY = _rx(r"\b(restor\w*|recover\w*|undo|undone|undelete\w*|get (it|them|that|this) back|revert\w*|"
               r"reverse\w*|retract\w*|recall\w*|reopen\w*|correct\w*|fix (it|this|that))\b",
-              r"(복구|되살|살릴|살려|되돌|취소|수정|회수|철회|되찾)(?!\s?(됐|되었|완료))")
+              r"\b(still|late) (submit|file|upload|send|apply|claim|register)\w*",
+              # a late remedy: "영수증 제출을 깜빡했는데 지금이라도 올릴 수 있어?"
+              r"(복구|되살|살릴|살려|되돌|취소|수정|회수|철회|되찾)(?!\s?(됐|되었|완료))|지금이라도|이제라도|늦게라도|뒤늦게")
 
 
 def _asks_for_a_remedy(text: str) -> bool:
@@ -369,9 +372,9 @@ def _asks_for_a_remedy(text: str) -> bool:
 _LIVE = _rx(
     r"\b(status of|uptime(?!\s++(?:sla|slo|target|guarantee|commitment|objective))|current (status|load|queue)|who is on[- ]call (now|today))\b",
     # the state of one's own request: "did my expense claim get approved?", "내 휴가 신청 승인됐어?"
-    r"\b(did|has|have|is|was) my\b[^?]{1,60}\b(approved|rejected|declined|processed|accepted|"
+    r"\b(did|has|have|is|was) my\b[^?]{1,60}\b(approved?|rejected|declined|processed|accepted|"
     r"gone through|come through)\b",
-    r"^(내|제|나의)\s.{1,30}(승인(됐|됬|났|되었)|반려(됐|되었)|처리(됐|되었)|입금(됐|되었)|지급(됐|되었)|들어왔)",
+    r"^(내|제|나의)\s.{1,30}(승인(됐|됬|났|되었|했)|반려(됐|되었|했)|처리(됐|되었|했)|입금(됐|되었)|지급(됐|되었)|들어왔)",
     r"^\s*+(are there |is there )?any (open|active|ongoing|current) [^?]{1,40}\?",  # "any open incidents?"
     r"\bhow many\b[^?]{1,60}\b(right now|now|today|at the moment|currently)\b",  # a count now
     r"\bis [^?]{1,40} ((down|online|offline|working|healthy|jammed|broken|stuck|crashing|failing)|(?<!backed )(?<!set )(?<!signed )(?<!picked )"
@@ -384,15 +387,30 @@ _LIVE = _rx(
 )
 
 
+# "Now" said outright ("지금 운영에 배포된 버전", "what version is live in prod atm"): live state is a possible reading
+# even of a subject that is not by nature changing. "today", "still", "yet" and "아직" are not enough: "is overtime
+# still paid at 1.5x today?" asks for a rule.
+_NOW_SAID = _rx(r"\b(right now|currently|at the moment|atm|at present|as we speak|so far)\b", r"(지금|현재|실시간)")
+# One's own record: what is left of it or where it stands ("how many leave days do I have left", "내 연차 몇 개
+# 남았지", "any update on my laptop request", "내 노트북 교체 요청 어디까지 진행됐어?").
+_MINE = _rx(r"\b(i have|i've got|do i have|have i got|my)\b[^?]{0,50}\b(left|remaining|balance)\b",
+            r"\b(any update|any news|status|progress) on my\b",
+            r"^\s*+(내|제|나의)\s[^?]{1,30}(남았|남은|잔여|어디까지|진행\s?상황)")
+
+
 def may_be_live(text: str) -> bool:
     """Whether live state is a possible reading: a subject that changes by the minute (an error, an outage,
     on-call, "down", "장애", "접속") and no words of rules or of what one may or must do. Without one, the
     classifier's "live state" is its lean on any "how many / when / still" question ("how many failed logins
     lock the account?", "is overtime still paid at 1.5x?"), not a reading."""
     text = text[:MAX_RULE_CHARS]
-    if _RULES.search(text) or _asks_for_a_remedy(text) or _past_figure(text):
+    if _RULES.search(text) or _asks_for_a_remedy(text):
         return False
-    return bool(_VOLATILE.search(text) or _LIVE.search(text))
+    if _MINE.search(text):  # "남았지" reads as a past tense, but what is left of one's own record is live
+        return True
+    if _past_figure(text):
+        return False
+    return bool(_VOLATILE.search(text) or _LIVE.search(text) or _NOW_SAID.search(text))
 
 
 def _past_figure(text: str) -> bool:
