@@ -715,3 +715,18 @@ def test_a_late_remedy_and_a_rule_asked_today_are_about_the_documents(router, te
     """"지금이라도 / can I still" after a slip asks what the rules allow, and "today" does not make a rule live."""
     route = router.route(text, text)
     assert route.intent == Intent.KNOWLEDGE_SEARCH, (route.intent, route.confidence, route.reason)
+
+
+@pytest.mark.parametrize("text", ["12만원에서 20% 빼면 얼마?", "1시간 50분은 몇 분?", "how many seconds in 2.5 minutes",
+                                  "how many days in 3 weeks?"])
+def test_a_unit_conversion_or_a_share_taken_off_is_arithmetic(router, text):
+    """"빼면" and units of time ("시간", "minutes") were not arithmetic words, so these were searched."""
+    route = router.route(text, text)
+    assert route.intent == Intent.CHITCHAT, (route.intent, route.confidence, route.reason)
+
+
+@pytest.mark.parametrize("text", ["연차 15일이면 몇 주야?", "how many hours is the safety training?", "is 5 in stock?"])
+def test_a_sum_about_something_is_not_bare_arithmetic(text):
+    from rag.understand.routing import is_arithmetic
+
+    assert not is_arithmetic(text)

@@ -473,11 +473,14 @@ _ARITH_TOKEN = re.compile(r"\d[\d,.]*+|[가-힣]++|[a-z']++|\S", re.IGNORECASE)
 _ARITH_WORDS = _rx(
     r"^(what's|whats|what|is|are|how|much|many|equals?|plus|minus|times|multiplied|divided|by|of|over|percent|"
     r"squared|cubed|sqrt|square|root|calculate|compute|the|and|to|in|x|k|m|won|krw|usd|dollars?|eur|off|"
-    r"discount|after|then|if|a|an|please|pls)$",
-    r"^(곱하기|더하기|빼기|나누기|나눈|곱한|더한|뺀|제곱|루트|할인|할인하면|하면|이면|면|계산|계산해줘|계산해|"
+    r"discount|after|then|if|a|an|please|pls|convert|converted|into|there|"
+    # units a conversion is asked in: "how many minutes in 3.5 hours"
+    r"seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|meters?|metres?|cm|km|kg|grams?)$",
+    r"^(곱하기|더하기|빼기|나누기|나눈|곱한|더한|뺀|빼면|더하면|곱하면|나누면|제곱|루트|할인|할인하면|하면|이면|면|계산|계산해줘|계산해|"
     r"얼마|얼마야|얼마예요|얼마지|얼마인가요|얼마니|몇|몇이야|이야|야|하고|배|배는|값|값은|결과|결과는|답|답은)$",
     # a number's unit and particle: "만원의", "원에서", "퍼센트는"
-    r"^(십|백|천|만|억)?(원|달러|퍼센트|프로|개|명)?(의|은|는|이|가|에서|에|을|를|로|으로|과|와|이면|면|이야|야)?$",
+    r"^(십|백|천|만|억)?(원|달러|퍼센트|프로|개|명|시간|분|초|일|주|개월|년|미터|킬로|센티)?"
+    r"(의|은|는|이|가|에서|에|을|를|로|으로|과|와|이면|면|이야|야)?$",
 )
 _ARITH_SYMBOLS = frozenset("+-*/×÷=%^()?!.,~x")
 
@@ -509,7 +512,7 @@ def _sum_alone(text: str) -> bool:
 
 
 _OPERATOR_WORDS = frozenset({"plus", "minus", "times", "multiplied", "divided", "percent", "squared", "cubed",
-                             "sqrt", "root", "x", "off", "discount", "over"})
+                             "sqrt", "root", "x", "off", "discount", "over", "in", "into", "convert", "converted"})
 
 
 # --- Questions --------------------------------------------------------------------------------------------
