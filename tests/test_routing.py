@@ -699,6 +699,9 @@ def test_what_to_do_after_a_slip_in_korean_is_about_the_documents(router, text):
     # one's own record: what is left of it, where it stands
     "how many vacation days have I got left", "내 연차 며칠 남았어?", "any update on my access request?",
     "내 장비 신청 어디까지 진행됐어?", "did my lead approve my leave yet", "내 출장 신청 팀장님이 승인했어?",
+    # ... however its limit is named; something submitted decided, something scheduled happened yet
+    "내 카드 이번 달 한도 얼마 남았어",
+    "지난달 낸 출장비 정산 승인 났어?", "has the 8am bus left yet?", "are emails still delayed?", "빌드 아직 도는 중?",
 ])
 def test_now_said_outright_and_ones_own_record_are_live(router, text):
     """Live state used to need a subject that changes by the minute (an outage, on-call, "장애"; now also an exchange

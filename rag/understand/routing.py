@@ -334,10 +334,10 @@ _VOLATILE = _rx(
     r"shipped|rolled out|timeouts|timing out|times out|going on|flaky|unstable|green|red|passing|lagging|laggy|"
     r"crashing|crashed|hanging|unreachable|degraded|throttled|erroring|flapping|firing|jammed|pager|"
     r"finish|(any|some)(one|body) (in|at)|numbers|figures|signups?|sales|revenue|temperature|humidity|"
-    r"reading|exchange rates?|fx rates?|menu|share price|stock price)\b",
+    r"reading|exchange rates?|fx rates?|menu|share price|stock price|delayed)\b",
     r"\b(is|are|be|still)\s++(?:[\w.-]++\s++){0,4}up\b",
     r"(온콜|당직|상태|장애|정상|매출|환율|메뉴|주가|나왔|에러|오류|다운|살아|죽었|죽어|떠\s?있|돌아|돌고|동작|작동|접속|로그인|먹통|느려|느린|점검|"
-    r"끝났|끝나|진행\s?중|발생|실패|성공했|고장|터졌|터진|뻗었|뻗은|끊겼|끊긴|안\s?돼|안\s?되|비어|비었|남아|남았|대기|몇\s?건|몇\s?명|몇\s?개|배포\s?중|처리\s?중|해결됐|복구됐|"
+    r"끝났|끝나|진행\s?중|도는\s?중|돌아가는\s?중|발생|실패|성공했|고장|터졌|터진|뻗었|뻗은|끊겼|끊긴|안\s?돼|안\s?되|비어|비었|남아|남았|대기|몇\s?건|몇\s?명|몇\s?개|배포\s?중|처리\s?중|해결됐|복구됐|"
     r"타임아웃|불안정|깨져|깨졌|튕겨|튕기|튕김|멈춰|멈췄|끊겨|끊기|사용\s?중|쓰는\s?중|온도|습도|빨간불|초록불|"
     r"잘\s?돼|돼\?|되나요|되고|되는|(?<!수 )(?<!수)(있어\?|있나\?|있나요)|(?<=\s)나(\?|요))",
 )
@@ -375,6 +375,10 @@ _LIVE = _rx(
     r"\b(did|has|have|is|was) my\b[^?]{1,60}\b(approved?|rejected|declined|processed|accepted|"
     r"gone through|come through)\b",
     r"^(내|제|나의)\s.{1,30}(승인(됐|됬|났|되었|했)|반려(됐|되었|했)|처리(됐|되었|했)|입금(됐|되었)|지급(됐|되었)|들어왔)",
+    # whether something submitted was decided, or has happened yet: "지난주 올린 경비 정산 승인 났어?", "has the 6pm
+    # shuttle left yet?"
+    r"(승인|반려)\s?(났|됐|됬|되었)(어|나|나요|어요|니|냐)?\s*+\??\s*+$",
+    r"\b(has|have|did)\b[^?]{1,40}\b(left|arrived|departed|started|finished|ended|shipped|gone out)\b[^?]{0,10}\byet\b",
     r"^\s*+(are there |is there )?any (open|active|ongoing|current) [^?]{1,40}\?",  # "any open incidents?"
     r"\bhow many\b[^?]{1,60}\b(right now|now|today|at the moment|currently)\b",  # a count now
     r"\bis [^?]{1,40} ((down|online|offline|working|healthy|jammed|broken|stuck|crashing|failing)|(?<!backed )(?<!set )(?<!signed )(?<!picked )"
@@ -394,7 +398,8 @@ _NOW_SAID = _rx(r"\b(right now|currently|at the moment|atm|at present|as we spea
 # One's own record: what is left of it or where it stands ("how many leave days do I have left", "내 연차 몇 개
 # 남았지", "any update on my laptop request", "내 노트북 교체 요청 어디까지 진행됐어?").
 _MINE = _rx(r"\b(i have|i've got|do i have|have i got|my)\b[^?]{0,50}\b(left|remaining|balance)\b",
-            r"\b(any update|any news|status|progress) on my\b",
+            r"\b(any update|any news|status|progress) on my\b", r"\b(left|remaining) (on|in|of) my\b",
+            r"\buntil my\b[^?]{1,40}\bexpires?\b",
             r"^\s*+(내|제|나의)\s[^?]{1,30}(남았|남은|잔여|어디까지|진행\s?상황)")
 
 
@@ -404,10 +409,10 @@ def may_be_live(text: str) -> bool:
     classifier's "live state" is its lean on any "how many / when / still" question ("how many failed logins
     lock the account?", "is overtime still paid at 1.5x?"), not a reading."""
     text = text[:MAX_RULE_CHARS]
+    if _MINE.search(text):  # what is left of one's own limit is live ("남았지" reads as a past tense; "한도" as a rule)
+        return True
     if _RULES.search(text) or _asks_for_a_remedy(text):
         return False
-    if _MINE.search(text):  # "남았지" reads as a past tense, but what is left of one's own record is live
-        return True
     if _past_figure(text):
         return False
     return bool(_VOLATILE.search(text) or _LIVE.search(text) or _NOW_SAID.search(text))
