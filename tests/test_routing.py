@@ -733,3 +733,11 @@ def test_a_sum_about_something_is_not_bare_arithmetic(text):
     from rag.understand.routing import is_arithmetic
 
     assert not is_arithmetic(text)
+
+
+@pytest.mark.parametrize("text", ["Compare the status of INC-2026-014 and INC-2025-041.",
+                                  "두 장애 보고서 상태 비교해줘", "what's the difference between the status of the two tickets?"])
+def test_comparing_two_records_is_about_the_documents(router, text):
+    """"status of" reads as live state, but two records compared are read from the documents."""
+    route = router.route(text, text)
+    assert route.intent == Intent.KNOWLEDGE_SEARCH, (route.intent, route.confidence, route.reason)

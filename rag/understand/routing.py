@@ -347,10 +347,10 @@ _RULES = _rx(
     r"\b(policy|policies|rules?|limits?|procedure|process|guidelines?|documents?|docs?|handbook|allowed|"
     r"allowance|deadline|valid|eligible|entitled|required|should (i|we)|do (i|we) need|how (do|can|should)|"
     r"slas?|slos?|guarantee[sd]?|commitments?|contract|"
-    r"what (do|should) (i|we)|what now|what next)\b",
+    r"what (do|should) (i|we)|what now|what next|compare|comparing|comparison|difference between)\b",
     r"\bwhere (can|do|should) (i|we) (see|find|look|check)\b",
     r"\b(each|every) (?:[\w-]++ )?(shift|day|week|month|team|person|employee|request|trip)\b",
-    r"(규정|정책|절차|가이드|문서|한도|기준|기한|유효|방법|어떻게|해야|해도)",
+    r"(규정|정책|절차|가이드|문서|한도|기준|기한|유효|방법|어떻게|해야|해도|비교)",  # two records compared: documents
     r"(하면|되면|으면)\s(언제|얼마|며칠|몇|어떻게)",  # "지금 신청하면 언제 승인돼?": what the rule says would happen
     r"도\s?(돼|되나|되요|돼요|될까|되죠|되는|괜찮)",  # "-어도 돼?": may I (permission)
 )
