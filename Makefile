@@ -66,7 +66,7 @@ eval-holdout: install
 ## eval-routing: routing rows only (issue 24 item 6: requests and thanks behind a chatty prefix, live state now,
 ## past mistakes, arithmetic, reactions, and document questions that look like them); tuned on
 eval-routing: install
-	$(BIN)/docbot eval eval/routing-dev.jsonl eval/routing-dev2.jsonl eval/routing-dev3.jsonl --docs $(SAMPLES) --json eval/report-routing.json
+	$(BIN)/docbot eval eval/routing-dev.jsonl eval/routing-dev2.jsonl eval/routing-dev3.jsonl eval/routing-dev4.jsonl --docs $(SAMPLES) --json eval/report-routing.json
 
 ## eval-solbit: the Solbit corpus (HTML wiki exports, PDFs, Office files, Korean/English) dev set; -holdout: frozen
 SOLBIT := eval/solbit
