@@ -32,6 +32,24 @@ def chat_output(invoke) -> str:
     return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
 
 
+_CITED = re.compile(r"\[\d+\]")
+
+
+def comparable(text: str) -> str:
+    """The transcript with each run of uncited bullets (a "maybe related" list) in sorted order. Those documents
+    come in retrieval order, and two of them can sit a few hundredths of a z-score apart: another CPU's float path
+    swaps them (the README's run and CI's did). A cited answer's lines keep their order: which line leads matters."""
+    lines, out, run = text.splitlines(), [], []
+    for line in [*lines, ""]:
+        if line.startswith("• ") and not _CITED.search(line):
+            run.append(line)
+            continue
+        out.extend(sorted(run))
+        run = []
+        out.append(line)
+    return "\n".join(out[:-1]) + ("\n" if text.endswith("\n") else "")
+
+
 def readme_block(text: str | None = None) -> str:
     match = BLOCK.search(text if text is not None else README.read_text(encoding="utf-8"))
     if not match:
@@ -68,8 +86,9 @@ def main() -> int:
     current = readme_block(text)
     new = fresh(args.data)
     if args.check:
-        print("README transcript is current" if new == current else "README transcript differs; run this script")
-        return 0 if new == current else 1
+        same = comparable(new) == comparable(current)
+        print("README transcript is current" if same else "README transcript differs; run this script")
+        return 0 if same else 1
     text = README.read_text(encoding="utf-8")  # again: the README may have been edited meanwhile
     README.write_text(BLOCK.sub(lambda m: m.group(1) + new + m.group(3), text), encoding="utf-8")
     print(new)
