@@ -85,6 +85,9 @@ def test_question_kinds_in_both_languages(question, kind):
     (Kind.WHERE, "퇴사할 때 노트북은 총무팀에 반납한다.", True),  # where it is handed in: a team
     (Kind.WHERE, "점검 시간은 상황에 따라 연장될 수 있다.", False),
     (Kind.WHERE, "The shuttle takes about 35 minutes.", False),
+    (Kind.WHERE, "Submit it on time.", False),  # "on time" is not a named place, nor "it" the IT team
+    (Kind.WHO, "Submit it on time.", False),
+    (Kind.WHO, "Ask IT for a replacement.", True),
 ])
 def test_a_sentence_fills_the_slot_by_its_shape(kind, sentence, expected):
     assert fills(kind, sentence) is expected

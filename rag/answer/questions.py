@@ -162,8 +162,9 @@ _WEEKDAY = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)day\b|[월화수�
                       # ... or by its month: "수당은 다음 달 급여와 함께 지급한다"
                       r"다음 ?(달|주|해)|익월|익년|이번 ?(달|주)|내년|급여일|월급날|\bpayday\b|\bpayroll\b", _I)
 _WHO = re.compile(r"팀|부서|담당|센터|데스크|본부|매니저|관리자|책임자|리더|조장|대표|임원|위원회|\bteam\b|\bdesk\b|\bmanager\b|\blead\b|\bowner\b|\bhead of\b|"
-                  r"\bCTO\b|\bCEO\b|\bCFO\b|\bofficer\b|\bsupport\b|\bextension\b|내선|@|\b\d{2,4}-\d{3,4}(-\d{4})?\b|"
-                  r"\bhelpdesk\b|\bservice ?desk\b|\bHR\b|\bIT\b|총무|인사|재무|보안|\bchannel\b|채널", _I)
+                  r"(?-i:\bCTO\b|\bCEO\b|\bCFO\b|\bHR\b|\bIT\b)|\bofficer\b|\bsupport\b|\bextension\b|내선|@|"
+                  r"\b\d{2,4}-\d{3,4}(-\d{4})?\b|\bhelpdesk\b|\bservice ?desk\b|총무|인사|재무|보안|\bchannel\b|채널", _I)
+# (the acronyms in capitals only: "it" is not IT)
 _WHY = re.compile(r"\bbecause\b|\bcaused?\b|\bdue to\b|\broot cause\b|\bresult(ed)? (of|from)\b|\bexpired\b|"
                   r"\bfailure\b|\bfailed\b|원인|때문|인해|으로 인한|로 인한|탓|만료", _I)
 _RULE = re.compile(r"\bnot\b|\bnever\b|\bmust\b|\bmay\b|\bcan\b|\bcannot\b|\ballowed\b|\bprohibited\b|\bblocked\b|"
@@ -185,8 +186,10 @@ _PLACE = re.compile(r"\d+\s?(층|F\b)|\b\d+(st|nd|rd|th) floor\b|\b(floor|room|b
                     r"exit|station|stop|desk|counter|office|address|portal|site|channel|folder|drive|wiki|page|menu|"
                     r"tab|app|website|locker|cabinet|parking|car park|basement|rooftop|city|location|located)s?\b|#[A-Za-z0-9][\w-]*|"
                     r"로비|안내 ?데스크|입구|정문|후문|출구|[가-힣]역\b|정류장|정거장|건물|층|호실|[가-힣]실\b|센터|데스크|창구|"
-                    r"주소|포털|채널|게시판|메뉴|폴더|사이트|주차장|사무실|라운지|탕비실|보관함|캐비닛|위치|소재지|[가-힣](로|길) ?\d|"
-                    r"\b(in|at|from|on|via|through) (the )?[A-Z][A-Za-z0-9]+|[A-Za-z0-9)\]\"”]\s?(에서|에|으로|로)\b", _I)
+                    r"주소|포털|채널|게시판|메뉴|폴더|사이트|주차장|사무실|라운지|탕비실|보관함|캐비닛|위치|소재지|[가-힣](로|길) ?\d", _I)
+# ... a named system: a capitalised name after a preposition, or a Latin name or quote with a Korean particle of place
+# (case-sensitive: "in SolbitPay", not "on time").
+_PLACE_NAME = re.compile(r"\b(in|at|from|on|via|through) (the )?[A-Z][A-Za-z0-9]+|[A-Za-z0-9)\]\"”]\s?(에서|에|으로|로)(?![가-힣])")
 _URL_ASK = re.compile(r"\b(url|link|website|web ?address|web ?page|homepage)\b|웹 ?주소|링크|사이트|홈페이지", _I)
 _URL = re.compile(r"https?://|\bwww\.|\b[a-z0-9-]+\.(?:[a-z0-9-]+\.)*(?:com|net|org|io|kr|sg|example|local|internal|corp)\b", _I)
 _CODE_ASK = re.compile(r"\b(code|id|number)\b.{0,12}\?|(코드|번호)(는|가)? ?(뭐|무엇|몇)", _I)
@@ -219,7 +222,8 @@ def fills(kind: Kind, sentence: str, question: str = "") -> bool:
     if kind == Kind.CONSEQUENCE:
         return bool(_FOLLOWS.search(sentence))
     if kind == Kind.WHERE:  # a team or desk is where a laptop is returned or a form handed in ("IT팀에 반납")
-        return bool(_PLACE.search(sentence) or _URL.search(sentence) or _WHO.search(sentence))
+        return bool(_PLACE.search(sentence) or _PLACE_NAME.search(sentence) or _URL.search(sentence)
+                    or _WHO.search(sentence))
     if kind == Kind.WHAT:
         if _URL_ASK.search(question):  # "웹 주소가 뭐였지?": the line with the address, not the app's description
             return bool(_URL.search(sentence))
