@@ -14,6 +14,7 @@ import os
 import re
 import sys
 import tempfile
+from itertools import groupby
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,15 +40,11 @@ def comparable(text: str) -> str:
     """The transcript with each run of uncited bullets (a "maybe related" list) in sorted order. Those documents
     come in retrieval order, and two of them can sit a few hundredths of a z-score apart: another CPU's float path
     swaps them (the README's run and CI's did). A cited answer's lines keep their order: which line leads matters."""
-    lines, out, run = text.splitlines(), [], []
-    for line in [*lines, ""]:
-        if line.startswith("• ") and not _CITED.search(line):
-            run.append(line)
-            continue
-        out.extend(sorted(run))
-        run = []
-        out.append(line)
-    return "\n".join(out[:-1]) + ("\n" if text.endswith("\n") else "")
+    out: list[str] = []
+    for uncited, run in groupby(text.splitlines(), key=lambda line: line.startswith("• ") and not _CITED.search(line)):
+        lines = list(run)
+        out.extend(sorted(lines) if uncited else lines)
+    return "\n".join(out) + ("\n" if text.endswith("\n") else "")
 
 
 def readme_block(text: str | None = None) -> str:
