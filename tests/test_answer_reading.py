@@ -50,6 +50,23 @@ from rag.documents import Chunk, Hit
     ("Do we get a gym subsidy?", Kind.YESNO),
     ("Which release caused the outage?", Kind.WHICH),
     ("What caused the outage?", Kind.WHY),
+    # "할 수 있어?" asks yes or no though "기간" is a noun of amounts; "어떤 환율로" asks which rate
+    ("수습 기간에도 재택근무 할 수 있어?", Kind.YESNO),
+    ("수당 받을 수 있나요?", Kind.YESNO),
+    ("일비는 어떤 환율로 받아?", Kind.WHICH),
+    # a statement asked with a rising verb ending; a bare noun is an elliptical follow-up
+    ("예전 출장 규정 아직 유효해?", Kind.YESNO),
+    ("추천 채용하면 보상 있어?", Kind.YESNO),
+    ("재택근무할 때 VPN 꼭 써야 해?", Kind.YESNO),
+    ("이천은?", Kind.OTHER),
+    ("택시비는?", Kind.OTHER),
+    ("신규 입사자 첫날에 뭐 해?", Kind.OTHER),
+    # an English yes/no question after a clause
+    ("I deleted a file by mistake yesterday, can it still be recovered?", Kind.YESNO),
+    ("we deleted the customer's data by mistake, are we required to report it?", Kind.YESNO),
+    # how early / how fast ask for a length of time
+    ("How early should the next shift arrive at Busan New Port Hub?", Kind.QUANTITY),
+    ("how quickly will security respond?", Kind.QUANTITY),
 ])
 def test_question_kinds_in_both_languages(question, kind):
     assert question_kind(question) == kind
@@ -277,7 +294,9 @@ def test_a_follow_up_reads_first_the_document_that_says_what_the_thread_was_abou
     hits = [Hit(Chunk(path, 0, title, "", text), z, float(cosine), relevance=z, spread=0.03, population=200)
             for (path, (title, text)), z, cosine in zip(texts.items(), (2.5, 2.0), cosines)]
     for weight, lead in ((2.0, "wiki/public-api-guide.html"), (0.0, "ops/on-call.md")):
-        reader = Reader(analyzer, embedder, bilingual=Bilingual(analyzer), thread_concept_weight=weight)
+        # The slot left out: "어떤 응답" asks which response, and the API guide's English line has a name's shape.
+        reader = Reader(analyzer, embedder, bilingual=Bilingual(analyzer), thread_concept_weight=weight,
+                        slot_bonus=0.0, slot_miss=0.0)
         reading = reader.read(question, query, hits)
         assert reading.follow_up and reading.thread_coverage("wiki/public-api-guide.html") > \
             reading.thread_coverage("ops/on-call.md")
@@ -315,3 +334,26 @@ def test_a_name_of_several_words_is_one_thing_asked_about(analyzer, embedder):
     names = [c for c in reading.concepts if "busan" in c]
     assert len(names) == 1 and {"port", "hub"} <= names[0]
     assert not any("busan" in c for c in reading.concepts if c is not names[0])
+
+
+def test_how_early_is_answered_by_a_length_of_time_not_a_date():
+    question = "How early should the next shift arrive?"
+    assert fills(Kind.QUANTITY, "다음 조 근무자는 근무 시작 30분 전에 도착한다.", question)
+    assert not fills(Kind.QUANTITY, "교대 절차는 2026년 3월 1일부터 적용한다.", question)
+
+
+def test_a_documents_reading_budget_goes_to_its_best_ranked_passages(analyzer, embedder):
+    """A long opening section spent a document's whole budget of sentences in document order, and the passage
+    retrieval ranked first (a later one, holding the asked fact) was never read."""
+    from rag.answer.reading import Reader
+
+    opening = "\n".join(f"{n}. Check item number {n} on the onboarding list before the end of the week." for n in range(1, 21))
+    hits = [_hit("wiki/guide.md", 3, "Guide", "The VPN gateway for Seoul is sel-vpn.example and uses WireGuard.", 1),
+            _hit("wiki/guide.md", 0, "Guide", opening, 2)]
+    reader = Reader(analyzer, embedder, per_source=16)
+    reading = reader.read("Which VPN gateway does Seoul use?", "Which VPN gateway does Seoul use?", hits)
+    sentences = [c.sentence for c in reading.candidates]
+    assert any("sel-vpn" in s for s in sentences) and len(sentences) == 16
+    # ... and what was read is still in document order: the opening's items before the later passage
+    by_position = [c.sentence for c in sorted(reading.candidates, key=lambda c: c.position)]
+    assert by_position[-1].startswith("The VPN gateway")

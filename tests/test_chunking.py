@@ -98,3 +98,12 @@ def test_a_top_heading_that_words_the_title_is_not_repeated_in_every_chunk_headi
     other = Document("p.docx", "Remote Work Policy v3", [Section("Scope", s.blocks, ("Scope",) + s.path[1:])
                                                          for s in sections])
     assert heading_path(other, other.sections[1]) == "Scope > 1. Who can work remotely"
+
+
+def test_a_field_line_is_quotable_though_short_and_unpunctuated():
+    """"대상: SolTrack WMS 웹 콘솔, 공개 API, 모바일 스캐너 앱" answers "which systems are affected?"; it was taken for a
+    heading (short, no sentence ending, no number) and never read. A bare label is still not quotable."""
+    from rag.ingest.chunking import quotable_units
+
+    text = "- 대상: SolTrack WMS 웹 콘솔, 공개 API, 모바일 스캐너 앱\n- 영향:\nGateway:  sel-vpn.solbit.example\n회의실 예약"
+    assert quotable_units(text) == ["대상: SolTrack WMS 웹 콘솔, 공개 API, 모바일 스캐너 앱", "Gateway:  sel-vpn.solbit.example"]

@@ -35,7 +35,15 @@ _I = re.IGNORECASE
 _MONEY_WORD = r"(^|\s)돈(이|은|는|도|을)?(\s|\?|$)"
 # A follow-up opens on a connective: "and does any discount apply to …?" is asked yes or no as "does …?" is.
 _YES_NO = re.compile(r"^((and|so|but|then|also|ok|okay|oh),?\s+)?(can|could|may|is|are|do|does|did|will|should|am)\b|\ballowed\b|"
-                     r"(돼|되나요|될까|되나|가능해|가능한가|가능할까|가능|써도|해도|받아)\??$", _I)
+                     r"(돼|돼요|되나요|될까|되나|되죠|됩니까|가능해|가능한가|가능할까|가능|써도|해도|받아|"
+                     r"수 ?있(어|어요|나|나요|을까|을까요|습니까|지|죠)|되는 거야|되는 건가)\??$", _I)
+# A statement asked with a rising verb ending and no question word ("예전 출장 규정 아직 유효해?", "보상 있어?",
+# "이천 허브도 같은 절차 따라?"), or an English yes/no question after a clause ("I deleted a file by mistake, can it
+# still be recovered?"). A bare noun ("이천은?", "택시비는?") is an elliptical follow-up, not yes or no.
+_STATEMENT_ASKED = re.compile(r"(?<![뭐뭘])(있어|없어|있나|없나|있니|있을까|해|돼|야|아|어|와|워|까|죠|니|"
+                              r"어요|아요|해요|돼요|나요|까요|세요|워요|와요)\?$|"
+                              r"[,;—-]\s*+(so |and |but |then )?(can|could|may|is|are|do|does|did|will|should|am|must)\b", _I)
+_NOT_YES_NO = re.compile(r"뭐|뭘|무엇|무얼")
 # Checked in this order, most specific first: "how many days … when my wife gives birth" asks for an
 # amount, "몇 시까지" for a time.
 _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
@@ -51,7 +59,7 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
                           r"연락처|문의처|보고돼|보고되", _I)),
     (Kind.TIME, re.compile(r"\bdeadline\b|\bby when\b|\bwhat time\b|\bdue\b|\bwhat date\b|\bwhich day\b|"
                            r"언제|마감|기한|몇 ?시(야|에|까지|부터)|무슨 요일|날짜", _I)),
-    (Kind.QUANTITY, re.compile(r"\bhow (much|many|long|often|soon|far|big|large)\b|\blimit\b|\bmaximum\b|"
+    (Kind.QUANTITY, re.compile(r"\bhow (much|many|long|often|soon|far|big|large|early|fast|quickly|late)\b|\blimit\b|\bmaximum\b|"
                                r"\bminimum\b|\bmax\b|\bmin\b|\bper (day|night|month|year|order)\b|\brate\b|\bprice\b|"
                                r"\bcost\b|\bfee\b|\bpercent|\bcharge\b|\bwhat temperature\b|\bnumber of\b|"
                                r"\ballowance\b|\bper diem\b|\bstipend\b|\bsalary\b|\bbudget\b|\bsubsidy\b|"
@@ -70,6 +78,7 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
     (Kind.WHICH, re.compile(r"어느|어떤|무슨", _I)),
     (Kind.HOWTO, re.compile(r"려면", _I)),
     (Kind.YESNO, _YES_NO),
+    (Kind.YESNO, _STATEMENT_ASKED),
     (Kind.WHICH, re.compile(r"\bwhich\b|어느|어떤|무슨|뭘 써|뭐 써|제일|가장", _I)),
     (Kind.WHAT, re.compile(r"\bwhat('s| is| are| was)\b|\bmean(s|ing)?\b|\bdefin|뭐야|뭐였어|무엇|뭔가|이란|란\?|"
                            r"뜻", _I)),
@@ -77,8 +86,11 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
 
 
 # Words that ask for an amount themselves ("얼마", "how much"), not nouns of amounts ("기간", "limit").
-_HOW_MUCH = re.compile(r"\bhow (much|many|long|often|soon|far|big|large)\b|\bwhat (temperature|percentage|rate|price)\b|"
+_HOW_MUCH = re.compile(r"\bhow (much|many|long|often|soon|far|big|large|early|fast|quickly|late)\b|\bwhat (temperature|percentage|rate|price)\b|"
                        r"\bnumber of\b|얼마|몇|며칠", re.IGNORECASE)
+
+
+_KOREAN_WHICH = re.compile(r"어느|어떤|무슨")
 
 
 # "Summarise X" / "X 요약해줘" asks for the gist: no single slot to fill.
@@ -108,6 +120,10 @@ def question_kind(question: str) -> Kind:
         return Kind.OTHER
     for kind, pattern in _ASKS:
         if pattern.search(text):
+            if pattern is _STATEMENT_ASKED and _NOT_YES_NO.search(text):
+                continue
+            if kind == Kind.QUANTITY and not _HOW_MUCH.search(text) and _KOREAN_WHICH.search(text):
+                return Kind.WHICH  # "일비는 어떤 환율로 받아?": which rate, not the per diem's amount
             if kind == Kind.QUANTITY and not _HOW_MUCH.search(text) and _YES_NO.search(text):
                 return Kind.YESNO  # "핫픽스는 프리즈 기간에도 배포돼?": a noun of amounts, asked yes or no
             return kind
@@ -125,7 +141,7 @@ _MONEY_ASK = re.compile(r"\bhow much\b|\bprice|\bcost|\bfee|\bcharge|\ballowance
                         r"얼마(?!나)|가격|비용|요금|수당|금액|지원금|일비|식대|한도|급여|보상|" + _MONEY_WORD, re.IGNORECASE)
 _MONEY = re.compile(r"\d[\d,.]*\s*(원|만\s?원|억|천\s?원|KRW|USD|SGD|EUR|JPY|달러|won)|(KRW|USD|SGD|EUR|\$|₩|€)\s?\d",
                     re.IGNORECASE)
-_DURATION_ASK = re.compile(r"\bhow long\b|\bhow many (business |working |calendar )?(days|hours|minutes|weeks|months|years)\b|\bhow soon\b|\bhow often\b|기간|며칠|얼마나 (오래|걸|기다|자주)|몇 ?(시간|분|일|주|개월|년)",
+_DURATION_ASK = re.compile(r"\bhow (long|early|fast|quickly|late)\b|\bhow many (business |working |calendar )?(days|hours|minutes|weeks|months|years)\b|\bhow soon\b|\bhow often\b|기간|며칠|얼마나 (오래|걸|기다|자주)|몇 ?(시간|분|일|주|개월|년)",
                            re.IGNORECASE)
 _DURATION = re.compile(r"\d[\d.,]*\s*(분|시간|일|주|개월|달|년|영업일|minutes?|mins?|hours?|hrs?|h\b|days?|weeks?|"
                        r"months?|years?|business days?)|\b(daily|weekly|monthly|quarterly|annually|every)\b|매(일|주|월|년)|분기",

@@ -280,16 +280,18 @@ class Reader:
         out: list[tuple[str, int, str, Hit]] = []
         seen: set[str] = set()
         for path, group in list(groups.items())[: self.max_sources]:
-            taken = 0
-            for hit in sorted(group, key=lambda h: h.chunk.ordinal):
-                for sentence in quotable_units(hit.chunk.text):
-                    if taken >= self.per_source or sentence in seen:
+            # The budget goes to the document's best-ranked passages first: spent in document order, a long
+            # opening section used it up and the passage retrieval ranked first was never read.
+            taken: list[tuple[int, int, str, Hit]] = []
+            for hit in group:
+                for line, sentence in enumerate(quotable_units(hit.chunk.text)):
+                    if len(taken) >= self.per_source or sentence in seen:
                         continue
                     seen.add(sentence)
-                    if boilerplate(sentence, hit.chunk.heading, kind, changes):
-                        continue
-                    taken += 1
-                    out.append((path, len(out), clip(sentence), hit))
+                    if not boilerplate(sentence, hit.chunk.heading, kind, changes):
+                        taken.append((hit.chunk.ordinal, line, sentence, hit))
+            for *_, sentence, hit in sorted(taken, key=lambda t: t[:2]):  # quoted in document order
+                out.append((path, len(out), clip(sentence), hit))
         return out[: self.max_candidates]
 
     def _concepts(self, topic_words: list[str], texts: list[str], terms: list[list[str]],

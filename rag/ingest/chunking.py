@@ -74,6 +74,9 @@ def units(text: str) -> list[str]:
 _BULLET = re.compile(r"^[-*•]\s+")
 _NUMBER = re.compile(r"\d")
 _ENDS_SENTENCE = re.compile(r"[.!?。？！)\]다요]$")
+# A field: a short label, a colon and its value ("대상: SolTrack WMS 웹 콘솔, 공개 API", "Gateway: vpn.example"). Short
+# and unpunctuated, it looked like a heading, and the value a question asked for was never read. Possessive: linear.
+_FIELD = re.compile(r"^[^:：]{1,30}+[:：]\s*+\S.{2,}")
 MAX_SENTENCE_CHARS = 400
 
 
@@ -86,7 +89,8 @@ def quotable(sentence: str) -> bool:
     """A sentence worth quoting: not a fragment, and not a heading-like line ("회의실 예약", "Steps")."""
     if len(sentence) < 8:
         return False
-    return bool(_ENDS_SENTENCE.search(sentence)) or len(sentence) > 40 or bool(_NUMBER.search(sentence))
+    return bool(_ENDS_SENTENCE.search(sentence)) or len(sentence) > 40 or bool(_NUMBER.search(sentence)) or \
+        bool(_FIELD.match(sentence))
 
 
 def clip(sentence: str) -> str:
