@@ -67,6 +67,11 @@ from rag.documents import Chunk, Hit
     # how early / how fast ask for a length of time
     ("How early should the next shift arrive at Busan New Port Hub?", Kind.QUANTITY),
     ("how quickly will security respond?", Kind.QUANTITY),
+    # a noun of dates asked yes or no; a noun of money asked so is still answered by the amount
+    ("휴가 신청 기한을 놓쳤는데 지금 신청해도 돼?", Kind.YESNO),
+    ("I missed the vacation request deadline, can I still apply?", Kind.YESNO),
+    ("돈도 나와?", Kind.QUANTITY),
+    ("지원금도 있어?", Kind.QUANTITY),
 ])
 def test_question_kinds_in_both_languages(question, kind):
     assert question_kind(question) == kind

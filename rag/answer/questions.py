@@ -113,6 +113,14 @@ def is_summary(question: str) -> bool:
     return bool(_SUMMARY.search(question))
 
 
+# Words that ask for a time themselves, not nouns of dates ("deadline", "기한").
+_WHEN = re.compile(r"\bwhen\b|\bby when\b|\bwhat (time|date)\b|\bwhich day\b|언제|몇 ?시|무슨 요일", _I)
+
+
+def _asked_yes_or_no(text: str) -> bool:
+    return bool(_YES_NO.search(text) or (_STATEMENT_ASKED.search(text) and not _NOT_YES_NO.search(text)))
+
+
 def question_kind(question: str) -> Kind:
     """The slot the question asks to fill (OTHER when none is recognised, or for a summary)."""
     text = question.strip()
@@ -124,8 +132,12 @@ def question_kind(question: str) -> Kind:
                 continue
             if kind == Kind.QUANTITY and not _HOW_MUCH.search(text) and _KOREAN_WHICH.search(text):
                 return Kind.WHICH  # "일비는 어떤 환율로 받아?": which rate, not the per diem's amount
+            # "핫픽스는 프리즈 기간에도 배포돼?": a noun of amounts, asked yes or no. Not "수당도 있어?" or "돈도 나와?": the
+            # amount is the answer to whether there is one.
             if kind == Kind.QUANTITY and not _HOW_MUCH.search(text) and _YES_NO.search(text):
-                return Kind.YESNO  # "핫픽스는 프리즈 기간에도 배포돼?": a noun of amounts, asked yes or no
+                return Kind.YESNO
+            if kind == Kind.TIME and not _WHEN.search(text) and _asked_yes_or_no(text):
+                return Kind.YESNO  # "휴가 신청 기한을 놓쳤는데 지금 신청해도 돼?": a noun of dates, asked yes or no
             return kind
     return Kind.OTHER
 
