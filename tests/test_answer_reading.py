@@ -362,3 +362,23 @@ def test_a_documents_reading_budget_goes_to_its_best_ranked_passages(analyzer, e
     # ... and what was read is still in document order: the opening's items before the later passage
     by_position = [c.sentence for c in sorted(reading.candidates, key=lambda c: c.position)]
     assert by_position[-1].startswith("The VPN gateway")
+
+
+@pytest.mark.parametrize("kind, question, right, wrong", [
+    # a length of time in words
+    (Kind.QUANTITY, "복구하면 보통 얼마나 걸려?", "A restore of a cluster under 100 GB usually completes within two hours.",
+     "Managed PostgreSQL clusters are restored by the platform team."),
+    (Kind.QUANTITY, "몇 시간 안에 신고해야 돼?", "If you lose a company laptop or phone, report it within one hour.",
+     "Report anything that might be a security incident."),
+    (Kind.QUANTITY, "분실하면 얼마나 빨리 신고해?", "분실하면 한 시간 안에 보안팀에 신고한다.", "분실하면 보안팀에 신고한다."),
+    # a rate limit is a number of requests, not a share
+    (Kind.QUANTITY, "what are its rate limits?", "Each API key may make 600 requests per minute by default.",
+     "Requests over the limit receive an error with a Retry-After header."),
+    (Kind.QUANTITY, "What's the error rate threshold for a rollback?", "Roll back when the error rate exceeds 2%.",
+     "Roll back within 10 minutes."),
+    # a role fills "who"
+    (Kind.WHO, "who can approve a discount up to 10%?", "up to 10% — Approver: Account executive.",
+     "Discounts apply to three-year contracts only."),
+])
+def test_a_slot_is_filled_by_what_people_write(kind, question, right, wrong):
+    assert fills(kind, right, question) and not fills(kind, wrong, question)

@@ -153,10 +153,14 @@ _MONEY_ASK = re.compile(r"\bhow much\b|\bprice|\bcost|\bfee|\bcharge|\ballowance
                         r"얼마(?!나)|가격|비용|요금|수당|금액|지원금|일비|식대|한도|급여|보상|" + _MONEY_WORD, re.IGNORECASE)
 _MONEY = re.compile(r"\d[\d,.]*\s*(원|만\s?원|억|천\s?원|KRW|USD|SGD|EUR|JPY|달러|won)|(KRW|USD|SGD|EUR|\$|₩|€)\s?\d",
                     re.IGNORECASE)
-_DURATION_ASK = re.compile(r"\bhow (long|early|fast|quickly|late)\b|\bhow many (business |working |calendar )?(days|hours|minutes|weeks|months|years)\b|\bhow soon\b|\bhow often\b|기간|며칠|얼마나 (오래|걸|기다|자주)|몇 ?(시간|분|일|주|개월|년)",
+_DURATION_ASK = re.compile(r"\bhow (long|early|fast|quickly|late)\b|\bhow many (business |working |calendar )?(days|hours|minutes|weeks|months|years)\b|\bhow soon\b|\bhow often\b|기간|며칠|얼마나 (오래|걸|기다|자주|빨리|일찍)|몇 ?(시간|분|일|주|개월|년)",
                            re.IGNORECASE)
 _DURATION = re.compile(r"\d[\d.,]*\s*(분|시간|일|주|개월|달|년|영업일|minutes?|mins?|hours?|hrs?|h\b|days?|weeks?|"
-                       r"months?|years?|business days?)|\b(daily|weekly|monthly|quarterly|annually|every)\b|매(일|주|월|년)|분기",
+                       r"months?|years?|business days?)|\b(daily|weekly|monthly|quarterly|annually|every)\b|매(일|주|월|년)|분기|"
+                       # ... or in words: "within one hour", "usually completes within two hours", "한 시간 안에"
+                       r"\b(an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|half an?)"
+                       r"(\s|-)(business |working |calendar )?(minutes?|hours?|days?|weeks?|months?|years?)\b|"
+                       r"(한|두|세|네|다섯|여섯|일곱|여덟|아홉|열) ?(시간|달|주|해)(?![가-힣])|(한|두|세|네|다섯) ?주일",
                        re.IGNORECASE)
 # A date is not a length of time: "2026년 3월 21일" does not answer "몇 분 전에?" ("how many minutes before?").
 _DATE = re.compile(r"\d{4}\s?년(\s?\d{1,2}\s?월)?(\s?\d{1,2}\s?일)?|\d{1,2}\s?월\s?\d{1,2}\s?일|\d{4}[-./]\d{1,2}[-./]\d{1,2}")
@@ -172,7 +176,9 @@ _COUNT_WORDS = re.compile(r"(한|두|세|네|다섯|여섯|일곱|여덟|아홉|
                           r"\b(two|three|four|five|six|seven|eight|nine|ten|twelve)\b", _I)
 _TIMES_ASK = re.compile(r"\bhow many times (more|higher|larger|bigger|the)\b|\bwhat multiple\b|몇 ?배", re.IGNORECASE)
 _TIMES = re.compile(r"\d(\.\d+)?\s*(x|×|배|times)(?![A-Za-z])", re.IGNORECASE)
-_PERCENT_ASK = re.compile(r"\bpercent|\brate\b|%|퍼센트|비율|율은|률은|율이|률이", re.IGNORECASE)
+# ("rate" alone is not a share: a rate limit is requests per minute, a rate per pallet an amount)
+_PERCENT_ASK = re.compile(r"\bpercent|%|퍼센트|비율|율은|률은|율이|률이|\b(error|failure|success|interest|growth|discount|"
+                          r"return|churn|fill|defect|damage|attrition) rate\b", re.IGNORECASE)
 _PERCENT = re.compile(r"\d\s*%|퍼센트|percent", re.IGNORECASE)
 _CLOCK_ASK = re.compile(r"\bwhat time\b|\bat what hour\b|몇 ?시(?!간)", _I)
 _CLOCK = re.compile(r"\d{1,2}:\d{2}|\d{1,2}\s?(a\.?m\b|p\.?m\b)|\d{1,2}\s?시(?!간)|\b(noon|midnight)\b|정오|자정|"
@@ -189,7 +195,9 @@ _WEEKDAY = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)day\b|[월화수�
                       r"퇴사일|입사일|출근일|근무일|"
                       # ... or by its month: "수당은 다음 달 급여와 함께 지급한다"
                       r"다음 ?(달|주|해)|익월|익년|이번 ?(달|주)|내년|급여일|월급날|\bpayday\b|\bpayroll\b", _I)
-_WHO = re.compile(r"팀|부서|담당|센터|데스크|본부|매니저|관리자|책임자|리더|조장|대표|임원|위원회|\bteam\b|\bdesk\b|\bmanager\b|\blead\b|\bowner\b|\bhead of\b|"
+_WHO = re.compile(r"팀|부서|담당|센터|데스크|본부|매니저|관리자|책임자|리더|조장|대표|임원|위원회|승인권자|결재권자|\bteam\b|\bdesk\b|\bmanager\b|\blead\b|\bowner\b|\bhead of\b|"
+                  # a role: "Approver: Account executive", "Sales director"
+                  r"\b(approver|director|executive|supervisor|administrator|coordinator|representative|committee|board)s?\b|"
                   r"(?-i:\bCTO\b|\bCEO\b|\bCFO\b|\bHR\b|\bIT\b)|\bofficer\b|\bsupport\b|\bextension\b|내선|@|"
                   r"\b\d{2,4}-\d{3,4}(-\d{4})?\b|\bhelpdesk\b|\bservice ?desk\b|총무|인사|재무|보안|\bchannel\b|채널", _I)
 # (the acronyms in capitals only: "it" is not IT)
