@@ -379,6 +379,24 @@ def test_a_documents_reading_budget_goes_to_its_best_ranked_passages(analyzer, e
     # a role fills "who"
     (Kind.WHO, "who can approve a discount up to 10%?", "up to 10% — Approver: Account executive.",
      "Discounts apply to three-year contracts only."),
+    (Kind.WHO, "Who was the incident commander?", "Incident commander — Lee Seojun.", "The outage lasted 2 h 47 min."),
+    (Kind.WHO, "롤백은 누가 해?", "롤백은 승인 없이 온콜 엔지니어가 바로 실행할 수 있습니다.", "롤백은 10분 안에 끝내야 합니다."),
+    # "얼마 뒤 / 얼마 동안" ask how long, not how much money
+    (Kind.QUANTITY, "그거 얼마 동안 유효해?", "프로덕션 접근 권한은 최대 90일 동안 유효하다.", "권한 신청은 팀 리드가 승인한다."),
+    (Kind.QUANTITY, "and how many paid sick days are there?", "업무 외 질병으로 인한 병가는 연 30일까지 유급으로 한다.",
+     "병가는 진단서를 제출해야 한다."),
+    # a count asked outright outweighs a noun of money beside it; meals are counted
+    (Kind.QUANTITY, "기본 요청 한도가 분당 몇 개야?", "Each API key may make 600 requests per minute by default.",
+     "Requests over the limit receive an error."),
+    (Kind.QUANTITY, "주말에 출근하면 식대 몇 끼까지 돼?", "주말·공휴일 근무 시에는 1일 2식까지 인정한다.", "식대는 실비로 정산한다."),
+    # revenue is an amount of money
+    (Kind.QUANTITY, "What was Solbit's 2025 revenue?", "2025 매출 712억 원 (목표 대비 102%)", "2025년 숫자는 감사 전 잠정치입니다."),
+    # a month names a time
+    (Kind.TIME, "캘리브레이션은 언제 해?", "Calibration sessions run in the first two weeks of July.",
+     "Calibration sessions compare ratings across teams."),
+    # "what was X?" is answered by "X was …"
+    (Kind.WHAT, "What was the company-wide OTIF in Q4 2025?", "Company OTIF was 97.3%, slightly below target.",
+     "Shipper feedback improved in Q4 2025."),
 ])
 def test_a_slot_is_filled_by_what_people_write(kind, question, right, wrong):
     assert fills(kind, right, question) and not fills(kind, wrong, question)

@@ -149,11 +149,11 @@ _DIGIT = re.compile(r"(?<![A-Za-z-])\d")
 _STEP_NUMBER = re.compile(r"^(?:[-*•]\s*)?(?:\d{1,3}[.)]|(?:step|단계)\s?\d{1,3}[.:)]?)\s+", re.IGNORECASE)
 # What "how much / how long / how many" is measured in: the sentence must carry that unit.
 _MONEY_ASK = re.compile(r"\bhow much\b|\bprice|\bcost|\bfee|\bcharge|\ballowance|\bstipend|\bpaid\b|\bpay\b|\bper diem\b|"
-                        r"\bsubsid|\breimburs|\bsalary\b|"
-                        r"얼마(?!나)|가격|비용|요금|수당|금액|지원금|일비|식대|한도|급여|보상|" + _MONEY_WORD, re.IGNORECASE)
+                        r"\bsubsid|\breimburs|\bsalary\b|\brevenue\b|\bsales\b|\bprofit\b|"
+                        r"얼마(?!나)|매출|영업이익|가격|비용|요금|수당|금액|지원금|일비|식대|한도|급여|보상|" + _MONEY_WORD, re.IGNORECASE)
 _MONEY = re.compile(r"\d[\d,.]*\s*(원|만\s?원|억|천\s?원|KRW|USD|SGD|EUR|JPY|달러|won)|(KRW|USD|SGD|EUR|\$|₩|€)\s?\d",
                     re.IGNORECASE)
-_DURATION_ASK = re.compile(r"\bhow (long|early|fast|quickly|late)\b|\bhow many (business |working |calendar )?(days|hours|minutes|weeks|months|years)\b|\bhow soon\b|\bhow often\b|기간|며칠|얼마나 (오래|걸|기다|자주|빨리|일찍)|몇 ?(시간|분|일|주|개월|년)",
+_DURATION_ASK = re.compile(r"\bhow (long|early|fast|quickly|late)\b|\bhow many ([a-z-]+ ){0,2}(days|hours|minutes|weeks|months|years)\b|얼마 ?(뒤|후|만|동안|간)|\bhow soon\b|\bhow often\b|기간|며칠|얼마나 (오래|걸|기다|자주|빨리|일찍)|몇 ?(시간|분|일|주|개월|년)",
                            re.IGNORECASE)
 _DURATION = re.compile(r"\d[\d.,]*\s*(분|시간|일|주|개월|달|년|영업일|minutes?|mins?|hours?|hrs?|h\b|days?|weeks?|"
                        r"months?|years?|business days?)|\b(daily|weekly|monthly|quarterly|annually|every)\b|매(일|주|월|년)|분기|"
@@ -170,7 +170,8 @@ _FREQUENCY = re.compile(r"\bevery\b|\b(daily|weekly|monthly|quarterly|annually|y
                         r"\bper (day|week|month|quarter|year)\b|\b(once|twice|\d+ times) (a|per|each)\b|"
                         r"매(일|주|월|년|분기|시간)|마다|분기별|월별|주별|연간? ?\d+ ?회|월 ?\d+ ?회|주 ?\d+ ?회|\d+ ?(회|번)씩", _I)
 # "How many customers": a count, not the duration, amount, share, date or clock time beside it ("for 2 h 47 min").
-_COUNT_ASK = re.compile(r"\bhow many\b|\bnumber of\b|몇 ?(개|명|곳|건|군데|대|가지|번|회|팀)", _I)
+_COUNT_ASK = re.compile(r"\bhow many\b|\bnumber of\b|몇 ?(개|명|곳|건|군데|대|가지|번|회|팀|끼|장|칸|잔)", _I)
+_HOW_MUCH_MONEY = re.compile(r"\bhow much\b|얼마(?!나)", _I)
 # A count in words: "등급은 … 세 가지입니다", "three levels".
 _COUNT_WORDS = re.compile(r"(한|두|세|네|다섯|여섯|일곱|여덟|아홉|열) ?(가지|개|명|곳|건|군데|대|번|회|팀|단계|종류|등급)|"
                           r"\b(two|three|four|five|six|seven|eight|nine|ten|twelve)\b", _I)
@@ -186,7 +187,8 @@ _CLOCK = re.compile(r"\d{1,2}:\d{2}|\d{1,2}\s?(a\.?m\b|p\.?m\b)|\d{1,2}\s?시(?!
 _NOT_COUNTS = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}:\d{2}|\d[\d,.]*\s*(%|퍼센트|percent|원|만\s?원|억|천\s?원|KRW|USD|SGD|"
                          r"분|시간|일|주|개월|달|년|월|영업일|minutes?|mins?|hours?|hrs?|h\b|days?|weeks?|months?|years?)|"
                          r"(KRW|USD|SGD|EUR|\$|₩|€)\s?\d[\d,.]*", _I)
-_WEEKDAY = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)day\b|[월화수목금토일]요일|\bbusiness days?\b|"
+_WEEKDAY = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(january|february|march|april|may|june|july|august|"
+                      r"september|october|november|december)\b|[월화수목금토일]요일|\bbusiness days?\b|"
                       r"영업일|\bwithin\b|이내|\bbefore\b|\bafter\b|\bbefore\b|전까지|까지|\bby\b|익일|다음 ?날|\bnext\b|"
                       r"\bquarter|\bweekly\b|\bdaily\b|\bmonthly\b|분기|매주|매월|매일|월말|월초|연말|연초|말일|"
                       r"\bend of (the|each|every) (month|year|quarter)\b|\bmonth-end\b|\byear-end\b|"
@@ -197,7 +199,8 @@ _WEEKDAY = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)day\b|[월화수�
                       r"다음 ?(달|주|해)|익월|익년|이번 ?(달|주)|내년|급여일|월급날|\bpayday\b|\bpayroll\b", _I)
 _WHO = re.compile(r"팀|부서|담당|센터|데스크|본부|매니저|관리자|책임자|리더|조장|대표|임원|위원회|승인권자|결재권자|\bteam\b|\bdesk\b|\bmanager\b|\blead\b|\bowner\b|\bhead of\b|"
                   # a role: "Approver: Account executive", "Sales director"
-                  r"\b(approver|director|executive|supervisor|administrator|coordinator|representative|committee|board)s?\b|"
+                  r"\b(approver|director|executive|supervisor|administrator|coordinator|representative|committee|board|"
+                  r"commander|engineer|owner|member)s?\b|엔지니어|오너|멤버|"
                   r"(?-i:\bCTO\b|\bCEO\b|\bCFO\b|\bHR\b|\bIT\b)|\bofficer\b|\bsupport\b|\bextension\b|내선|@|"
                   r"\b\d{2,4}-\d{3,4}(-\d{4})?\b|\bhelpdesk\b|\bservice ?desk\b|총무|인사|재무|보안|\bchannel\b|채널", _I)
 # (the acronyms in capitals only: "it" is not IT)
@@ -230,7 +233,7 @@ _URL_ASK = re.compile(r"\b(url|link|website|web ?address|web ?page|homepage)\b|�
 _URL = re.compile(r"https?://|\bwww\.|\b[a-z0-9-]+\.(?:[a-z0-9-]+\.)*(?:com|net|org|io|kr|sg|example|local|internal|corp)\b", _I)
 _CODE_ASK = re.compile(r"\b(code|id|number)\b.{0,12}\?|(코드|번호)(는|가)? ?(뭐|무엇|몇)", _I)
 _CODE = re.compile(r"\b[A-Z]{1,6}-?\d{2,}\b|\b\d{2,}-\d{2,}", 0)
-_DEFINES = re.compile(r"\b(is|are|means|refers to)\b|[:—]|(이란|란|은|는) .*(입니다|말합니다|뜻합니다|의미합니다)|"
+_DEFINES = re.compile(r"\b(is|are|was|were|means|refers to)\b|[:—]|(이란|란|은|는) .*(입니다|말합니다|뜻합니다|의미합니다)|"
                       r"을 말합니다|를 말합니다|의미", _I)
 
 
@@ -274,12 +277,14 @@ def _measures(sentence: str, question: str) -> bool:
     "how often", a count (a number that is not a duration, an amount, a share or a date) for "how many"."""
     if _FREQUENCY_ASK.search(question):
         return bool(_FREQUENCY.search(sentence))
-    for ask, unit in ((_TIMES_ASK, _TIMES), (_PERCENT_ASK, _PERCENT), (_DURATION_ASK, _DURATION),
-                      (_MONEY_ASK, _MONEY)):
+    for ask, unit in ((_TIMES_ASK, _TIMES), (_PERCENT_ASK, _PERCENT), (_DURATION_ASK, _DURATION)):
         if ask.search(question):
             return bool(unit.search(_DATE.sub(" ", sentence) if unit is _DURATION else sentence))
-    if _COUNT_ASK.search(question):
+    # "한도가 분당 몇 개야?" counts requests: the asking words outweigh the noun of money beside them.
+    if _COUNT_ASK.search(question) and not _HOW_MUCH_MONEY.search(question):
         return bool(_DIGIT.search(_NOT_COUNTS.sub(" ", sentence)) or _COUNT_WORDS.search(sentence))
+    if _MONEY_ASK.search(question):
+        return bool(_MONEY.search(sentence))
     return bool(_DIGIT.search(sentence))
 
 
