@@ -400,3 +400,20 @@ def test_a_documents_reading_budget_goes_to_its_best_ranked_passages(analyzer, e
 ])
 def test_a_slot_is_filled_by_what_people_write(kind, question, right, wrong):
     assert fills(kind, right, question) and not fills(kind, wrong, question)
+
+
+def test_a_line_sharing_more_of_the_questions_words_leads_its_sibling(analyzer, embedder):
+    """"연차는 1년에 며칠이야?": the vacation policy's two sentences on annual leave both give a number of days; the one
+    that says 연차 and 1년 (15 days a year) answers it, the other (one more day every two years, up to 25) led by its
+    cosine while each shared word was worth 0.15 (rag.answer.reading.TERM_BONUS)."""
+    from rag.answer.reading import Reader
+    from rag.text.bilingual import Bilingual
+
+    body = ("입사 첫해에는 매월 1일씩 연차가 발생하고, 1년 이상 근무한 직원은 매년 15일의 연차를 받습니다. "
+            "3년 이상 근무하면 2년마다 1일씩 추가되어 최대 25일까지 늘어납니다.\n"
+            "연차는 HR 포털 \"누리피플\"에서 신청합니다. 하루 이상 휴가는 최소 3영업일 전에 신청해야 하며, 팀 리드의 승인이 필요합니다.\n"
+            "사용하지 못한 연차는 다음 해 3월 31일까지 최대 5일 이월할 수 있습니다.")
+    hits = [Hit(Chunk("vacation-policy.md", 0, "휴가 정책", "연차", body), 1.0)]
+    question = "연차는 1년에 며칠이야?"
+    reading = Reader(analyzer, embedder, bilingual=Bilingual(analyzer)).read(question, question, hits)
+    assert "15일" in reading.best.sentence
