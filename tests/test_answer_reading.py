@@ -394,6 +394,11 @@ def test_a_documents_reading_budget_goes_to_its_best_ranked_passages(analyzer, e
     # a month names a time
     (Kind.TIME, "캘리브레이션은 언제 해?", "Calibration sessions run in the first two weeks of July.",
      "Calibration sessions compare ratings across teams."),
+    # an HTTP status names a response, it is not a figure
+    (Kind.QUANTITY, "기본 요청 한도가 분당 몇 개야?", "Each API key may make 600 requests per minute by default.",
+     "Requests over the limit receive HTTP 429 with a Retry-After header."),
+    (Kind.QUANTITY, "How big should a pull request be?", "풀 리퀘스트는 변경 400줄 이하를 권장합니다.",
+     "When you exceed the limit the API answers 429 Too Many Requests."),
     # "what was X?" is answered by "X was …"
     (Kind.WHAT, "What was the company-wide OTIF in Q4 2025?", "Company OTIF was 97.3%, slightly below target.",
      "Shipper feedback improved in Q4 2025."),

@@ -142,6 +142,10 @@ def question_kind(question: str) -> Kind:
     return Kind.OTHER
 
 
+# An HTTP status names a response, it does not measure anything: "receive HTTP 429" answered "분당 몇 개야?" and "how big
+# should a pull request be?" as a figure.
+_STATUS_CODE = re.compile(r"\bHTTP\s?[1-5]\d\d\b|\b[1-5]\d\d (Too Many Requests|Not Found|Unauthorized|Forbidden|"
+                          r"Service Unavailable|Bad Request|Internal Server Error|Bad Gateway|Gateway Timeout)\b", re.IGNORECASE)
 # A number, not a digit inside a code ("SEV3", "P1", "EX-300" name things, they do not measure them).
 _DIGIT = re.compile(r"(?<![A-Za-z-])\d")
 # A numbered step's own number ("5. 문제가 없으면 …", "Step 3: …") orders the procedure; it is not a date, an
@@ -242,6 +246,8 @@ def fills(kind: Kind, sentence: str, question: str = "") -> bool:
     a team, a cause…). A step's own number is not read as a figure."""
     if kind != Kind.HOWTO:
         sentence = _STEP_NUMBER.sub("", sentence.lstrip(), count=1)
+    if kind in (Kind.QUANTITY, Kind.TIME):
+        sentence = _STATUS_CODE.sub(" ", sentence)
     if kind == Kind.QUANTITY:
         return _measures(sentence, question)
     if kind == Kind.TIME:
