@@ -399,6 +399,11 @@ def test_a_documents_reading_budget_goes_to_its_best_ranked_passages(analyzer, e
      "Requests over the limit receive HTTP 429 with a Retry-After header."),
     (Kind.QUANTITY, "How big should a pull request be?", "풀 리퀘스트는 변경 400줄 이하를 권장합니다.",
      "When you exceed the limit the API answers 429 Too Many Requests."),
+    # a name fills "which": not the capital every English sentence opens on
+    (Kind.WHICH, "노트북은 어떤 걸 받아?", "Engineers receive a MacBook Pro with 32 GB of memory.",
+     "The probation period is 3 months."),
+    (Kind.WHICH, "Which database should a new service use?", "PostgreSQL is our default for every production service.",
+     "Choose carefully before the launch."),
     # "what was X?" is answered by "X was …"
     (Kind.WHAT, "What was the company-wide OTIF in Q4 2025?", "Company OTIF was 97.3%, slightly below target.",
      "Shipper feedback improved in Q4 2025."),

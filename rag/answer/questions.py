@@ -215,7 +215,10 @@ _RULE = re.compile(r"\bnot\b|\bnever\b|\bmust\b|\bmay\b|\bcan\b|\bcannot\b|\ball
                    r"않습니다|할 수|받을 수|만 ", _I)
 _STEPWORD = re.compile(r"^\d{1,3}[.)]\s|^(step|단계)\s?\d|\b(click|open|select|go to|send|submit|fill|call|"
                        r"enter|press|run|report)\b|하세요|합니다|십시오|클릭|선택|입력|제출|신청|보고|연락", _I)
-_NAMED = re.compile(r"[A-Z][A-Za-z0-9]+|[가-힣]+(실|룸|센터|허브|큐|시스템)\b|[\"'“「『]", re.UNICODE)
+# A name: a capitalised word inside the line (every English sentence opens on a capital, which names nothing), a word
+# in capitals or camel case ("PostgreSQL is our default"), a code, a Korean name of a room, hub or system, or a quote.
+_NAMED = re.compile(r"(?<=[\s(/,:;—-])[A-Z][A-Za-z0-9]+|\b[A-Z]{2,}|\b[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|\b[A-Z][A-Za-z]*\d|[가-힣]+(실|룸|센터|허브|큐|시스템)\b|"
+                    r"[\"'“「『]", re.UNICODE)
 # What follows from something: a loss, a charge, a deletion, a rule that then applies.
 _FOLLOWS = re.compile(r"\b(is|are|will be|gets?|get) (automatically )?(deducted|deleted|removed|cancell?ed|charged|suspended|"
                       r"revoked|blocked|disabled|locked|returned|refunded|lost|forfeited|reclaimed|escalated|reset)\b|"
