@@ -44,6 +44,7 @@ _STATEMENT_ASKED = re.compile(r"(?<![뭐뭘])(있어|없어|있나|없나|있니
                               r"어요|아요|해요|돼요|나요|까요|세요|워요|와요)\?$|"
                               r"[,;—-]\s*+(so |and |but |then )?(can|could|may|is|are|do|does|did|will|should|am|must)\b", _I)
 _NOT_YES_NO = re.compile(r"뭐|뭘|무엇|무얼")
+_KOREAN_WHICH = re.compile(r"어느|어떤|무슨")
 # Checked in this order, most specific first: "how many days … when my wife gives birth" asks for an
 # amount, "몇 시까지" for a time.
 _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
@@ -75,7 +76,7 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
     # "…려면" (in order to), a weaker sign of a procedure than "어떻게".
     # "B등급은 무슨 뜻이야?" asks what a word means, not which one.
     (Kind.WHAT, re.compile(r"무슨 ?(뜻|의미|말)|뭔 ?뜻|(뜻|의미)(이|가)? ?(뭐|무엇)", _I)),
-    (Kind.WHICH, re.compile(r"어느|어떤|무슨", _I)),
+    (Kind.WHICH, _KOREAN_WHICH),
     (Kind.HOWTO, re.compile(r"려면", _I)),
     (Kind.YESNO, _YES_NO),
     (Kind.YESNO, _STATEMENT_ASKED),
@@ -88,9 +89,6 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
 # Words that ask for an amount themselves ("얼마", "how much"), not nouns of amounts ("기간", "limit").
 _HOW_MUCH = re.compile(r"\bhow (much|many|long|often|soon|far|big|large|early|fast|quickly|late)\b|\bwhat (temperature|percentage|rate|price)\b|"
                        r"\bnumber of\b|얼마|몇|며칠", re.IGNORECASE)
-
-
-_KOREAN_WHICH = re.compile(r"어느|어떤|무슨")
 
 
 # "Summarise X" / "X 요약해줘" asks for the gist: no single slot to fill.
@@ -128,8 +126,8 @@ def question_kind(question: str) -> Kind:
         return Kind.OTHER
     for kind, pattern in _ASKS:
         if pattern.search(text):
-            if pattern is _STATEMENT_ASKED and _NOT_YES_NO.search(text):
-                continue
+            if kind == Kind.YESNO and not _asked_yes_or_no(text):
+                continue  # "신규 입사자 첫날에 뭐 해?" asks what, however it ends
             if kind == Kind.QUANTITY and not _HOW_MUCH.search(text) and _KOREAN_WHICH.search(text):
                 return Kind.WHICH  # "일비는 어떤 환율로 받아?": which rate, not the per diem's amount
             # "핫픽스는 프리즈 기간에도 배포돼?": a noun of amounts, asked yes or no. Not "수당도 있어?" or "돈도 나와?": the
@@ -201,7 +199,7 @@ _WEEKDAY = re.compile(r"\b(mon|tues|wednes|thurs|fri|satur|sun)day\b|\b(january|
                       r"퇴사일|입사일|출근일|근무일|"
                       # ... or by its month: "수당은 다음 달 급여와 함께 지급한다"
                       r"다음 ?(달|주|해)|익월|익년|이번 ?(달|주)|내년|급여일|월급날|\bpayday\b|\bpayroll\b", _I)
-_WHO = re.compile(r"팀|부서|담당|센터|데스크|본부|매니저|관리자|책임자|리더|조장|대표|임원|위원회|승인권자|결재권자|\bteam\b|\bdesk\b|\bmanager\b|\blead\b|\bowner\b|\bhead of\b|"
+_WHO = re.compile(r"팀|부서|담당|센터|데스크|본부|매니저|관리자|책임자|리더|조장|대표|임원|위원회|승인권자|결재권자|\bteam\b|\bdesk\b|\bmanager\b|\blead\b|\bhead of\b|"
                   # a role: "Approver: Account executive", "Sales director"
                   r"\b(approver|director|executive|supervisor|administrator|coordinator|representative|committee|board|"
                   r"commander|engineer|owner|member)s?\b|엔지니어|오너|멤버|"
