@@ -34,6 +34,7 @@ from rag.pipeline import Pipeline
 from rag.resilience import RetryPolicy
 from rag.retrieve.ranking import Ranker
 from rag.retrieve.retriever import Retriever
+from rag.text import english
 from rag.text.analysis import Analyzer
 from rag.text.bilingual import Bilingual
 from rag.understand.intent import ClassifierRouter, IntentClassifier
@@ -323,6 +324,7 @@ class Runtime:
         self.router.route("warm up", "warm up")
         self.retriever.search("warm up")
         self.bilingual.telling_words("문서")  # the sense-word counts the reading's concepts use (~25 ms once)
+        english.warm_up()  # the lemma and spelling tables an English word the dictionary lacks is looked up in (~0.4 s)
 
     def executed_actions(self) -> int:
         """Actions that ran (or started to): what the eval counts as executed."""

@@ -9,6 +9,7 @@ from rag.answer.reading import MIN_CALIBRATION, Reader, language_calibrated, wit
 from rag.index.port import SearchQuery
 from rag.pipeline import READ_DEPTH, Pipeline
 from rag.retrieve.retriever import Retriever
+from rag.text import english
 from rag.text.bilingual import Bilingual, glossary, tables
 from rag.text.loanwords import named, romanize, spellings
 
@@ -328,3 +329,35 @@ def test_an_english_question_naming_a_korean_place_reaches_the_korean_page_that_
     assert dict(bilingual.senses("Parking at Pangyo"))["parking"][0] == "주차"  # looked up, not spelled
     hits = Retriever(indexer.index, embedder, 3, bilingual=bilingual).search("Where do I park at the Gimpo center?")
     assert hits[0].chunk.path == "gimpo.md"
+
+
+@pytest.mark.parametrize("word, form", [
+    ("paid", "pay"), ("left", "leave"), ("kept", "keep"),  # irregular forms: the Snowball stem is the form itself
+    ("hospitalisation", "hospitalization"), ("colour", "color"), ("organised", "organize"),  # British spelling
+    ("hospitalization", "hospitalisation"),  # ... and the other way, for the documents that spell it so
+])
+def test_an_english_word_has_its_lemma_and_its_other_spelling(word, form):
+    assert form in english.forms(word)
+    assert english.forms("leave") == () and english.other_spelling("policy") is None  # nothing to add
+
+
+def test_an_irregular_or_british_word_still_finds_its_korean_headwords(bilingual):
+    """Fails on the dictionary keys alone: "paid" stems to "paid" and "hospitalisation" to "hospitalis", neither a
+    key of the American dictionary, so "when is it paid out?" reached no Korean page by its words."""
+    assert "지급" in bilingual.expand("when is it paid out?").split()
+    assert "입원" in bilingual.expand("how long is hospitalisation leave?").split()
+
+
+def test_a_korean_word_reaches_an_english_line_in_either_spelling(bilingual, analyzer, embedder):
+    """입원 is "hospitalization" to the dictionary; the Singapore handbook writes "Hospitalisation". The row said no
+    word of "입원하면?" and the remote-work line above it led."""
+    from rag.documents import Chunk, Hit
+
+    assert {"hospitalization", "hospitalisation"} <= set(bilingual.telling_words("입원"))
+    assert "hospitalisation" in bilingual.expand("입원 휴가 며칠이야?").split()  # the keyword search's word too
+    hits = [Hit(Chunk("sg.pdf", 0, "Singapore Branch Handbook", "Leave",
+                      "Staff may work remotely up to 3 days per week.\n"
+                      "Hospitalisation leave — Entitlement: 60 days per year (incl. sick leave)."), 1.0)]
+    reading = Reader(analyzer, embedder, bilingual=bilingual).read("입원하면 며칠이야?", "입원하면 며칠이야?", hits)
+    said = {c.sentence[:5]: c.said for c in reading.candidates}
+    assert said["Hospi"] > said["Staff"]

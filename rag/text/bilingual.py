@@ -25,12 +25,13 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from importlib import resources
 
 import snowballstemmer
 
+from . import english as english_words
 from .analysis import ENGLISH_FUNCTION_WORDS, ENGLISH_STOPWORDS, Analyzer
 from .loanwords import romanize, spellings
 
@@ -127,9 +128,11 @@ class Bilingual:
         out: Senses = []
         for word in self._korean_nouns(text, korean):
             tokens = (t for sense in korean[word][:MAX_SENSES] for t in sense.split() if t not in _NOT_TOPICS)
-            out.append((word, tuple(dict.fromkeys(tokens))))
+            out.append((word, with_other_spellings(tokens)))
         for term, keys in self._english_terms(text.lower(), english):
-            out.append((term, tuple(dict.fromkeys(h for key in keys for h in english[key]))))
+            # ... and an English word's other spelling: the index holds "hospitalisation" as written.
+            spelt = [other for w in term.split() if (other := english_words.other_spelling(w))]
+            out.append((term, tuple(dict.fromkeys([*(h for key in keys for h in english[key]), *spelt]))))
         said = {word for word, _ in out}
         out.extend((name, hangul) for name, hangul in self._korean_names(text, english) if name not in said)
         # A Korean name is written in Revised Romanization in English documents (이천 Icheon, 판교 Pangyo); no
@@ -172,7 +175,7 @@ class Bilingual:
             tokens = [t for t in sense.split() if t not in _NOT_TOPICS]
             if tokens:
                 out.append(min(tokens, key=lambda t: counts.get(t, 0)) if len(tokens) > 1 else tokens[0])
-        return list(dict.fromkeys(out))
+        return list(with_other_spellings(out))
 
     @staticmethod
     def glossary_terms(text: str) -> list[str]:
@@ -210,8 +213,16 @@ class Bilingual:
                     used.update((i, i + 1))
                     yield f"{words[i]} {words[i + 1]}", keys
         for i, word in enumerate(words):
-            if i not in used and content[i] and (keys := _keys(english, word, stems[i])):
+            if i not in used and content[i] and (keys := _keys(english, word, stems[i]) or self._keys_of_forms(english, word)):
                 yield word, keys
+
+    def _keys_of_forms(self, english: dict[str, tuple[str, ...]], word: str) -> list[str]:
+        """The keys of a word the dictionary does not list as written: its other spelling or its lemma ("paid": pay,
+        "hospitalisation": hospitalization)."""
+        for form in english_words.forms(word):
+            if keys := _keys(english, form, self.analyzer.stem(form)):
+                return keys
+        return []
 
 
 @lru_cache(maxsize=1)
@@ -238,6 +249,17 @@ def _sense_word_counts() -> dict[str, int]:
         for token in {t for sense in senses[:MAX_SENSES] for t in sense.split()}:
             counts[token] = counts.get(token, 0) + 1
     return counts
+
+
+def with_other_spellings(tokens: Iterable[str]) -> tuple[str, ...]:
+    """English sense words, each followed by its other spelling ("hospitalization", "hospitalisation"): the
+    dictionary is American, a Singapore or London handbook is not."""
+    out: list[str] = []
+    for token in tokens:
+        out.append(token)
+        if other := english_words.other_spelling(token):
+            out.append(other)
+    return tuple(dict.fromkeys(out))
 
 
 def glossary_headwords() -> frozenset[str]:
