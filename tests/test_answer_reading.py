@@ -3,7 +3,7 @@ never boilerplate; a hedge when the evidence may not answer; caveats for documen
 import pytest
 
 from rag.answer.answerers import ExtractiveAnswerer
-from rag.answer.questions import Kind, boilerplate, fills, question_kind
+from rag.answer.questions import Kind, asks_about_document, boilerplate, fills, question_kind
 from rag.documents import Chunk, Hit
 
 
@@ -238,6 +238,46 @@ def test_contact_lines_answer_who_and_changelog_rows_answer_what_changed():
     assert boilerplate(row, "Change log", Kind.QUANTITY, changes=False)
     assert not boilerplate(row, "Change log", Kind.QUANTITY, changes=True)
     assert not boilerplate("2026-09-24 to 2026-09-26 — Chuseok.", "Holidays", Kind.TIME, changes=False)
+
+
+@pytest.mark.parametrize("question, about", [
+    ("who owns the information security policy?", True),
+    ("이 휴무 캘린더 누가 언제 냈어?", True),
+    ("이 시간표 언제부터 적용이야?", True),
+    ("When was the remote work policy issued?", True),
+    ("which team owns Orion Gateway?", False),  # a system's owner, not a document's
+    ("who owns the backup checklist, and when is it due?", False),  # an action item
+    ("연차는 1년에 며칠이야?", False),
+])
+def test_a_question_about_the_document_itself_is_told_apart(question, about):
+    assert asks_about_document(question) is about
+
+
+def test_owner_lines_answer_a_question_about_the_document_and_pointers_never_do():
+    strip = "Document SEC-POL-001 v2.1 · Effective 2025-09-01 · Policy owner: Han Dongwook, CISO"
+    assert boilerplate(strip, "", Kind.WHO, changes=False)
+    assert not boilerplate(strip, "", Kind.WHO, changes=False, about_document=True)
+    assert boilerplate("See the Travel Policy for details.", "", Kind.WHO, changes=False, about_document=True)
+
+
+def test_a_document_says_who_issued_it_when_asked(analyzer, embedder):
+    """Fails on the old reading: ingestion keeps "Issued by: People Team, 2025-12-01" out of the text (a byline, the
+    document's metadata), so "이 휴무 캘린더 누가 언제 냈어?" could only be answered by holiday rows."""
+    from rag.answer.reading import Reader
+    from rag.documents import Metadata
+    from rag.ingest.metadata import text_metadata
+
+    meta = text_metadata(["SOLBIT LOGISTICS - 2026 OFFICE CLOSURE CALENDAR", "Issued by: People Team, 2025-12-01"])
+    assert (meta.author, meta.updated) == ("People Team", "2025-12-01")
+    chunk = Chunk("notices/holiday-calendar-2026.txt", 0, "2026 OFFICE CLOSURE CALENDAR", "",
+                  "Children's Day — 2026-05-05.\nBoth hubs are closed on one day only: 2026-02-17 (Seollal day).",
+                  meta=Metadata(author=meta.author, updated=meta.updated))
+    reader = Reader(analyzer, embedder)
+    asked = reader.read("이 휴무 캘린더 누가 언제 냈어?", "이 휴무 캘린더 누가 언제 냈어?", [Hit(chunk, 1.0)])
+    lines = [c.sentence for c in asked.candidates]
+    assert any("People Team" in line and "2025-12-01" in line for line in lines)
+    other = reader.read("휴무일은 언제야?", "휴무일은 언제야?", [Hit(chunk, 1.0)])
+    assert not any("People Team" in c.sentence for c in other.candidates)  # not a line of its content
 
 
 def _hit(path, ordinal, title, text, rank):

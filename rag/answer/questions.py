@@ -358,6 +358,27 @@ _ASKS_CHANGES = re.compile(r"\bchang|\bupdat|\brevis|\bwhat'?s new\b|\bdifferen|
                            r"\bprevious\b|바뀌|바뀐|바꼈|바꾼|변한|변했|변경|개정|달라|이전|예전|구버전", re.IGNORECASE)
 
 
+# A question about the document itself: who owns, wrote or issued it, when it took effect, which version it is.
+# Its owner line, byline or metadata strip is then the answer ("who owns the information security policy?" is
+# answered by "… · Policy owner: Han Dongwook, Chief Information Security Officer").
+_DOCUMENT_NOUN = (r"(?:the |this |that |our )?(?:[\w-]+ ){0,4}(?:policy|document|doc|page|guide|handbook|calendar|"
+                  r"timetable|schedule|notice|manual|sop|wiki|runbook|playbook|faq)\b")
+_ASKS_DOCUMENT = re.compile(
+    r"\bwho (wrote|issued|published|authored)\b|\b(author|publisher)s? of\b|\bwho(?:'s| is) the author\b|"
+    r"\bwho (owns|maintains|approved|is responsible for) " + _DOCUMENT_NOUN + r"|"
+    r"\b(owner|maintainer)s? of " + _DOCUMENT_NOUN + r"|\bissued by\b|\beffective date\b|\b(which|what) version\b|"
+    r"\bwhen (was|did) [^?]{0,60}\b(issued|published|written|take effect|come into effect|become effective)\b|"
+    r"\blast (updated|edited|reviewed|revised)\b|"
+    r"누가 ?(썼|작성|냈|발행)|작성자|문서 ?(담당|관리자|주인|소유)|"
+    r"언제 ?(냈|작성|발행|나왔)|언제부터 ?(적용|시행)|시행일|적용일|몇 ?버전|무슨 ?버전|최종 ?(수정|개정)", re.IGNORECASE)
+
+
+def asks_about_document(question: str) -> bool:
+    """Whether the question asks who owns, wrote or issued a document, or since when or in which version it
+    applies (then its owner lines and metadata strips are answers, not boilerplate)."""
+    return bool(_ASKS_DOCUMENT.search(question))
+
+
 def asks_about_changes(question: str) -> bool:
     """Whether the question is about what changed (then changelog rows are answers)."""
     return bool(_ASKS_CHANGES.search(question))
@@ -371,14 +392,16 @@ def changelog(heading: str) -> bool:
 _DEFERRAL_NOT_ANSWERS = frozenset({Kind.QUANTITY, Kind.TIME, Kind.WHO, Kind.WHY, Kind.HOWTO, Kind.CONSEQUENCE})
 
 
-def boilerplate(sentence: str, heading: str, kind: Kind, changes: bool) -> bool:
+def boilerplate(sentence: str, heading: str, kind: Kind, changes: bool, about_document: bool = False) -> bool:
     """Whether a line is about the document (owner, purpose, pointer, byline, contact, changelog), not an
-    answer. Contact lines stay for "who do I contact"; changelog rows for "what changed"; a line deferring to
+    answer. Contact lines stay for "who do I contact"; changelog rows for "what changed"; owner lines, bylines
+    and metadata strips for a question about the document itself (`asks_about_document`); a line deferring to
     another document for "which one applies", "is it …" and "what is"."""
     line = sentence.lstrip("-*•· ").strip()
-    if _ABOUT_DOCUMENT.search(line) or _DESCRIBES.search(line) or _POINTER.search(line) or _BYLINE.search(line):
+    if _POINTER.search(line) or _LEADERS.search(line):
         return True
-    if _LEADERS.search(line) or (_META_STRIP.search(line) and _META_FIELD.search(line)):
+    if not about_document and (_ABOUT_DOCUMENT.search(line) or _DESCRIBES.search(line) or _BYLINE.search(line)
+                               or (_META_STRIP.search(line) and _META_FIELD.search(line))):
         return True
     if _CONTACT.search(line) and kind != Kind.WHO:
         return True

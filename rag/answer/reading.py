@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rag.documents import Hit
+from rag.documents import Chunk, Hit
 from rag.ingest.chunking import clip, framed, quotable_units
 from rag.models.embeddings import Embedder
 from rag.retrieve.ranking import STALE_STATUSES, Ranker
@@ -29,7 +29,16 @@ from rag.text.analysis import ENGLISH_STOPWORDS, Analyzer
 from rag.text.bilingual import Bilingual, glossary_headwords, tables
 from rag.text.language import is_korean, languages, main_language
 
-from .questions import QUESTION_WORDS, Kind, asks_about_changes, boilerplate, fills, question_kind, without_asking
+from .questions import (
+    QUESTION_WORDS,
+    Kind,
+    asks_about_changes,
+    asks_about_document,
+    boilerplate,
+    fills,
+    question_kind,
+    without_asking,
+)
 
 RECENT_READINGS = 16
 # Sentences read (and embedded) per turn, in document order. Reading the top documents whole made a first turn's
@@ -186,7 +195,8 @@ class Reader:
         if kind == Kind.OTHER:  # "택시비는?": the rewrite carries the earlier turn's "얼마"
             kind = question_kind(query)
         reading = Reading(kind, follow_up=question.strip() != query.strip())
-        found = self._collect(hits, kind, asks_about_changes(question) or asks_about_changes(query))
+        found = self._collect(hits, kind, asks_about_changes(question) or asks_about_changes(query),
+                              asks_about_document(question))
         if not found:
             return reading
         # A sentence is embedded under its section heading: "오전 9시 30분까지 오세요" is about the first day.
@@ -276,7 +286,8 @@ class Reader:
             out[i] = self.translated_weight * min(2.0, max(0.0, (float(value) - mean) / spread))
         return out
 
-    def _collect(self, hits: list[Hit], kind: Kind, changes: bool) -> list[tuple[str, int, str, Hit]]:
+    def _collect(self, hits: list[Hit], kind: Kind, changes: bool,
+                 about_document: bool = False) -> list[tuple[str, int, str, Hit]]:
         """(document path, document order, sentence, passage) of every quotable sentence of the top
         documents; each document contributes at most `per_source`, so the third document is read too."""
         groups: dict[str, list[Hit]] = {}
@@ -293,8 +304,10 @@ class Reader:
                     if len(taken) >= self.per_source or sentence in seen:
                         continue
                     seen.add(sentence)
-                    if not boilerplate(sentence, hit.chunk.heading, kind, changes):
+                    if not boilerplate(sentence, hit.chunk.heading, kind, changes, about_document):
                         taken.append((hit.chunk.ordinal, line, sentence, hit))
+            if about_document and (itself := document_line(group[0].chunk)) not in seen:
+                taken.insert(0, (-1, 0, itself, group[0]))  # what it says about itself comes first
             for *_, sentence, hit in sorted(taken, key=lambda t: t[:2]):  # quoted in document order
                 out.append((path, len(out), clip(sentence), hit))
         return out[: self.max_candidates]
@@ -363,6 +376,18 @@ class Reader:
             mine = np.array([v for text, v in zip(BACKGROUND, values) if is_korean(text) == korean])
             out[korean] = (float(mine.mean()), max(float(mine.std()), 0.01))
         return out
+
+
+def document_line(chunk: Chunk) -> str:
+    """What a document says about itself, as one line: its title and the owner, dates and status its front matter,
+    properties or byline gave ("SOLBIT LOGISTICS - 2026 OFFICE CLOSURE CALENDAR — Owner: People Team; Updated:
+    2025-12-01"). Read for a question about the document itself: ingestion keeps a byline out of the text, and
+    a title may hold the answer ("셔틀버스 시간표 (2026년 3월 4일부터 적용)")."""
+    meta = chunk.meta
+    fields = [(label, value) for label, value in (("Owner", meta.author), ("Effective", meta.effective),
+                                                 ("Updated", meta.updated), ("Status", meta.status)) if value]
+    title = chunk.title or meta.title
+    return f"{title} — " + "; ".join(f"{label}: {value}" for label, value in fields) if fields else title
 
 
 def with_compounds(words: list[str], compounds: list[str]) -> list[str]:

@@ -111,6 +111,8 @@ def text_metadata(lines: list[str]) -> Metadata:
                 found.setdefault("updated", value)
             elif re.match(r"owner|policy|document|author|issued|published|담당|작성|소유|소관", key):
                 found.setdefault("owner", _DATED.sub("", value) or value)  # "People Team, 2025-12-01"
+                if (dated := _DATED.search(value)) and normalise_date(dated.group().strip(" ,")):
+                    found.setdefault("updated", dated.group().strip(" ,"))  # ... issued on that day
         if byline(line):  # "IT Service Desk - last updated 2025-10-20": the unlabelled name is the author
             for part in (p.strip() for p in _SPLIT.split(line)):
                 if not _LABELLED.fullmatch(part) and not normalise_date(part):
