@@ -182,8 +182,10 @@ _KO_REQUEST = _rx(
 )
 # ... or followed by an afterthought of two words at most, no question in it ("캐시 좀 비워줘 운영 말고").
 _KO_REQUEST_TAIL = re.compile(r"(?:줘|줘요|주세요|부탁해|부탁해요)(?=\s++[^\s?]++(?:\s++[^\s?]++)?[\Wㅎㅋㅠㅜ]*+$)")
-# A question word before a 해줘 that ends in "?" asks about a service's rule ("며칠 보관해줘?", "얼마까지 지원해줘?").
-_KO_QUESTION_WORD = re.compile(r"며칠|몇|얼마|언제|어디|누가|누구|왜")
+# A question word before a 해줘 that ends in "?" asks about a service's rule ("며칠 보관해줘?", "얼마까지 지원해줘?",
+# "Lite 고객한테는 무슨 할인 줄 수 있어?"); so does the company as its subject ("여행자 보험은 회사에서 들어줘?": does the
+# company take it out for me, a benefit).
+_KO_QUESTION_WORD = re.compile(r"며칠|몇|얼마|언제|어디|누가|누구|왜|무슨|어떤|어느|무엇|뭘|뭐|(?:회사|팀|지사|본사)(?:에서|가|는)\s")
 _KO_FILLER = re.compile(r"^(?:좀|좀만|해|해서|다시|빨리|한번|한 번|바로|지금|얼른|꼭|제발|싹|다|하나|같이)")
 _KO_INFO_VERB = _rx(r"(?:알려|설명|요약|정리|가르쳐|보여|찾아|비교|번역|말해|확인|체크|검색|추천|계산|읽어|링크)")
 # "...해야 해?" (obligation), "신청해도 돼?" (permission): questions about doing, not requests.
@@ -352,6 +354,9 @@ _RULES = _rx(
     r"\b(each|every) (?:[\w-]++ )?(shift|day|week|month|team|person|employee|request|trip)\b",
     r"(규정|정책|절차|가이드|문서|한도|기준|기한|유효|방법|어떻게|해야|해도|비교)",  # two records compared: documents
     r"(하면|되면|으면)\s(언제|얼마|며칠|몇|어떻게)",  # "지금 신청하면 언제 승인돼?": what the rule says would happen
+    # a condition with a threshold: "what credit do we get if uptime drops below 99.9%?" asks what the contract says
+    r"(?<!see )(?<!check )(?<!know )(?<!wonder )\bif\b[^?]{0,60}\b(drops?|falls?|exceeds?|below|above|under|more than|"
+    r"less than|fewer than)\b",
     r"도\s?(돼|되나|되요|돼요|될까|되죠|되는|괜찮)",  # "-어도 돼?": may I (permission)
 )
 # A past mistake and a remedy ("I deleted it by mistake yesterday, can it still be recovered?", "실수로 지운 메일
