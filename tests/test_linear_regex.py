@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from regex_steps import BOUND, Exhausted, steps
 
 MODULES = ("rag.text.masking", "rag.understand.routing", "rag.retrieve.chain", "rag.understand.rewrite", "rag.understand.intent", "rag.pipeline",
-           "rag.text.analysis", "rag.answer.answerers", "rag.answer.evidence", "rag.text.bilingual", "rag.ingest.chunking", "rag.text.language", "bot.conversation", "adapters.slack", "adapters.slack_render",
+           "rag.text.analysis", "rag.answer.answerers", "rag.answer.evidence", "rag.text.bilingual", "rag.ingest.chunking", "rag.text.language", "rag.understand.earlier", "bot.conversation", "adapters.slack", "adapters.slack_render",
            "adapters.markup")
 STEP = 8  # the larger input is STEP times the smaller
 SIZE = 128 * STEP  # characters of the larger input: far past every (capped) bound, so linear growth shows at once
@@ -26,7 +26,7 @@ BUDGET = 4_000 * SIZE  # steps; beyond it the pattern is exponential on this inp
 USER_TEXT = {"rag.answer.questions": ("_YES_NO", "_ASKS", "_HOW_MUCH", "_SUMMARY", "_SEVERAL", "_ASKS_CHANGES",
                                       "_MONEY_ASK", "_DURATION_ASK", "_PERCENT_ASK", "_TIMES_ASK", "_ANCHOR",
                                       "_FREQUENCY_ASK", "_COUNT_ASK", "_CLOCK_ASK", "_URL_ASK", "_CODE_ASK",
-                                      "_ASKING_PHRASES"),
+                                      "_ASKING_PHRASES", "_ASKS_DOCUMENT"),
              "rag.answer.reading": ("_NAME",), "rag.answer.extremes": ("_MOST", "_LEAST")}
 
 def patterns() -> list[tuple[str, re.Pattern]]:

@@ -135,3 +135,19 @@ def test_a_chunk_written_in_both_languages_is_judged_on_the_mean_of_its_two_z_sc
     ranked = [h.chunk.path for h in Ranker().rank(found, 3)]
     assert ranked[0] == "policy-en.md"
     assert "rate-card.xlsx" in ranked  # second, not dropped
+
+
+@pytest.mark.parametrize("question, earlier", [
+    ("what was it in the old 2022 policy?", True),
+    ("and the old taxi cap per ride?", True),
+    ("how did you request remote days back then?", True),
+    ("예전 규정에서는 택시비 얼마였어?", True),
+    ("개정 전에는 며칠이었어?", True),
+    ("야근 식대 얼마야?", False),
+    ("what do I do with my old laptop?", False),  # an old thing, not an old rule
+    ("이전 답변 다시 보여줘", False),
+])
+def test_a_question_about_an_earlier_version_of_a_rule_is_told_apart(question, earlier):
+    from rag.understand.earlier import asks_for_an_earlier_version
+
+    assert asks_for_an_earlier_version(question) is earlier

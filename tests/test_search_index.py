@@ -187,6 +187,8 @@ class SearchIndexContract:
         found = index.candidates(SearchQuery(question, embedder.embed_query(question), 5), 40)
         assert Ranker(stale_penalty=0.0).rank(found, 2)[0].chunk.path == "meals-2022.md"  # the control
         assert Ranker().rank(found, 2)[0].chunk.path == "meals.md"
+        # Asked what the old version said, the repealed page is the answer (it was below the current one).
+        assert Ranker().rank(found, 2, earlier=True)[0].chunk.path == "meals-2022.md"
 
     def test_files_are_scoped_by_source(self, index, embedder):
         put(index, embedder, "a.md", ["alpha"], source="/one")

@@ -25,8 +25,9 @@ language out of the top 5 (cross-language recall@5 0.35 on the dev set). Instead
    outranks the specific document (centring similarity: Suzuki et al. 2013, "Centering similarity
    measures to reduce hubs"; CSLS's neighbourhood term, with the whole corpus as the neighbourhood);
 5. a document that says it is no longer in force (status repealed, superseded or archived; a draft half as
-   much) loses `stale_penalty`, so the current version outranks it while a question about the old one
-   (its title words, its year) can still reach it through BM25 and its own cosine;
+   much) loses `stale_penalty`, so the current version outranks it; a question that asks what an earlier
+   version said ("what was it in the old 2022 policy?", "예전 규정에서는?", `rag.understand.earlier`) gains
+   it instead: there the old page is the answer and the current one a near miss with another figure;
 6. the floor: a hit stays when its z is within `z_gap` of the best z and its cosine within
    `cosine_gap` of the best cosine *of its language*; BM25's own top hits and the previous
    answer's documents stay regardless (codes and names live in BM25; the thread is about those).
@@ -63,10 +64,12 @@ class Ranker:
     cosine_gap: float = 0.08
     min_std: float = 0.01  # a language of near-identical chunks must not blow every z-score up
 
-    def rank(self, found: Candidates, k: int, prior: Iterable[str] = ()) -> list[Hit]:
-        """The top `k` hits above the floor, best first."""
+    def rank(self, found: Candidates, k: int, prior: Iterable[str] = (), earlier: bool = False) -> list[Hit]:
+        """The top `k` hits above the floor, best first; `earlier`: the question asks what an earlier version of a
+        rule said, so a document no longer in force gains what it would lose."""
         if not found.chunks:
             return []
+        stale_sign = 1.0 if earlier else -1.0  # asked about the old version, the old version is the answer
         z = {key: self._z(c, found)[0] for key, c in found.chunks.items()}
         # What a hit reports as its relevance is the uncentred z: the answer's evidence bar (rag.answer.evidence)
         # was calibrated on it, and centring only decides the order here.
@@ -76,7 +79,7 @@ class Ranker:
         preferred = set(prior)
         score = {key: z[key] + bonus.get(key, 0.0) + translation.get(key, 0.0)
                  + (self.prior_weight if c.chunk.path in preferred else 0.0)
-                 - self.stale_penalty * STALE_STATUSES.get(c.chunk.meta.status, 0.0)
+                 + stale_sign * self.stale_penalty * STALE_STATUSES.get(c.chunk.meta.status, 0.0)
                  for key, c in found.chunks.items()}
         kept = self._above_floor(found, z, preferred)
         ranked = sorted(kept, key=lambda key: -score[key])[:k]

@@ -8,6 +8,7 @@ from rag.index.port import Candidates, SearchIndex, SearchQuery
 from rag.models.embeddings import Embedder
 from rag.retrieve.ranking import Ranker
 from rag.text.bilingual import Bilingual, Senses, concepts_said, keywords
+from rag.understand.earlier import asks_for_an_earlier_version
 
 # Search sees at most this much of a message; a 50k-character paste is not a query.
 MAX_QUERY_CHARS = 1000
@@ -40,7 +41,7 @@ class Retriever:
                             frozenset(principals), translated)
         found = self.index.candidates(query, max(self.candidates, k))
         found.translated = self._saying_enough(found, senses)
-        return self.ranker.rank(found, k, prior)
+        return self.ranker.rank(found, k, prior, earlier=asks_for_an_earlier_version(text))
 
     @staticmethod
     def _saying_enough(found: Candidates, senses: Senses) -> list[tuple[Hashable, float]]:
