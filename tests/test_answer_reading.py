@@ -37,6 +37,7 @@ from rag.documents import Chunk, Hit
     ("where will they announce it if the maintenance runs long?", Kind.WHERE),
     ("신청은 어디서 해?", Kind.WHERE),
     ("폰부스는 어디 있어?", Kind.WHERE),
+    ("where can I see who's on call?", Kind.WHERE),  # the place to look, not the person its clause names
     ("Which room has only a whiteboard?", Kind.WHERE),
     ("못 기다리면 어디 연락해?", Kind.WHO),
     # a follow-up opening on a connective is still asked yes or no, though it names a fee
@@ -103,6 +104,9 @@ def test_question_kinds_in_both_languages(question, kind):
     (Kind.WHERE, "연장 시 #soltrack-status 채널로 안내합니다.", True),
     (Kind.WHERE, "Pick up your laptop from General Affairs on the 8th floor.", True),
     (Kind.WHERE, "출장 신청은 솔빛 People에서 한다.", True),
+    (Kind.WHERE, "발급 신청은 솔빛페이에서 한다.", True),  # a Korean name has no capital: where it is done
+    (Kind.WHERE, "2. 방문 당일 정문 경비실에서 신분증을 제시하고 방문증을 받습니다.", True),
+    (Kind.WHERE, "회사에서 전액 지원한다.", False),  # who pays, not where
     (Kind.WHERE, "Submit the claim in SolbitPay within 10 days.", True),
     (Kind.WHERE, "퇴사할 때 노트북은 총무팀에 반납한다.", True),  # where it is handed in: a team
     (Kind.WHERE, "점검 시간은 상황에 따라 연장될 수 있다.", False),

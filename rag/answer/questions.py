@@ -44,6 +44,7 @@ _STATEMENT_ASKED = re.compile(r"(?<![뭐뭘])(있어|없어|있나|없나|있니
                               r"어요|아요|해요|돼요|나요|까요|세요|워요|와요)\?$|"
                               r"[,;—-]\s*+(so |and |but |then )?(can|could|may|is|are|do|does|did|will|should|am|must)\b", _I)
 _NOT_YES_NO = re.compile(r"뭐|뭘|무엇|무얼")
+_OPENS_WHERE = re.compile(r"(?:(?:and|so|ok|okay|then)\b[ ,]*+)?where\b", _I)
 _KOREAN_WHICH = re.compile(r"어느|어떤|무슨")
 # Checked in this order, most specific first: "how many days … when my wife gives birth" asks for an
 # amount, "몇 시까지" for a time.
@@ -124,6 +125,8 @@ def question_kind(question: str) -> Kind:
     text = question.strip()
     if is_summary(text):
         return Kind.OTHER
+    if _OPENS_WHERE.match(text):  # "where can I see who's on call?": the place, not the person the clause names
+        return Kind.WHERE
     for kind, pattern in _ASKS:
         if pattern.search(text):
             if kind == Kind.YESNO and not _asked_yes_or_no(text):
@@ -233,7 +236,10 @@ _PLACE = re.compile(r"\d+\s?(층|F\b)|\b\d+(st|nd|rd|th) floor\b|\b(floor|room|b
                     r"주소|포털|채널|게시판|메뉴|폴더|사이트|주차장|사무실|라운지|탕비실|보관함|캐비닛|위치|소재지|[가-힣](로|길) ?\d", _I)
 # ... a named system: a capitalised name after a preposition, or a Latin name or quote with a Korean particle of place
 # (case-sensitive: "in SolbitPay", not "on time").
-_PLACE_NAME = re.compile(r"\b(in|at|from|on|via|through) (the )?[A-Z][A-Za-z0-9]+|[A-Za-z0-9)\]\"”]\s?(에서|에|으로|로)(?![가-힣])")
+_PLACE_NAME = re.compile(r"\b(in|at|from|on|via|through) (the )?[A-Z][A-Za-z0-9]+|[A-Za-z0-9)\]\"”]\s?(에서|에|으로|로)(?![가-힣])|"
+                         # a Korean name is not capitalised: "솔빛페이에서 한다", "경비실에서 받는다" (where it is done)
+                         r"[가-힣]{2,}에서 (?:[가-힣]+ )?(?:한다|합니다|해야|하세요|신청|확인|제출|등록|수령|받|발급|출발|탑승|"
+                         r"예약|접수|볼 수|찾|조회|다운로드|설치|처리)")
 _URL_ASK = re.compile(r"\b(url|link|website|web ?address|web ?page|homepage)\b|웹 ?주소|링크|사이트|홈페이지", _I)
 _URL = re.compile(r"https?://|\bwww\.|\b[a-z0-9-]+\.(?:[a-z0-9-]+\.)*(?:com|net|org|io|kr|sg|example|local|internal|corp)\b", _I)
 _CODE_ASK = re.compile(r"\b(code|id|number)\b.{0,12}\?|(코드|번호)(는|가)? ?(뭐|무엇|몇)", _I)
