@@ -38,6 +38,9 @@ from rag.documents import Chunk, Hit
     ("신청은 어디서 해?", Kind.WHERE),
     ("폰부스는 어디 있어?", Kind.WHERE),
     ("where can I see who's on call?", Kind.WHERE),  # the place to look, not the person its clause names
+    ("원인 찾은 건 몇 시?", Kind.TIME),  # the hour the cause was found, not the cause
+    ("What time was the cause identified?", Kind.TIME),
+    ("why did it go down at 9 o'clock?", Kind.WHY),
     ("Which room has only a whiteboard?", Kind.WHERE),
     ("못 기다리면 어디 연락해?", Kind.WHO),
     # a follow-up opening on a connective is still asked yes or no, though it names a fee

@@ -44,6 +44,7 @@ _STATEMENT_ASKED = re.compile(r"(?<![뭐뭘])(있어|없어|있나|없나|있니
                               r"어요|아요|해요|돼요|나요|까요|세요|워요|와요)\?$|"
                               r"[,;—-]\s*+(so |and |but |then )?(can|could|may|is|are|do|does|did|will|should|am|must)\b", _I)
 _NOT_YES_NO = re.compile(r"뭐|뭘|무엇|무얼")
+_WHY_ASKED = re.compile(r"\bwhy\b|왜|어째서", _I)  # "why did it stop at 9?" still asks why
 _OPENS_WHERE = re.compile(r"(?:(?:and|so|ok|okay|then)\b[ ,]*+)?where\b", _I)
 _KOREAN_WHICH = re.compile(r"어느|어떤|무슨")
 # Checked in this order, most specific first: "how many days … when my wife gives birth" asks for an
@@ -127,6 +128,8 @@ def question_kind(question: str) -> Kind:
         return Kind.OTHER
     if _OPENS_WHERE.match(text):  # "where can I see who's on call?": the place, not the person the clause names
         return Kind.WHERE
+    if _CLOCK_ASK.search(text) and not _WHY_ASKED.search(text):
+        return Kind.TIME  # "원인 찾은 건 몇 시?": the hour the cause was found, not the cause
     for kind, pattern in _ASKS:
         if pattern.search(text):
             if kind == Kind.YESNO and not _asked_yes_or_no(text):
