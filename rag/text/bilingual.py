@@ -105,6 +105,9 @@ def _build() -> Tables:
     # The most specific headword first: "parking" is all 주차 means, one of many things 세우다 does.
     ranked = {key: tuple(sorted(words, key=lambda w: (w not in workplace, len(korean[w])))[:MAX_HEADWORDS])
               for key, words in english.items()}
+    # The lemma and spelling tables an unlisted English word is looked up in load with the dictionary: one load
+    # (in `Runtime.warm_up`), not a second one on the first question with such a word.
+    english_words.warm_up()
     return {w: tuple(s) for w, s in korean.items() if s}, ranked
 
 
