@@ -5,33 +5,8 @@ import json, os, re, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from gen import doc_langs  # language map of the documents (no side effects on import)
-
-
-def q_lang(text):
-    return "ko" if re.search(r"[\uac00-\ud7a3]", text) else "en"
-
-
-def fmt(rel):
-    fs = sorted({os.path.splitext(r)[1][1:] for r in rel})
-    return fs[0] if len(fs) == 1 else fs
-
-
-def K(user, rel, ac=None, *, all=None, sa=None, note=None, mh=False, hd=None):
-    return dict(kind="k", user=user, rel=list(rel) if isinstance(rel, (list, tuple)) else [rel],
-                ac=ac, all=all, sa=sa, note=note, mh=mh, hd=hd)
-
-
-def C(user):
-    return dict(kind="chitchat", user=user)
-
-
-def A(user):
-    return dict(kind="action", user=user)
-
-
-def R(user):
-    return dict(kind="realtime_lookup", user=user)
+# the language map and turn constructors of the first blind set (no side effects on import)
+from gen import A, C, K, R, doc_langs, fmt, q_lang  # noqa: F401
 
 
 CONVS, UNANS = [], []
