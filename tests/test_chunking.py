@@ -107,3 +107,31 @@ def test_a_field_line_is_quotable_though_short_and_unpunctuated():
 
     text = "- 대상: SolTrack WMS 웹 콘솔, 공개 API, 모바일 스캐너 앱\n- 영향:\nGateway:  sel-vpn.solbit.example\n회의실 예약"
     assert quotable_units(text) == ["대상: SolTrack WMS 웹 콘솔, 공개 API, 모바일 스캐너 앱", "Gateway:  sel-vpn.solbit.example"]
+
+
+def test_a_list_item_is_quotable_though_short_and_unpunctuated():
+    """A slide's bullets ("Risks: - Sorter capacity at Busan New Port Hub") answer "리스크는 뭐였어?"; without a full stop
+    they were taken for headings and never read. A bare label item ("- 영향:") and a heading-like paragraph
+    ("회의실 예약") still are not quotable."""
+    from rag.ingest.chunking import quotable_units
+
+    text = "- Sorter capacity at Busan New Port Hub\n- 영향:\n- 주말 집하 지연\n회의실 예약\n- Done"
+    assert quotable_units(text) == ["Sorter capacity at Busan New Port Hub", "주말 집하 지연"]
+
+
+def test_a_run_of_bare_values_is_one_line_under_its_heading():
+    """A timetable's departures are bare times, one per line ("07:10", "08:20"): each too short to quote, so "막차 몇
+    시야?" never saw 08:20. A run of short values is one line, under the last part of its heading, so the user sees
+    what the times are."""
+    from rag.documents import Chunk
+    from rag.ingest.chunking import quotable_units, sentence_texts
+
+    text = "06:20  (주간조)\n07:10\n07:40\n08:20"
+    assert quotable_units(text, "부산 셔틀 > [출근] 하단역 출발") == ["[출근] 하단역 출발: 06:20 (주간조), 07:10, 07:40, 08:20"]
+    assert quotable_units(text) == ["06:20 (주간조), 07:10, 07:40, 08:20"]
+    # a value line beside sentences stays as it was; a single bare value is still not a line of its own
+    assert quotable_units("Opening hours are below.\n09:00\nClosed on Sundays.", "Hours") == \
+        ["Opening hours are below.", "Closed on Sundays."]
+    # embedded under its heading once, not twice
+    chunk = Chunk(path="t.txt", ordinal=0, title="T", heading="부산 셔틀 > [출근] 하단역 출발", text=text)
+    assert sentence_texts(chunk) == ["부산 셔틀 > [출근] 하단역 출발: 06:20 (주간조), 07:10, 07:40, 08:20"]

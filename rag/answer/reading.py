@@ -300,7 +300,7 @@ class Reader:
             # opening section used it up and the passage retrieval ranked first was never read.
             taken: list[tuple[int, int, str, Hit]] = []
             for hit in group:
-                for line, sentence in enumerate(quotable_units(hit.chunk.text)):
+                for line, sentence in enumerate(quotable_units(hit.chunk.text, hit.chunk.heading)):
                     if len(taken) >= self.per_source or sentence in seen:
                         continue
                     seen.add(sentence)

@@ -78,11 +78,50 @@ _ENDS_SENTENCE = re.compile(r"[.!?。？！)\]다요]$")
 # and unpunctuated, it looked like a heading, and the value a question asked for was never read. Possessive: linear.
 _FIELD = re.compile(r"^[^:：]{1,30}+[:：]\s*+\S.{2,}")
 MAX_SENTENCE_CHARS = 400
+MAX_VALUE_CHARS = 24  # a bare value line: a time, a date, a figure with a note ("06:20 (주간조)")
+_ENDS_CLAUSE = re.compile(r"[.!?。？！다요]$")
+_CLOCK = re.compile(r"\d{1,2}:\d{2}(?!\d)")
 
 
-def quotable_units(text: str) -> list[str]:
-    """A passage's units worth quoting as an answer line, bullets taken off; not clipped."""
-    return [s for s in (_BULLET.sub("", u) for u in units(text)) if quotable(s)]
+def quotable_units(text: str, heading: str = "") -> list[str]:
+    """A passage's units worth quoting as an answer line, bullets taken off; not clipped.
+
+    People write lists without full stops: a bulleted item is quotable as it stands ("- Sorter capacity at Busan
+    New Port Hub" under "Risks"), and a run of bare values, one per line (a timetable's "07:10", "08:20"), is one
+    line under the last part of `heading` ("[출근] 하단역 출발: 06:20 (주간조), 07:10, 07:40, 08:20"): each value alone
+    is too short to quote, and without its heading it would not say what it is."""
+    out: list[str] = []
+    run: list[str] = []
+    for unit in units(text):
+        sentence = _BULLET.sub("", unit)
+        if _bare_value(sentence):
+            run.append(" ".join(sentence.split()))
+            continue
+        out.extend(_values_line(run, heading))
+        run = []
+        if quotable(sentence) or (sentence != unit and _item(sentence)):
+            out.append(sentence)
+    return out + _values_line(run, heading)
+
+
+def _bare_value(unit: str) -> bool:
+    """A short line holding a number that is not a field or a sentence ("08:20", "06:20 (주간조)")."""
+    field = _FIELD.match(unit) and not _CLOCK.match(unit)  # "06:20" is a time, not a label and its value
+    return len(unit) <= MAX_VALUE_CHARS and bool(_NUMBER.search(unit)) and not field and not _ENDS_CLAUSE.search(unit)
+
+
+def _values_line(run: list[str], heading: str) -> list[str]:
+    """A run of bare values as one line under its heading's last part; a lone value as it was (quotable or not)."""
+    if len(run) < 2 or all(quotable(v) for v in run):
+        return [v for v in run if quotable(v)]
+    label = heading.rsplit(" > ", 1)[-1].strip()
+    joined = ", ".join(run)
+    return [f"{label}: {joined}" if label else joined]
+
+
+def _item(sentence: str) -> bool:
+    """A list item worth quoting though unpunctuated: long enough to say something, and not a bare label."""
+    return len(sentence) >= 8 and not sentence.rstrip().endswith((":", "："))
 
 
 def quotable(sentence: str) -> bool:
@@ -106,13 +145,18 @@ def clip(sentence: str) -> str:
 def framed(heading: str, sentence: str) -> str:
     """A quotable sentence as the answer's reading embeds it: under its section heading ("오전 9시 30분까지
     오세요" is about the first day)."""
-    return f"{heading}: {sentence}" if heading else sentence
+    if not heading:
+        return sentence
+    last = heading.rsplit(" > ", 1)[-1]
+    if sentence.startswith(f"{last}: "):  # a run of values already says its heading's last part
+        return heading[: -len(last)] + sentence
+    return f"{heading}: {sentence}"
 
 
 def sentence_texts(chunk: Chunk) -> list[str]:
     """Every text the answer's reading may embed for this passage: its quotable sentences, clipped and framed.
     Embedded at index time (`rag.index.sentences`), so a turn only looks them up."""
-    return [framed(chunk.heading, clip(s)) for s in quotable_units(chunk.text)]
+    return [framed(chunk.heading, clip(s)) for s in quotable_units(chunk.text, chunk.heading)]
 
 
 MAX_UNIT_FACTOR = 2  # an atomic unit up to this many chunk sizes stays whole (one over-size chunk)
