@@ -454,6 +454,10 @@ def test_a_documents_reading_budget_goes_to_its_best_ranked_passages(analyzer, e
     # "what was X?" is answered by "X was …"
     (Kind.WHAT, "What was the company-wide OTIF in Q4 2025?", "Company OTIF was 97.3%, slightly below target.",
      "Shipper feedback improved in Q4 2025."),
+    # a table's value says yes or no: free or paid, included or extra
+    (Kind.YESNO, "부산 사무실에 손님 오면 주차 공짜야?", "방문객: 당일 무료 (경비실에서 방문증 수령)", "주차장은 사무동 지하에 있다."),
+    (Kind.YESNO, "이거 부가세 포함이야?", "창고 서비스 요율표 (VAT 별도, 단위: 원)", "창고 서비스 요율표 (단위: 원)"),
+    (Kind.YESNO, "Is lunch included?", "Lunch: included for full-day sessions", "Lunch is served in the atrium"),
 ])
 def test_a_slot_is_filled_by_what_people_write(kind, question, right, wrong):
     assert fills(kind, right, question) and not fills(kind, wrong, question)

@@ -216,7 +216,8 @@ _WHY = re.compile(r"\bbecause\b|\bcaused?\b|\bdue to\b|\broot cause\b|\bresult(e
                   r"\bfailure\b|\bfailed\b|원인|때문|인해|으로 인한|로 인한|탓|만료", _I)
 _RULE = re.compile(r"\bnot\b|\bnever\b|\bmust\b|\bmay\b|\bcan\b|\bcannot\b|\ballowed\b|\bprohibited\b|\bblocked\b|"
                    r"\brequire|\bonly\b|\beligible\b|\bapproval\b|가능|불가|금지|허용|차단|필요|승인|없습니다|됩니다|"
-                   r"않습니다|할 수|받을 수|만 ", _I)
+                   r"않습니다|할 수|받을 수|만 |무료|유료|포함|별도|필수|\bfree\b|\bincluded\b|\bexcluded\b|\bexcl\.|"
+                   r"\boptional\b|\bmandatory\b", _I)
 _STEPWORD = re.compile(r"^\d{1,3}[.)]\s|^(step|단계)\s?\d|\b(click|open|select|go to|send|submit|fill|call|"
                        r"enter|press|run|report)\b|하세요|합니다|십시오|클릭|선택|입력|제출|신청|보고|연락", _I)
 # A name: a capitalised word inside the line (every English sentence opens on a capital, which names nothing), a word
