@@ -134,3 +134,28 @@ def test_a_follow_up_on_the_threads_document_is_not_hidden_for_looking_generic()
     hits = [c.hit for c in rows]
     assert Judge().verdict(reading(True), "and per transaction?", hits) == Verdict.HEDGED
     assert Judge().verdict(reading(False), "and per transaction?", hits) == Verdict.NOT_FOUND
+
+
+def test_a_lead_in_the_other_language_saying_the_topic_is_hedged_though_it_looks_generic():
+    """"where do I apply for a corporate card?": the Korean card policy's "발급 신청은 솔빛페이에서 한다." sits just under
+    generic text's level for an English question (e5 puts a sentence lower against the other language), and so did
+    the rest of the five best lines: "not found", with the policy first under "maybe related". A document in the
+    other language that says the question's topic is quoted under a hedge; one that does not, or a line far below
+    generic text, is still "not found"."""
+    generic = (0.80, 0.02)
+    lead = _candidate("card.pdf", "발급 신청은 솔빛페이에서 한다.", 1.7, 0.818)  # lift 0.9
+    other = _candidate("onboarding.html", "Sign in to Solbit People on your first day.", 1.6, 0.815, fills=False)
+
+    def reading(card_terms, lead=lead):
+        return Reading(Kind.WHERE, [lead, other], background={True: generic, False: generic},
+                       topic=frozenset({"appli", "corpor", "card"}),
+                       doc_terms={"card.pdf": card_terms, "onboarding.html": frozenset({"sign"})},
+                       same_language=frozenset({"onboarding.html"}), off_topic=frozenset({"onboarding.html"}),
+                       concepts=[frozenset({"appli", "신청"}), frozenset({"corpor", "법인"}), frozenset({"card", "카드"})])
+
+    question = "where do I apply for a corporate card?"
+    says = frozenset({"법인카드", "카드", "신청", "발급"})
+    assert Judge().verdict(reading(says), question, [lead.hit, other.hit]) == Verdict.HEDGED
+    assert Judge().verdict(reading(frozenset({"신청"})), question, [lead.hit, other.hit]) == Verdict.NOT_FOUND
+    far = _candidate("card.pdf", "발급 신청은 솔빛페이에서 한다.", 0.2, 0.79)  # lift -0.5
+    assert Judge().verdict(reading(says, far), question, [far.hit, other.hit]) == Verdict.NOT_FOUND

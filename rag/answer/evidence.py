@@ -57,6 +57,7 @@ class Judge:
     min_coverage: float = 0.75
     min_population: int = 30
     near_depth: int = 5  # "not found" only when none of this many best sentences is near the question
+    across_floor: float = 0.5  # ... or the lead, in the other language, says the topic this far above generic text
 
     def verdict(self, reading: Reading, question: str, hits: list[Hit]) -> Verdict:
         lead = reading.best
@@ -65,7 +66,7 @@ class Judge:
         # generic text, and then the documents are quoted (under a hedge), not hidden behind "not found".
         if lead is None or self._near_topic(reading, question, lead) or \
                 (all(self._generic(reading, c) for c in reading.candidates[: self.near_depth])
-                 and not self._on_thread(reading, lead)):
+                 and not self._on_thread(reading, lead) and not self._says_across(reading, question, lead)):
             return Verdict.NOT_FOUND
         # A summary has no one sentence much closer than the rest: the document being on topic is enough.
         bar = self.summary_at if is_summary(question) else self.answer_at
@@ -110,6 +111,14 @@ class Judge:
         # follow-up: its own words may not name its topic at all ("and normally?").
         off_topic_lead = lead.path in reading.off_topic and not reading.follow_up
         return near_topic and weak and (lift < 1.5 * self.lift_floor or off_topic_lead)
+
+    def _says_across(self, reading: Reading, question: str, lead: Candidate) -> bool:
+        """A lead in the other language than the question, from a document that says the question's topic, not far
+        below generic text: e5 puts a sentence lower against a question in the other language, so such a lead
+        looks generic ("where do I apply for a corporate card?" against "발급 신청은 솔빛페이에서 한다.", lift 0.9), and
+        the right document was listed under "maybe related" behind "not found". It is quoted under a hedge."""
+        return not self._same_language(question, lead) and self._says_topic(reading, lead) and \
+            reading.lift(lead) >= self.across_floor * self.lift_floor
 
     @staticmethod
     def _says_topic(reading: Reading, lead: Candidate) -> bool:
