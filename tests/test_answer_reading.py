@@ -27,6 +27,8 @@ from rag.documents import Chunk, Hit
     ("VPN 연결하려면?", Kind.HOWTO),
     ("크로스도킹이 뭐야?", Kind.WHAT),
     ("B등급은 무슨 뜻이야?", Kind.WHAT),  # what a word means, not which one
+    ("in the returns process, what does grade A mean?", Kind.WHAT),  # a meaning, not a procedure ("process")
+    ("what does OTIF stand for?", Kind.WHAT),
     ("OTIF 뜻이 뭐야?", Kind.WHAT),
     # what follows from something, not how to do it ("어떻게 돼?" against "어떻게 해?")
     ("그 기간 지나면 어떻게 돼?", Kind.CONSEQUENCE),
@@ -478,3 +480,13 @@ def test_a_line_sharing_more_of_the_questions_words_leads_its_sibling(analyzer, 
     question = "연차는 1년에 며칠이야?"
     reading = Reader(analyzer, embedder, bilingual=Bilingual(analyzer)).read(question, question, hits)
     assert "15일" in reading.best.sentence
+
+
+def test_mean_asks_for_a_meaning_and_is_not_a_topic_word():
+    """"What does grade A mean?": "mean" is the asking; as a topic word the dictionary made it 평균 (average) and
+    방법 (method), words the answer's lines were then measured by."""
+    from rag.answer.questions import without_asking
+
+    assert "mean" not in without_asking("in the returns process, what does grade A mean?")
+    assert "stand" not in without_asking("what does OTIF stand for?")
+    assert "mean time" in without_asking("What is the mean time to recover?")

@@ -30,6 +30,10 @@ class Kind(StrEnum):
     OTHER = "other"
 
 
+# "What does grade A mean?" asks what a word means, in any surroundings ("in the returns process, …" is not a how-to),
+# and "mean" is the asking, not a topic word (the dictionary's senses are 평균, 방법).
+_MEANING = r"\bmeans?[?.!]*\s*$|\bmeaning of\b|\bstands? for\b"
+
 _I = re.IGNORECASE
 # "돈" (money) as a word of its own: "돈도 나와?" asks for an amount; "돈다" (turns) does not.
 _MONEY_WORD = r"(^|\s)돈(이|은|는|도|을)?(\s|\?|$)"
@@ -50,7 +54,8 @@ _KOREAN_WHICH = re.compile(r"어느|어떤|무슨")
 # Checked in this order, most specific first: "how many days … when my wife gives birth" asks for an
 # amount, "몇 시까지" for a time.
 _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
-    (Kind.WHAT, re.compile(r"\b(code|name|address|url|queue|channel)\b.{0,12}\?|(코드|이름|주소|큐|채널)(는|은|가|이)? ?(뭐|무엇)", _I)),
+    (Kind.WHAT, re.compile(r"\b(code|name|address|url|queue|channel)\b.{0,12}\?|(코드|이름|주소|큐|채널)(는|은|가|이)? ?(뭐|무엇)|"
+                           + _MEANING, _I)),
     # "Which release caused it?" asks for a named thing; "what caused it?" for the cause.
     (Kind.WHICH, re.compile(r"\bwhich [a-z]+( [a-z]+)? (caused|causes|triggered)\b", _I)),
     (Kind.WHY, re.compile(r"\bwhy\b|\bcause[sd]?\b|\breason\b|\broot cause\b|왜|원인|이유|어째서", _I)),
@@ -307,7 +312,8 @@ def _measures(sentence: str, question: str) -> bool:
 
 # Phrases that ask for a kind of answer with an ordinary noun in them: "time" in "what time does it start?" is no
 # more the topic than 몇 시's 시 is.
-_ASKING_PHRASES = re.compile(r"\bwhat time\b|\bat what hour\b|\bwhat date\b|\bwhich day\b|\bhow many times\b", _I)
+_ASKING_PHRASES = re.compile(r"\bwhat time\b|\bat what hour\b|\bwhat date\b|\bwhich day\b|\bhow many times\b|" + _MEANING,
+                             _I)
 
 
 def without_asking(question: str) -> str:
