@@ -212,6 +212,10 @@ def test_a_steps_own_number_fills_no_slot(kind, step, with_figure):
     "This guide from the Platform team compares the databases that we support and says which one to use where.",
     "이 가이드는 사내에서 쓰는 데이터베이스를 비교합니다.",
     "This page says which discounts sales may offer and who approves them.",
+    # a related-documents list or a pointer naming another document's file
+    "eng/oncall-policy.md for the on-call rotation",
+    "시간표는 공지 busan-shuttle-timetable.txt 를 본다.",
+    "Production access: see access-request-procedure.docx",
 ])
 def test_boilerplate_is_recognised_by_shape(line):
     assert boilerplate(line, "", Kind.QUANTITY, changes=False)

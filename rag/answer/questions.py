@@ -346,6 +346,10 @@ _POINTER = re.compile(
     r"^(see|refer to|for (more )?(details|information|more),? see|more (details|information) (in|at)|read)\b|"
     r"(자세한|상세한|세부) ?(내용|사항)은.{0,60}(참고|참조|확인)|(문서|페이지|위키)를? ?(참고|참조)하(세요|십시오|시기)",
     re.IGNORECASE)
+# A line naming another document by its file ("eng/oncall-policy.md for the on-call rotation", "시간표는 공지
+# busan-shuttle-timetable.txt 를 본다."): a related-documents list or a pointer, quoted as the answer's evidence it sent
+# the user elsewhere. The name runs from a space, slash or bracket to its extension, with no dot: linear.
+_NAMES_FILE = re.compile(r"(?:^|[\s/(])[\w-]++\.(?:md|markdown|docx?|pdf|xlsx?|pptx?|html?|txt|csv)\b", re.IGNORECASE)
 # A line that hands the subject to another document ("Domestic trips follow the domestic travel policy
 # (HR-POL-007).", "해외 출장의 일비는 'Overseas Travel Per Diem Schedule 2026'을 따른다."): the amount, date or
 # steps asked for are in that document, not in this line. It still answers "which policy applies?".
@@ -414,7 +418,7 @@ def boilerplate(sentence: str, heading: str, kind: Kind, changes: bool, about_do
     and metadata strips for a question about the document itself (`asks_about_document`); a line deferring to
     another document for "which one applies", "is it …" and "what is"."""
     line = sentence.lstrip("-*•· ").strip()
-    if _POINTER.search(line) or _LEADERS.search(line):
+    if _POINTER.search(line) or _LEADERS.search(line) or _NAMES_FILE.search(line):
         return True
     if not about_document and (_ABOUT_DOCUMENT.search(line) or _DESCRIBES.search(line) or _BYLINE.search(line)
                                or (_META_STRIP.search(line) and _META_FIELD.search(line))):
