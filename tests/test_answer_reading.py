@@ -29,6 +29,10 @@ from rag.documents import Chunk, Hit
     ("B등급은 무슨 뜻이야?", Kind.WHAT),  # what a word means, not which one
     ("in the returns process, what does grade A mean?", Kind.WHAT),  # a meaning, not a procedure ("process")
     ("what does OTIF stand for?", Kind.WHAT),
+    # "how late" asks until what hour; a rising ending after 뭐 asks what, not yes or no
+    ("how late do I need to stay to get the overtime dinner allowance?", Kind.TIME),
+    ("방문객은 보호구 뭐 받아?", Kind.OTHER),
+    ("부산신항 허브 방문객 당일에 뭐 챙겨가야 돼?", Kind.OTHER),
     ("OTIF 뜻이 뭐야?", Kind.WHAT),
     # what follows from something, not how to do it ("어떻게 돼?" against "어떻게 해?")
     ("그 기간 지나면 어떻게 돼?", Kind.CONSEQUENCE),
@@ -183,6 +187,9 @@ def test_what_time_asks_for_a_clock_time_not_a_duration(question):
     assert not fills(Kind.TIME, "Backups run every Sunday.", question)
     assert fills(Kind.TIME, "Backups run every Sunday.", "When do backups run?")  # "when": a weekday answers
     assert "time" not in without_asking("What time did the Busan conveyor incident start?")
+    late = "how late do I need to stay to get the overtime dinner allowance?"
+    assert fills(Kind.TIME, "21시 이후까지 근무한 경우 1인 1식 12,000원까지 실비로 지급한다.", late)
+    assert not fills(Kind.TIME, "United States — Daily allowance (USD): USD 110.", late)
 
 
 @pytest.mark.parametrize("kind, step, with_figure", [

@@ -65,9 +65,9 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
     (Kind.WHO, re.compile(r"\bwho(m|se)?\b|\bwhich team\b|\bcontact\b|\bwhom to\b|\breport(ed)? to\b|\bescalat|"
                           r"누구|누가|어느 팀|어떤 팀|담당(자|팀|부서)|어디(로|에|에다)? ?(연락|문의|신고|말|보고)|"
                           r"연락처|문의처|보고돼|보고되", _I)),
-    (Kind.TIME, re.compile(r"\bdeadline\b|\bby when\b|\bwhat time\b|\bdue\b|\bwhat date\b|\bwhich day\b|"
+    (Kind.TIME, re.compile(r"\bdeadline\b|\bby when\b|\bwhat time\b|\bhow late\b|\bdue\b|\bwhat date\b|\bwhich day\b|"
                            r"언제|마감|기한|몇 ?시(야|에|까지|부터)|무슨 요일|날짜", _I)),
-    (Kind.QUANTITY, re.compile(r"\bhow (much|many|long|often|soon|far|big|large|early|fast|quickly|late)\b|\blimit\b|\bmaximum\b|"
+    (Kind.QUANTITY, re.compile(r"\bhow (much|many|long|often|soon|far|big|large|early|fast|quickly)\b|\blimit\b|\bmaximum\b|"
                                r"\bminimum\b|\bmax\b|\bmin\b|\bper (day|night|month|year|order)\b|\brate\b|\bprice\b|"
                                r"\bcost\b|\bfee\b|\bpercent|\bcharge\b|\bwhat temperature\b|\bnumber of\b|"
                                r"\ballowance\b|\bper diem\b|\bstipend\b|\bsalary\b|\bbudget\b|\bsubsidy\b|"
@@ -94,7 +94,7 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
 
 
 # Words that ask for an amount themselves ("얼마", "how much"), not nouns of amounts ("기간", "limit").
-_HOW_MUCH = re.compile(r"\bhow (much|many|long|often|soon|far|big|large|early|fast|quickly|late)\b|\bwhat (temperature|percentage|rate|price)\b|"
+_HOW_MUCH = re.compile(r"\bhow (much|many|long|often|soon|far|big|large|early|fast|quickly)\b|\bwhat (temperature|percentage|rate|price)\b|"
                        r"\bnumber of\b|얼마|몇|며칠", re.IGNORECASE)
 
 
@@ -123,7 +123,9 @@ _WHEN = re.compile(r"\bwhen\b|\bby when\b|\bwhat (time|date)\b|\bwhich day\b|언
 
 
 def _asked_yes_or_no(text: str) -> bool:
-    return bool(_YES_NO.search(text) or (_STATEMENT_ASKED.search(text) and not _NOT_YES_NO.search(text)))
+    """A rising ending asks yes or no unless the question asks for a thing: "방문객은 보호구 뭐 받아?" and "당일에 뭐
+    챙겨가야 돼?" ask what, though they end like "받아?" and "돼?"."""
+    return bool(_YES_NO.search(text) or _STATEMENT_ASKED.search(text)) and not _NOT_YES_NO.search(text)
 
 
 def question_kind(question: str) -> Kind:
@@ -166,7 +168,7 @@ _MONEY_ASK = re.compile(r"\bhow much\b|\bprice|\bcost|\bfee|\bcharge|\ballowance
                         r"얼마(?!나)|매출|영업이익|가격|비용|요금|수당|금액|지원금|일비|식대|한도|급여|보상|" + _MONEY_WORD, re.IGNORECASE)
 _MONEY = re.compile(r"\d[\d,.]*\s*(원|만\s?원|억|천\s?원|KRW|USD|SGD|EUR|JPY|달러|won)|(KRW|USD|SGD|EUR|\$|₩|€)\s?\d",
                     re.IGNORECASE)
-_DURATION_ASK = re.compile(r"\bhow (long|early|fast|quickly|late)\b|\bhow many ([a-z-]+ ){0,2}(days|hours|minutes|weeks|months|years)\b|얼마 ?(뒤|후|만|동안|간)|\bhow soon\b|\bhow often\b|기간|며칠|얼마나 (오래|걸|기다|자주|빨리|일찍)|몇 ?(시간|분|일|주|개월|년)",
+_DURATION_ASK = re.compile(r"\bhow (long|early|fast|quickly)\b|\bhow many ([a-z-]+ ){0,2}(days|hours|minutes|weeks|months|years)\b|얼마 ?(뒤|후|만|동안|간)|\bhow soon\b|\bhow often\b|기간|며칠|얼마나 (오래|걸|기다|자주|빨리|일찍)|몇 ?(시간|분|일|주|개월|년)",
                            re.IGNORECASE)
 _DURATION = re.compile(r"\d[\d.,]*\s*(분|시간|일|주|개월|달|년|영업일|minutes?|mins?|hours?|hrs?|h\b|days?|weeks?|"
                        r"months?|years?|business days?)|\b(daily|weekly|monthly|quarterly|annually|every)\b|매(일|주|월|년)|분기|"
@@ -194,7 +196,8 @@ _TIMES = re.compile(r"\d(\.\d+)?\s*(x|×|배|times)(?![A-Za-z])", re.IGNORECASE)
 _PERCENT_ASK = re.compile(r"\bpercent|%|퍼센트|비율|율은|률은|율이|률이|\b(error|failure|success|interest|growth|discount|"
                           r"return|churn|fill|defect|damage|attrition) rate\b", re.IGNORECASE)
 _PERCENT = re.compile(r"\d\s*%|퍼센트|percent", re.IGNORECASE)
-_CLOCK_ASK = re.compile(r"\bwhat time\b|\bat what hour\b|몇 ?시(?!간)", _I)
+# "How late do I need to stay for the dinner allowance?" asks until what hour, like "what time".
+_CLOCK_ASK = re.compile(r"\bwhat time\b|\bat what hour\b|\bhow late\b|몇 ?시(?!간)", _I)
 _CLOCK = re.compile(r"\d{1,2}:\d{2}|\d{1,2}\s?(a\.?m\b|p\.?m\b)|\d{1,2}\s?시(?!간)|\b(noon|midnight)\b|정오|자정|"
                     r"\d{1,2}\s?o'clock", _I)
 _NOT_COUNTS = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}:\d{2}|\d[\d,.]*\s*(%|퍼센트|percent|원|만\s?원|억|천\s?원|KRW|USD|SGD|"
