@@ -408,6 +408,11 @@ _MINE = _rx(r"\b(i have|i've got|do i have|have i got|my)\b[^?]{0,50}\b(left|rem
             r"^\s*+(내|제|나의)\s[^?]{1,30}(남았|남은|잔여|어디까지|진행\s?상황)")
 
 
+# An account of what happened ("what happened to the delayed orders?", "그때 무슨 일이 있었어?"): the incident report
+# answers it, however changing its subject is; "what is happening right now" still may be live.
+_PAST_ACCOUNT = _rx(r"\bwhat (happened|went wrong|was done)\b", r"무슨 일이 있었|어떻게 됐었")
+
+
 def may_be_live(text: str) -> bool:
     """Whether live state is a possible reading: a subject that changes by the minute (an error, an outage,
     on-call, "down", "장애", "접속") and no words of rules or of what one may or must do. Without one, the
@@ -418,7 +423,7 @@ def may_be_live(text: str) -> bool:
         return True
     if _RULES.search(text) or _asks_for_a_remedy(text):
         return False
-    if _past_figure(text):
+    if _past_figure(text) or (_PAST_ACCOUNT.search(text) and not _NOW_SAID.search(text)):
         return False
     return bool(_VOLATILE.search(text) or _LIVE.search(text) or _NOW_SAID.search(text))
 
