@@ -79,7 +79,7 @@ _ENDS_SENTENCE = re.compile(r"[.!?。？！)\]다요]$")
 _FIELD = re.compile(r"^[^:：]{1,30}+[:：]\s*+\S.{2,}")
 MAX_SENTENCE_CHARS = 400
 MAX_VALUE_CHARS = 24  # a bare value line: a time, a date, a figure with a note ("06:20 (주간조)")
-_ENDS_CLAUSE = re.compile(r"[.!?。？！다요]$")
+_ENDS_CLAUSE = re.compile(r"[.!?。？！다요]$")  # `_ENDS_SENTENCE` but a closing bracket: "06:20 (주간조)" is a value
 _CLOCK = re.compile(r"\d{1,2}:\d{2}(?!\d)")
 
 
@@ -111,12 +111,18 @@ def _bare_value(unit: str) -> bool:
 
 
 def _values_line(run: list[str], heading: str) -> list[str]:
-    """A run of bare values as one line under its heading's last part; a lone value as it was (quotable or not)."""
+    """A run of bare values as one line under its heading's last part; values each quotable alone (or a lone one)
+    stay lines of their own, and a lone unquotable value is dropped."""
     if len(run) < 2 or all(quotable(v) for v in run):
         return [v for v in run if quotable(v)]
-    label = heading.rsplit(" > ", 1)[-1].strip()
+    label = _last_part(heading).strip()
     joined = ", ".join(run)
     return [f"{label}: {joined}" if label else joined]
+
+
+def _last_part(heading: str) -> str:
+    """The innermost heading of a heading path ("Leave > Carry-over": "Carry-over")."""
+    return heading.rsplit(" > ", 1)[-1]
 
 
 def _item(sentence: str) -> bool:
@@ -147,7 +153,7 @@ def framed(heading: str, sentence: str) -> str:
     오세요" is about the first day)."""
     if not heading:
         return sentence
-    last = heading.rsplit(" > ", 1)[-1]
+    last = _last_part(heading)
     if sentence.startswith(f"{last}: "):  # a run of values already says its heading's last part
         return heading[: -len(last)] + sentence
     return f"{heading}: {sentence}"
