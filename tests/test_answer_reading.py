@@ -501,3 +501,34 @@ def test_mean_asks_for_a_meaning_and_is_not_a_topic_word():
     assert "mean" not in without_asking("in the returns process, what does grade A mean?")
     assert "stand" not in without_asking("what does OTIF stand for?")
     assert "mean time" in without_asking("What is the mean time to recover?")
+
+
+def test_asked_what_the_old_rule_said_the_repealed_documents_line_leads_on_a_follow_up(analyzer, embedder):
+    """"and under the old rules?" after a turn on the current travel policy: the words the rewrite brought from the
+    thread (hotel, Seoul, team lead) are the current policy's, which the previous answer cited, and its row led with
+    today's figure. Asked what the earlier version said, the repealed policy's row leads (fails with no bonus)."""
+    from rag.answer.reading import Reader
+    from rag.documents import Metadata
+    from rag.text.bilingual import Bilingual
+
+    current = Chunk("travel-2026.md", 0, "Domestic travel policy 2026", "Hotel caps",
+                    "Team lead — hotel cap in Seoul: KRW 150,000 a night.\nTeam member — hotel cap in Seoul: KRW "
+                    "120,000 a night.\nBook hotels through the travel desk in Seoul.")
+    repealed = Chunk("travel-2023.md", 0, "Domestic travel policy 2023 (repealed)", "Hotel caps",
+                     "Team lead — hotel cap: KRW 120,000 a night.\nTeam member — hotel cap: KRW 90,000 a night.",
+                     meta=Metadata(status="repealed"))
+    question = "and what was it under the old rules?"
+    query = f"{question} hotel cap Seoul team lead"
+    cosines = embedder.embed_passages([current.text, repealed.text]) @ embedder.embed_query(query)
+    # On retrieval's scale: the current policy carries the thread's prior (+0.5), the repealed one the swing an
+    # earlier-version question gives it (+1.0), as `Ranker.rank` scores them.
+    hits = [Hit(chunk, z + shift, float(cosine), relevance=z, spread=0.03, population=200)
+            for chunk, z, shift, cosine in zip((current, repealed), (2.4, 1.6), (0.5, 1.0), cosines)]
+    for bonus, lead in ((2.0, "travel-2023.md"), (0.0, "travel-2026.md")):
+        reading = Reader(analyzer, embedder, bilingual=Bilingual(analyzer), earlier_bonus=bonus).read(question, query,
+                                                                                                      hits)
+        assert reading.best.path == lead, (bonus, reading.best.sentence)
+    unasked = Reader(analyzer, embedder, bilingual=Bilingual(analyzer)).read("and for a team member?",
+                                                                             "and for a team member? hotel cap Seoul",
+                                                                             hits)
+    assert unasked.best.path == "travel-2026.md"  # today's rule, when the past is not asked

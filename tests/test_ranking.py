@@ -146,6 +146,11 @@ def test_a_chunk_written_in_both_languages_is_judged_on_the_mean_of_its_two_z_sc
     ("야근 식대 얼마야?", False),
     ("what do I do with my old laptop?", False),  # an old thing, not an old rule
     ("이전 답변 다시 보여줘", False),
+    # "예전에" alone narrates the asker's own past; the rule asked about is today's unless asked in the past tense
+    ("예전에 노트북 지원금 받았는데 또 받을 수 있어?", False),
+    ("예전에 쓰던 비밀번호로 바꿔도 돼?", False),
+    ("예전에 야근 식대 한도가 얼마였어?", True),
+    ("예전에는 며칠 전에 신청했어?", True),
 ])
 def test_a_question_about_an_earlier_version_of_a_rule_is_told_apart(question, earlier):
     from rag.understand.earlier import asks_for_an_earlier_version

@@ -24,6 +24,35 @@ _EARLIER = re.compile(
     re.IGNORECASE)
 
 
+# "예전에" / "옛날에" alone is an adverb of the asker's own past ("예전에 지원금 20만 원 받았는데 더 받을 수 있어?" asks
+# today's rule); it asks what a rule said only when what is asked is in the past tense ("예전에 기준이 몇 %였어?").
+_ADVERB = re.compile(r"(?:예전|옛날)에(?!는|도|서)")
+_JONG_SSANG_SIOT = 20  # ㅆ as a final consonant: the past tense (었, 았, 였, 했, 됐 …)
+
+
 def asks_for_an_earlier_version(question: str) -> bool:
     """Whether the question asks what an earlier (repealed, superseded) version of a rule said."""
-    return bool(_EARLIER.search(question[:2000]))
+    text = question[:2000]
+    return any(not _ADVERB.match(text, m.start()) or _asked_in_past(text) for m in _EARLIER.finditer(text))
+
+
+def _asked_in_past(text: str) -> bool:
+    """Whether the question's last Korean word is in the past tense (있 of "수 있어" is not)."""
+    word = _last_hangul_word(text)
+    return any(ch != "있" and (ord(ch) - 0xAC00) % 28 == _JONG_SSANG_SIOT for ch in word)
+
+
+def _last_hangul_word(text: str) -> str:
+    """The last run of Hangul syllables, read backwards (one pass; a regex anchored at the end would retry from
+    every syllable of a long run)."""
+    end = len(text)
+    while end and not _hangul(text[end - 1]):
+        end -= 1
+    start = end
+    while start and _hangul(text[start - 1]):
+        start -= 1
+    return text[start:end]
+
+
+def _hangul(ch: str) -> bool:
+    return "가" <= ch <= "힣"
