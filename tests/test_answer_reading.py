@@ -532,3 +532,19 @@ def test_asked_what_the_old_rule_said_the_repealed_documents_line_leads_on_a_fol
                                                                              "and for a team member? hotel cap Seoul",
                                                                              hits)
     assert unasked.best.path == "travel-2026.md"  # today's rule, when the past is not asked
+
+
+def test_a_question_naming_an_old_documents_version_asks_what_it_said():
+    """"what was the home office stipend in v2?" names the superseded policy by its version: its figure is the answer,
+    not the current policy's line that mentions v2 in passing (fails on the old reading, which had no such test)."""
+    from rag.answer.reading import names_an_old_version
+    from rag.documents import Metadata
+
+    old = Hit(Chunk("remote-v2.md", 0, "Remote Work Policy v2", "", "A stipend of ₩200,000 is paid.",
+                    meta=Metadata(status="superseded")), 1.0)
+    current = Hit(Chunk("remote-v3.docx", 0, "Remote Work Policy v3", "", "Those paid the v2 stipend get ₩100,000."),
+                  2.0)
+    assert names_an_old_version("what was the home office stipend in v2?", [current, old])
+    assert not names_an_old_version("what is the home office stipend in v3?", [current, old])  # v3 is in force
+    assert not names_an_old_version("what is the home office stipend?", [current, old])  # no version named
+    assert not names_an_old_version("what was the stipend in v2?", [current])  # the old policy was not found

@@ -34,10 +34,12 @@ from rag.understand.earlier import asks_for_an_earlier_version
 from .questions import (
     QUESTION_WORDS,
     Kind,
+    anchors,
     asks_about_changes,
     asks_about_document,
     boilerplate,
     fills,
+    mentions,
     question_kind,
     without_asking,
 )
@@ -204,7 +206,8 @@ class Reader:
         if kind == Kind.OTHER:  # "택시비는?": the rewrite carries the earlier turn's "얼마"
             kind = question_kind(query)
         reading = Reading(kind, follow_up=question.strip() != query.strip())
-        earlier = asks_for_an_earlier_version(question) or asks_for_an_earlier_version(query)
+        earlier = asks_for_an_earlier_version(question) or asks_for_an_earlier_version(query) or \
+            names_an_old_version(question, hits)
         found = self._collect(hits, kind, asks_about_changes(question) or asks_about_changes(query),
                               asks_about_document(question))
         if not found:
@@ -400,6 +403,14 @@ def document_line(chunk: Chunk) -> str:
                                                  ("Updated", meta.updated), ("Status", meta.status)) if value]
     title = chunk.title or meta.title
     return f"{title} — " + "; ".join(f"{label}: {value}" for label, value in fields) if fields else title
+
+
+def names_an_old_version(question: str, hits: list[Hit]) -> bool:
+    """Whether the question names a number or code ("v2", "2023") that the title of a document no longer in force
+    says: "what was the home office stipend in v2?" asks the superseded Remote Work Policy v2."""
+    names = anchors(question)
+    return bool(names) and any(STALE_STATUSES.get(h.chunk.meta.status or "", 0.0) >= 1.0 and
+                               any(mentions(h.chunk.title, a) for a in names) for h in hits)
 
 
 def with_compounds(words: list[str], compounds: list[str]) -> list[str]:
