@@ -270,7 +270,7 @@ class Reader:
                 score += self.slot_bonus if filled else -self.slot_miss
             if path in off_topic:
                 score -= self.off_topic
-            if earlier and STALE_STATUSES.get(hit.chunk.meta.status or "", 0.0) >= 1.0:
+            if earlier and _no_longer_in_force(hit):
                 score += self.earlier_bonus  # asked what the old rule said: the old document answers
             score += self.concept_weight * reading.concept_coverage(path)
             score += self.thread_concept_weight * reading.thread_coverage(path)  # 0.0 on a first turn
@@ -409,8 +409,12 @@ def names_an_old_version(question: str, hits: list[Hit]) -> bool:
     """Whether the question names a number or code ("v2", "2023") that the title of a document no longer in force
     says: "what was the home office stipend in v2?" asks the superseded Remote Work Policy v2."""
     names = anchors(question)
-    return bool(names) and any(STALE_STATUSES.get(h.chunk.meta.status or "", 0.0) >= 1.0 and
-                               any(mentions(h.chunk.title, a) for a in names) for h in hits)
+    return bool(names) and any(_no_longer_in_force(h) and any(mentions(h.chunk.title, a) for a in names) for h in hits)
+
+
+def _no_longer_in_force(hit: Hit) -> bool:
+    """Repealed, superseded or archived (a draft is not yet in force, not an earlier version)."""
+    return STALE_STATUSES.get(hit.chunk.meta.status or "", 0.0) >= 1.0
 
 
 def with_compounds(words: list[str], compounds: list[str]) -> list[str]:
