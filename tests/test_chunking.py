@@ -119,6 +119,24 @@ def test_a_list_item_is_quotable_though_short_and_unpunctuated():
     assert quotable_units(text) == ["Sorter capacity at Busan New Port Hub", "주말 집하 지연"]
 
 
+def test_a_line_introducing_a_command_is_quoted_with_it():
+    """A wiki page shows the command in a code block under "On the command line you can check the tunnel like
+    this:": the command alone was too short to quote and was dropped, so "how can I check from the terminal?" got the
+    lead-in without what it introduces. A lead-in takes the next line when that one cannot stand alone; a list
+    after a lead-in, a quotable next line and a bare label stay as they were."""
+    from rag.ingest.chunking import quotable_units
+
+    text = "On the command line you can check the tunnel like this:\n$ secureconnect status\nGateway:  sel-vpn.example"
+    assert quotable_units(text) == ["On the command line you can check the tunnel like this: $ secureconnect status",
+                                    "Gateway:  sel-vpn.example"]
+    assert quotable_units("문의처는 아래와 같습니다:\n총무팀") == ["문의처는 아래와 같습니다: 총무팀"]
+    assert quotable_units("Before you start:\n- Install the client from the portal.\n- Sign in with SSO.") == \
+        ["Install the client from the portal.", "Sign in with SSO."]
+    assert quotable_units("Run the reset tool as shown below:\nThe tool asks for your employee number first.") == \
+        ["The tool asks for your employee number first."]  # the lead-in alone is too short, as before
+    assert quotable_units("Steps:\nopen it") == []
+
+
 def test_a_run_of_bare_values_is_one_line_under_its_heading():
     """A timetable's departures are bare times, one per line ("07:10", "08:20"): each too short to quote, so "막차 몇
     시야?" never saw 08:20. A run of short values is one line, under the last part of its heading, so the user sees

@@ -89,18 +89,34 @@ def quotable_units(text: str, heading: str = "") -> list[str]:
     People write lists without full stops: a bulleted item is quotable as it stands ("- Sorter capacity at Busan
     New Port Hub" under "Risks"), and a run of bare values, one per line (a timetable's "07:10", "08:20"), is one
     line under the last part of `heading` ("[출근] 하단역 출발: 06:20 (주간조), 07:10, 07:40, 08:20"): each value alone
-    is too short to quote, and without its heading it would not say what it is."""
+    is too short to quote, and without its heading it would not say what it is. A line introducing what follows
+    ("On the command line you can check the tunnel like this:") takes the next line when that one is too short to
+    quote alone ("$ secureconnect status")."""
     out: list[str] = []
     run: list[str] = []
+    lead_in, shown = "", False  # "You can check the tunnel like this:" waits for the command it introduces
     for unit in units(text):
         sentence = _BULLET.sub("", unit)
         if _bare_value(sentence):
             run.append(" ".join(sentence.split()))
+            lead_in = ""
             continue
         out.extend(_values_line(run, heading))
         run = []
-        if quotable(sentence) or (sentence != unit and _item(sentence)):
+        alone = quotable(sentence) or (sentence != unit and _item(sentence))
+        if lead_in and not alone and sentence == unit:
+            # The command is what the line says, and alone it is too short to quote.
+            joined = f"{lead_in} {sentence}"
+            if shown:
+                out[-1] = joined
+            else:
+                out.append(joined)
+            lead_in = ""
+            continue
+        if alone:
             out.append(sentence)
+        introduces = len(sentence) >= 8 and sentence == unit and sentence.rstrip().endswith((":", "："))
+        lead_in, shown = (sentence, alone) if introduces else ("", False)
     return out + _values_line(run, heading)
 
 
