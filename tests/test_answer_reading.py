@@ -548,3 +548,35 @@ def test_a_question_naming_an_old_documents_version_asks_what_it_said():
     assert not names_an_old_version("what is the home office stipend in v3?", [current, old])  # v3 is in force
     assert not names_an_old_version("what is the home office stipend?", [current, old])  # no version named
     assert not names_an_old_version("what was the stipend in v2?", [current])  # the old policy was not found
+
+
+
+def test_a_follow_up_naming_its_own_topic_compares_the_other_language_with_its_own_words(analyzer, embedder):
+    """"권한 검토는 얼마나 자주 해?" after a turn on how long admin access lasts: the rewrite borrowed that turn's words
+    (관리자, 만료), and the English lines compared with them put "… expires automatically after 90 days" first. The
+    user named the topic in two words of their own (권한, 검토): the English lines are compared with those, and the
+    quarterly review leads (fails when the borrowed words are in the comparison, as they were)."""
+    from rag.answer.reading import Reader
+    from rag.text.bilingual import Bilingual
+
+    access = Chunk("it/access-request.docx", 0, "Access request procedure", "Rules",
+                   "Privileged (admin) access expires automatically after 90 days and must be requested again.\n"
+                   "System owners review all access every quarter and remove what is no longer needed.\n"
+                   "Access is removed on the last working day when someone leaves the company.")
+    incident = Chunk("wiki/inc-2026-014.html", 0, "INC-2026-014 WMS API outage", "Actions",
+                     "Alert on certificate expiry 30 days ahead — Owner: Platform Engineering; Due: 2026-02-20.\n"
+                     "Duration — 2 h 47 min (09:12-11:59 KST).\n"
+                     "The SolTrack WMS public API returned errors for all customers for 2 h 47 min.")
+    question = "권한 검토는 얼마나 자주 해?"
+    query = f"{question} 운영 WMS 관리자 얼마 만료"
+    cosines = embedder.embed_passages([access.text, incident.text]) @ embedder.embed_query(query)
+    # On retrieval's scale, as this turn's two documents ranked.
+    hits = [Hit(chunk, z, float(cosine), relevance=z, spread=0.02, population=200)
+            for chunk, z, cosine in zip((access, incident), (3.1, 2.2), cosines)]
+    for own_words, lead in ((2, "every quarter"), (99, "expires automatically")):  # 99: never the user's own words
+        reader = Reader(analyzer, embedder, bilingual=Bilingual(analyzer), own_topic_words=own_words)
+        assert lead in reader.read(question, query, hits).best.sentence, own_words
+    elliptical = Reader(analyzer, embedder, bilingual=Bilingual(analyzer))._comparison_words("대표번호는?",
+                                                                                             "대표번호는? 부산신항 허브",
+                                                                                             ["대표번호"], True)
+    assert any("Busan" in w or "hub" in w.lower() for w in elliptical)  # one word of its own: the thread's words too
