@@ -44,6 +44,7 @@ from rag.documents import Chunk, Hit
     ("신청은 어디서 해?", Kind.WHERE),
     ("폰부스는 어디 있어?", Kind.WHERE),
     ("where can I see who's on call?", Kind.WHERE),  # the place to look, not the person its clause names
+    ("which floors does the Busan office occupy?", Kind.WHERE),  # plural: a place still, not "which one"
     ("원인 찾은 건 몇 시?", Kind.TIME),  # the hour the cause was found, not the cause
     ("What time was the cause identified?", Kind.TIME),
     ("why did it go down at 9 o'clock?", Kind.WHY),

@@ -75,7 +75,7 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
                                r"온도|일비|식대|지원금|보조금|숙박비|" + _MONEY_WORD, _I)),
     (Kind.TIME, re.compile(r"\bwhen\b", _I)),
     # "Where does the shuttle leave from?" wants a place (a floor, an exit, a channel, a system), not a rule about it.
-    (Kind.WHERE, re.compile(r"\bwhere\b|\bwhich (floor|room|building|station|exit|gate|channel|address|location)\b|"
+    (Kind.WHERE, re.compile(r"\bwhere\b|\bwhich (floor|room|building|station|exit|gate|channel|address|location)(s|es)?\b|"
                             r"어디|위치|장소", _I)),
     (Kind.HOWTO, re.compile(r"\bhow (do|can|should|to)\b|\bsteps?\b|\bprocedure\b|\bprocess\b|\bwhat do i do\b|"
                             r"\bwhat should i do\b|\bset ?up\b|어떻게|방법|절차|순서|과정", _I)),
