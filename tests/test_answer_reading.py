@@ -45,6 +45,10 @@ from rag.documents import Chunk, Hit
     ("폰부스는 어디 있어?", Kind.WHERE),
     ("where can I see who's on call?", Kind.WHERE),  # the place to look, not the person its clause names
     ("which floors does the Busan office occupy?", Kind.WHERE),  # plural: a place still, not "which one"
+    ("what should I do when the VPN is down?", Kind.HOWTO),  # "when" opens a clause: what to do is asked
+    ("besides the expense type, what else do I enter when filing a claim?", Kind.OTHER),
+    ("if the secondary doesn't ack either, when does the eng manager get paged?", Kind.TIME),
+    ("if we go over, how do we know when to retry?", Kind.TIME),
     ("원인 찾은 건 몇 시?", Kind.TIME),  # the hour the cause was found, not the cause
     ("What time was the cause identified?", Kind.TIME),
     ("why did it go down at 9 o'clock?", Kind.WHY),

@@ -51,6 +51,9 @@ _NOT_YES_NO = re.compile(r"뭐|뭘|무엇|무얼")
 _WHY_ASKED = re.compile(r"\bwhy\b|왜|어째서", _I)  # "why did it stop at 9?" still asks why
 _OPENS_WHERE = re.compile(r"(?:(?:and|so|ok|okay|then)\b[ ,]*+)?where\b", _I)
 _KOREAN_WHICH = re.compile(r"어느|어떤|무슨")
+_BARE_WHEN = re.compile(r"\bwhen\b", _I)
+_CLAUSE_BREAK = re.compile(r"[,;:—–]|\s-\s")
+_OTHER_ASKING = re.compile(r"\b(what|how|which|who|whom|whose|where)\b", _I)
 # Checked in this order, most specific first: "how many days … when my wife gives birth" asks for an
 # amount, "몇 시까지" for a time.
 _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
@@ -73,7 +76,7 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
                                r"\ballowance\b|\bper diem\b|\bstipend\b|\bsalary\b|\bbudget\b|\bsubsidy\b|"
                                r"얼마|몇|며칠|기간|한도|상한|최대|최소|비율|퍼센트|요금|가격|비용|수당|금액|용량|"
                                r"온도|일비|식대|지원금|보조금|숙박비|" + _MONEY_WORD, _I)),
-    (Kind.TIME, re.compile(r"\bwhen\b", _I)),
+    (Kind.TIME, _BARE_WHEN),
     # "Where does the shuttle leave from?" wants a place (a floor, an exit, a channel, a system), not a rule about it.
     (Kind.WHERE, re.compile(r"\bwhere\b|\bwhich (floor|room|building|station|exit|gate|channel|address|location)(s|es)?\b|"
                             r"어디|위치|장소", _I)),
@@ -128,6 +131,19 @@ def _asked_yes_or_no(text: str) -> bool:
     return bool(_YES_NO.search(text) or _STATEMENT_ASKED.search(text)) and not _NOT_YES_NO.search(text)
 
 
+def _when_is_a_clause(text: str) -> bool:
+    """Whether every "when" of the question opens a clause of another question word ("what should I do when prod is
+    down?", "what else do I enter when filing a claim?"), rather than asking when ("if the secondary doesn't ack,
+    when does the manager get paged?"). Clause by clause, each searched once: linear."""
+    asked = False
+    for clause in _CLAUSE_BREAK.split(text):
+        when = _BARE_WHEN.search(clause)
+        if when and (not _OTHER_ASKING.search(clause, 0, when.start()) or clause[when.end():].startswith(" to ")):
+            return False  # asked, or "how do we know when to retry?"
+        asked = asked or bool(when)
+    return asked
+
+
 def question_kind(question: str) -> Kind:
     """The slot the question asks to fill (OTHER when none is recognised, or for a summary)."""
     text = question.strip()
@@ -141,6 +157,8 @@ def question_kind(question: str) -> Kind:
         if pattern.search(text):
             if kind == Kind.YESNO and not _asked_yes_or_no(text):
                 continue  # "신규 입사자 첫날에 뭐 해?" asks what, however it ends
+            if pattern is _BARE_WHEN and _when_is_a_clause(text):
+                continue  # "what should I do when prod is down?" asks what to do, not when
             if kind == Kind.QUANTITY and not _HOW_MUCH.search(text) and _KOREAN_WHICH.search(text):
                 return Kind.WHICH  # "일비는 어떤 환율로 받아?": which rate, not the per diem's amount
             # "핫픽스는 프리즈 기간에도 배포돼?": a noun of amounts, asked yes or no. Not "수당도 있어?" or "돈도 나와?": the
