@@ -476,6 +476,11 @@ def test_a_documents_reading_budget_goes_to_its_best_ranked_passages(analyzer, e
     (Kind.YESNO, "부산 사무실에 손님 오면 주차 공짜야?", "방문객: 당일 무료 (경비실에서 방문증 수령)", "주차장은 사무동 지하에 있다."),
     (Kind.YESNO, "이거 부가세 포함이야?", "창고 서비스 요율표 (VAT 별도, 단위: 원)", "창고 서비스 요율표 (단위: 원)"),
     (Kind.YESNO, "Is lunch included?", "Lunch: included for full-day sessions", "Lunch is served in the atrium"),
+    # an amount on top of another is often a share of the base; a plain amount is not
+    (Kind.QUANTITY, "how much extra is night work paid?", "야간 근로에는 통상임금의 50%를 가산하여 지급한다.",
+     "야간조 근무 시간은 22:00~07:00이다."),
+    (Kind.QUANTITY, "how much is the hotel cap in Seoul?", "Team lead — hotel cap in Seoul: KRW 150,000 a night.",
+     "Hotels in Seoul are 80% booked in March."),
 ])
 def test_a_slot_is_filled_by_what_people_write(kind, question, right, wrong):
     assert fills(kind, right, question) and not fills(kind, wrong, question)

@@ -214,6 +214,9 @@ _TIMES = re.compile(r"\d(\.\d+)?\s*(x|×|배|times)(?![A-Za-z])", re.IGNORECASE)
 _PERCENT_ASK = re.compile(r"\bpercent|%|퍼센트|비율|율은|률은|율이|률이|\b(error|failure|success|interest|growth|discount|"
                           r"return|churn|fill|defect|damage|attrition) rate\b", re.IGNORECASE)
 _PERCENT = re.compile(r"\d\s*%|퍼센트|percent", re.IGNORECASE)
+# An amount on top of (or off) another: answered by money or by a share of the base.
+_ON_TOP_ASK = re.compile(r"\b(extra|more|additional|premium|surcharge|discount|bonus|raise|increase)\b|가산|할증|추가|할인|더 ",
+                         re.IGNORECASE)
 # "How late do I need to stay for the dinner allowance?" asks until what hour, like "what time".
 _CLOCK_ASK = re.compile(r"\bwhat time\b|\bat what hour\b|\bhow late\b|몇 ?시(?!간)", _I)
 _CLOCK = re.compile(r"\d{1,2}:\d{2}|\d{1,2}\s?(a\.?m\b|p\.?m\b)|\d{1,2}\s?시(?!간)|\b(noon|midnight)\b|정오|자정|"
@@ -327,7 +330,8 @@ def _measures(sentence: str, question: str) -> bool:
     if _COUNT_ASK.search(question) and not _HOW_MUCH_MONEY.search(question):
         return bool(_DIGIT.search(_NOT_COUNTS.sub(" ", sentence)) or _COUNT_WORDS.search(sentence))
     if _MONEY_ASK.search(question):
-        return bool(_MONEY.search(sentence))
+        # "how much extra is night work paid?": a premium or a discount is often a share of the base ("통상임금의 50%").
+        return bool(_MONEY.search(sentence) or (_ON_TOP_ASK.search(question) and _PERCENT.search(sentence)))
     return bool(_DIGIT.search(sentence))
 
 
