@@ -110,6 +110,7 @@ def test_a_question_for_one_fact_leads_with_that_step_not_the_procedure():
 
     answerer = ExtractiveAnswerer.__new__(ExtractiveAnswerer)
     answerer.max_sentences, answerer.max_steps, answerer.same_gap, answerer.other_gap, answerer.cross_gap = 4, 10, 1.0, 0.8, 1.5
+    answerer.telling_top, answerer.telling_gap = 3, 2.0
     picked = answerer.pick(_steps_reading(Kind.TIME, 3))
     assert picked[0].sentence.startswith("3.")
 
@@ -174,7 +175,8 @@ def test_under_a_hedge_the_line_saying_most_of_the_question_leads_unless_it_is_a
     reading.candidates = [replace(c, said=3 if c.path == "rooms.md" else 1) for c in reading.candidates]
     answerer = ExtractiveAnswerer(None, None, reader=object())
     assert answerer.pick(reading, "max booking length?", hedged=True)[0].path == "rooms.md"
-    assert answerer.pick(reading, "max booking length?")[0].path == "vpn.md"  # answered: the score decides
+    # answered, 1.5 below the best: within `telling_gap`, so the telling line leads too
+    assert answerer.pick(reading, "max booking length?")[0].path == "rooms.md"
     reading.follow_up = True
     assert answerer.pick(reading, "and the max?", hedged=True)[0].path == "vpn.md"
 
@@ -225,3 +227,26 @@ def test_which_row_has_the_most_or_least_is_answered_by_comparing_the_rows(analy
     assert direction("싱가포르 지사 VPN 세션 최대 몇 시간이야?") == 0
     assert row_values(rows[1][1]) == {"Orders shipped": 1842300.0, "OTIF": 97.8, "Damage rate": 0.12}
     assert row_values("Releases are announced 30 minutes in advance.") == {}
+
+
+def test_a_confident_first_turn_opens_on_the_most_telling_of_its_near_best_lines():
+    """"What are the night shift hours at Busan New Port Hub?": the hub directory's row (the hub's name, its hours)
+    scored 1.75 above "야간조 — 근무 시간: 22:00~07:00", which says night, shift, hours and, through its title, the hub.
+    Within `telling_gap` of the best, the line saying more of the question's words leads, as it does under a hedge
+    (fails when the best score always leads); a follow-up, and a line further below, keep the scores' order."""
+    from rag.answer.questions import Kind
+    from rag.answer.reading import Candidate, Reading
+    from rag.documents import Chunk, Hit
+
+    directory = Hit(Chunk("hub-directory.xlsx", 0, "Hub directory", "", ""), 1.0)
+    shifts = Hit(Chunk("busan-shift-procedure.docx", 0, "부산신항 허브 교대 절차", "", ""), 1.0)
+    row = Candidate("hub-directory.xlsx", 0, "Busan New Port Hub — Operating hours: Mon-Sat, 24 hours (3 shifts).",
+                    directory, 3.8, 0.8, 5, True, 8.6, said=3)
+    night = Candidate("busan-shift-procedure.docx", 1, "야간조 — 근무 시간: 22:00~07:00; 휴게 시간: 02:00~03:00.", shifts,
+                      1.9, 0.8, 2, True, 6.8, said=4)
+    answerer = ExtractiveAnswerer(None, None, reader=object())
+    question = "What are the night shift hours at Busan New Port Hub?"
+    assert answerer.pick(Reading(Kind.WHAT, [row, night]), question)[0] is night
+    assert answerer.pick(Reading(Kind.WHAT, [row, night], follow_up=True), question)[0] is row
+    far = Candidate(night.path, 1, night.sentence, shifts, 1.9, 0.8, 2, True, 5.0, said=4)
+    assert answerer.pick(Reading(Kind.WHAT, [row, far]), question)[0] is row  # 3.6 below: the scores decide

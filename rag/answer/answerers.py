@@ -66,22 +66,25 @@ class ExtractiveAnswerer:
     """No LLM: quote the sentences of the top documents that answer the question.
 
     A `Reader` puts every sentence of the top documents on one cross-language scale and moves up the
-    ones that fill the question's slot; the best sentence leads from whichever document holds it, then
-    that document's next best in document order, then the best sentence of another document that is
-    nearly as good (a comparison's other side). A procedure is quoted whole, its steps in order. Under a
+    ones that fill the question's slot; the best sentence leads from whichever document holds it (on a first
+    turn, the most telling of the near-best), then that document's next best in document order, then the best
+    sentence of another document that is nearly as good (a comparison's other side). A procedure is quoted whole, its steps in order. Under a
     hedge the closest lines are quoted whatever their distance to the lead, the most telling one first. A question
     for the most or the least of something leads with the table row that has it.
     """
 
     def __init__(self, analyzer: Analyzer, embedder: Embedder, max_sentences: int = 4, reader: Reader | None = None,
                  same_gap: float = 1.0, other_gap: float = 0.8, cross_gap: float = 1.5, max_steps: int = 10,
-                 hedge_per_source: int = 3, hedge_pool: int = 8):
+                 hedge_per_source: int = 3, hedge_pool: int = 8, telling_top: int = 3, telling_gap: float = 2.0):
         self.reader = reader or Reader(analyzer, embedder)
         self.max_sentences, self.max_steps, self.hedge_per_source = max_sentences, max_steps, hedge_per_source
         # Lines a first turn's hedge picks its four from, the most telling first: 8 against 4 on the dev sets,
         # grounded +5 (Solbit dev 0.875 -> 0.886, extra-dev 0.820 -> 0.836, handbook conversations-dev +1), leads
         # -1 (a follow-up whose thread changed); 6 gave four of the five, 12 the same as 8.
         self.hedge_pool = hedge_pool
+        # A confident first turn opens on the most telling of its three best lines within 2.0 of the best (`_telling_lead`):
+        # Solbit dev leads +1 (0.875 -> 0.886), every other dev set unchanged; 3.0 and the best five gave the same.
+        self.telling_top, self.telling_gap = telling_top, telling_gap
         self.same_gap = same_gap  # a second sentence of the lead's document within this much of the lead
         self.other_gap = other_gap  # another document's best sentence within this much of the lead
         # ... plus this much when it is in the other language than the lead: e5 puts a short sentence 1-2.5
@@ -152,8 +155,9 @@ class ExtractiveAnswerer:
     def _quotes(self, reading: Reading, question: str, several: bool) -> list[Candidate]:
         """The lead, up to two more of its document's sentences near it, and other documents' best sentences
         near it (every other document's, for a question on two things)."""
-        lead = reading.candidates[0]
-        same = [c for c in reading.candidates[1:] if c.path == lead.path and c.score >= lead.score - self.same_gap]
+        lead = reading.candidates[0] if several else self._telling_lead(reading)
+        rest = [c for c in reading.candidates if c is not lead]
+        same = [c for c in rest if c.path == lead.path and c.score >= lead.score - self.same_gap]
         if asks_about_changes(question) and not _STEP.match(lead.sentence):
             # What changed is answered by the changelog and dates, not by one step of the procedure out of its
             # order ("그럼 그건 언제 바뀐 거야?" showed "2. 스테이징에서 30분 이상 …" between two changelog rows).
@@ -165,13 +169,25 @@ class ExtractiveAnswerer:
         gap, most = (float("inf"), self.max_sentences - 1) if several else (self.other_gap, 2)
         others: list[Candidate] = []
         korean = is_korean(lead.sentence)
-        for c in reading.candidates[1:]:
+        for c in rest:
             allowed = gap + (self.cross_gap if is_korean(c.sentence) != korean else 0.0)
             if c.path != lead.path and c.score >= lead.score - allowed and all(o.path != c.path for o in others):
                 others.append(c)
         others = others[:most]
         room = max(0, self.max_sentences - 1 - len(others))
         return [lead, *sorted(same[: min(room, 2)], key=lambda c: c.position), *others][: self.max_sentences]
+
+    def _telling_lead(self, reading: Reading) -> Candidate:
+        """The line a confident answer opens on: the best-scored one, or on a first turn, among the `telling_top` best
+        within `telling_gap` of it, the one that says most of the question's topic words and fills its slot (the
+        order a hedge's lines are shown in, `_telling_first`). "What are the night shift hours at Busan New Port
+        Hub?" opened on the hub directory's row (the hub's name, its hours) above "야간조 — 근무 시간: 22:00~07:00",
+        which says night, shift and hours too; a follow-up's own words name too little to judge by."""
+        best = reading.candidates[0]
+        if reading.follow_up:
+            return best
+        near = [c for c in reading.candidates[: self.telling_top] if c.score >= best.score - self.telling_gap]
+        return self._telling_first(reading, near)[0]
 
     def _closest(self, reading: Reading, limit: int) -> list[Candidate]:
         """Under a hedge, the `limit` best sentences whatever their distance to the lead, at most `hedge_per_source`
