@@ -49,6 +49,9 @@ from rag.documents import Chunk, Hit
     ("besides the expense type, what else do I enter when filing a claim?", Kind.OTHER),
     ("if the secondary doesn't ack either, when does the eng manager get paged?", Kind.TIME),
     ("if we go over, how do we know when to retry?", Kind.TIME),
+    ("그럼 분당 요청 제한은?", Kind.QUANTITY),  # a rate per unit asks for a figure
+    ("건당 수수료는?", Kind.QUANTITY),
+    ("What is the request limit per minute?", Kind.QUANTITY),
     ("원인 찾은 건 몇 시?", Kind.TIME),  # the hour the cause was found, not the cause
     ("What time was the cause identified?", Kind.TIME),
     ("why did it go down at 9 o'clock?", Kind.WHY),

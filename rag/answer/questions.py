@@ -71,11 +71,11 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
     (Kind.TIME, re.compile(r"\bdeadline\b|\bby when\b|\bwhat time\b|\bhow late\b|\bdue\b|\bwhat date\b|\bwhich day\b|"
                            r"언제|마감|기한|몇 ?시(야|에|까지|부터)|무슨 요일|날짜", _I)),
     (Kind.QUANTITY, re.compile(r"\bhow (much|many|long|often|soon|far|big|large|early|fast|quickly)\b|\blimit\b|\bmaximum\b|"
-                               r"\bminimum\b|\bmax\b|\bmin\b|\bper (day|night|month|year|order)\b|\brate\b|\bprice\b|"
+                               r"\bminimum\b|\bmax\b|\bmin\b|\bper (minute|hour|day|night|week|month|year|order)\b|\brate\b|\bprice\b|"
                                r"\bcost\b|\bfee\b|\bpercent|\bcharge\b|\bwhat temperature\b|\bnumber of\b|"
                                r"\ballowance\b|\bper diem\b|\bstipend\b|\bsalary\b|\bbudget\b|\bsubsidy\b|"
                                r"얼마|몇|며칠|기간|한도|상한|최대|최소|비율|퍼센트|요금|가격|비용|수당|금액|용량|"
-                               r"온도|일비|식대|지원금|보조금|숙박비|" + _MONEY_WORD, _I)),
+                               r"온도|일비|식대|지원금|보조금|숙박비|(?<![가-힣])(분당|시간당|일당|건당|회당|1인당|인당)|" + _MONEY_WORD, _I)),
     (Kind.TIME, _BARE_WHEN),
     # "Where does the shuttle leave from?" wants a place (a floor, an exit, a channel, a system), not a rule about it.
     (Kind.WHERE, re.compile(r"\bwhere\b|\bwhich (floor|room|building|station|exit|gate|channel|address|location)(s|es)?\b|"
