@@ -589,7 +589,7 @@ def test_a_follow_up_naming_its_own_topic_compares_the_other_language_with_its_o
     for own_words, lead in ((2, "every quarter"), (99, "expires automatically")):  # 99: never the user's own words
         reader = Reader(analyzer, embedder, bilingual=Bilingual(analyzer), own_topic_words=own_words)
         assert lead in reader.read(question, query, hits).best.sentence, own_words
-    elliptical = Reader(analyzer, embedder, bilingual=Bilingual(analyzer))._comparison_words("대표번호는?",
-                                                                                             "대표번호는? 부산신항 허브",
-                                                                                             ["대표번호"], True)
+    bilingual = Bilingual(analyzer)
+    elliptical = Reader(analyzer, embedder, bilingual=bilingual)._comparison_words(
+        "대표번호는?", bilingual.words("대표번호는? 대표번호는? 부산신항 허브"), ["대표번호"], True)
     assert any("Busan" in w or "hub" in w.lower() for w in elliptical)  # one word of its own: the thread's words too

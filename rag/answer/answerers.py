@@ -68,9 +68,10 @@ class ExtractiveAnswerer:
     A `Reader` puts every sentence of the top documents on one cross-language scale and moves up the
     ones that fill the question's slot; the best sentence leads from whichever document holds it (on a first
     turn, the most telling of the near-best), then that document's next best in document order, then the best
-    sentence of another document that is nearly as good (a comparison's other side). A procedure is quoted whole, its steps in order. Under a
-    hedge the closest lines are quoted whatever their distance to the lead, the most telling one first. A question
-    for the most or the least of something leads with the table row that has it.
+    sentence of another document that is nearly as good (a comparison's other side). A procedure is quoted
+    whole, its steps in order. Under a hedge the closest lines are quoted whatever their distance to the lead,
+    the most telling one first. A question for the most or the least of something leads with the table row
+    that has it.
     """
 
     def __init__(self, analyzer: Analyzer, embedder: Embedder, max_sentences: int = 4, reader: Reader | None = None,

@@ -233,7 +233,7 @@ class Reader:
             topic_words = with_compounds(topic_words, self.bilingual.glossary_terms(question))
         other_words = self.bilingual.words(f"{question} {query}") if self.bilingual is not None else []
         translated = self._translated(vectors, texts, question,
-                                      self._comparison_words(question, query, topic_words, reading.follow_up))
+                                      self._comparison_words(question, other_words, topic_words, reading.follow_up))
         # The order uses each language's calibrated shift; answerability keeps the raw one, on which its bar was
         # set: lifting a cross-language row to its language's level says it is the best of its language, not
         # that it answers ("Is there a gym membership subsidy?" would have quoted incident timeline rows).
@@ -290,15 +290,16 @@ class Reader:
         reading.candidates.sort(key=lambda c: -c.score)
         return reading
 
-    def _comparison_words(self, question: str, query: str, topic_words: list[str], follow_up: bool) -> list[str]:
+    def _comparison_words(self, question: str, other_words: list[str], topic_words: list[str],
+                          follow_up: bool) -> list[str]:
         """The dictionary-translated keywords the other-language lines are compared with (`_translated`): the user's own
         when a follow-up names its topic in `own_topic_words` words or more ("권한 검토는 얼마나 자주 해?"), since the words
-        its rewrite borrowed name the previous answer's topic (만료: "… expires after 90 days" stayed first). An elliptical
+        its rewrite borrowed name the previous answer's topic (만료: "… expires after 90 days" stayed first); otherwise
+        `other_words`, the question's and its rewrite's (already translated for the shared words). An elliptical
         follow-up ("대표번호는?") is compared with the thread's words too: its own do not say which hub."""
-        if self.bilingual is None:
-            return []
-        own = follow_up and len(topic_words) >= self.own_topic_words
-        return self.bilingual.words(question if own else f"{question} {query}")
+        if self.bilingual is None or not follow_up or len(topic_words) < self.own_topic_words:
+            return other_words
+        return self.bilingual.words(question)
 
     def _translated(self, vectors: np.ndarray, texts: list[str], question: str, words: list[str]) -> list[float]:
         """A second opinion on the lines in the other language than the question: their cosine to the question's
