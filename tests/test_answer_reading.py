@@ -516,6 +516,20 @@ def test_mean_asks_for_a_meaning_and_is_not_a_topic_word():
     assert "mean time" in without_asking("What is the mean time to recover?")
 
 
+@pytest.mark.parametrize("question", ["B등급은 무슨 뜻이야?", "B등급의 뜻이 뭐야?", "in the returns process, what does grade B mean?",
+                                      "what is the meaning of B?"])
+def test_a_meaning_is_given_by_the_line_that_defines_the_term_not_one_that_uses_it(question):
+    """The returns procedure's step 5 ("A·B 등급은 재입고하고 …") led "B등급은 무슨 뜻이야?" over step 4, which defines the
+    grades: both have a colon, the shape of any definition. A line that says the asked term fills the slot only where
+    it defines it ("B(재포장 후 판매)"); a line that does not say it keeps the general shape."""
+    uses = "5. 후속 처리: A·B 등급은 재입고하고, C 등급은 화주사 승인 후 폐기한다."
+    defines = "4. 등급 판정: A(재판매 가능), B(재포장 후 판매), C(판매 불가)로 판정한다."
+    assert fills(Kind.WHAT, defines, question)
+    assert not fills(Kind.WHAT, uses, question)
+    assert fills(Kind.WHAT, "Dock-to-stock: the time from arrival to available stock.", question)
+    assert not fills(Kind.WHAT, "A delivery that is not acknowledged is retried.", "what does grade A mean?")
+
+
 def test_asked_what_the_old_rule_said_the_repealed_documents_line_leads_on_a_follow_up(analyzer, embedder):
     """"and under the old rules?" after a turn on the current travel policy: the words the rewrite brought from the
     thread (hotel, Seoul, team lead) are the current policy's, which the previous answer cited, and its row led with

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
+from rag.text.analysis import ENGLISH_STOPWORDS
+
 
 class Kind(StrEnum):
     """The slot a question asks to fill."""
@@ -314,8 +316,57 @@ def fills(kind: Kind, sentence: str, question: str = "") -> bool:
             return bool(_URL.search(sentence))
         if _CODE_ASK.search(question):
             return bool(_CODE.search(sentence))
+        term = asked_term(question)
+        if term and (said := [t for t in term if _says(sentence, t)]):
+            # "what does grade A mean?": a line that uses A without defining it ("A·B 등급은 재입고하고") is not the answer.
+            return any(_defines_term(sentence, t) for t in said)
         return bool(_DEFINES.search(sentence))
     return False
+
+
+# Where a meaning question names its term: after "what does" up to "mean" / "stand for", after "meaning of", or the
+# words before "무슨 뜻". Plain openings; the term is cut out with string operations (linear time).
+_WHAT_DOES = re.compile(r"\bwhat (?:does|do|did) ", _I)
+_MEAN_END = re.compile(r" (?:mean|stand for)\b", _I)
+_MEANING_OF = re.compile(r"\bmeaning of ", _I)
+_KOREAN_MEANING = re.compile(r"(?:무슨|뭔) ?(?:뜻|의미)|(?:뜻|의미)(?:이|가)? ?(?:뭐|무엇)")
+_TERM_END = re.compile(r"[?.!,]")
+_PARTICLE = re.compile(r"(?:은|는|이|가|이란|란|의)$")
+_TERM_PART = re.compile(r"[A-Za-z0-9]+|[가-힣]+")
+MAX_TERM = 40  # characters of a term asked about
+
+
+def asked_term(question: str) -> tuple[str, ...]:
+    """The parts of the term a meaning question asks about ("grade A" -> grade, A; "B등급은" -> B, 등급), or none."""
+    phrase = ""
+    if opening := _WHAT_DOES.search(question):
+        rest = question[opening.end():]
+        if (end := _MEAN_END.search(rest)) and end.start() <= MAX_TERM:
+            phrase = rest[:end.start()]
+    elif opening := _MEANING_OF.search(question):
+        rest = question[opening.end():][:MAX_TERM]
+        phrase = rest[:end.start()] if (end := _TERM_END.search(rest)) else rest
+    elif asking := _KOREAN_MEANING.search(question):
+        phrase = " ".join(question[:asking.start()].split()[-3:])
+    parts = (p for w in phrase.split() for p in _TERM_PART.findall(_PARTICLE.sub("", w)))
+    # "A" as written is a grade, not the article; a one-syllable Hangul part ("투" of "도크 투 스톡") is inside too many
+    # other words to tell anything.
+    return tuple(dict.fromkeys(p for p in parts if (p.lower() not in ENGLISH_STOPWORDS or p == "A")
+                               and not (len(p) == 1 and not p.isascii())))
+
+
+def _says(sentence: str, part: str) -> bool:
+    if part.isascii():  # "A" and "P1" as written ("A delivery …" is not grade A); a longer word in any case
+        flags = _I if len(part) > 2 else 0
+        return re.search(rf"(?<![A-Za-z0-9]){re.escape(part)}(?![A-Za-z0-9])", sentence, flags) is not None
+    return part in sentence
+
+
+def _defines_term(sentence: str, part: str) -> bool:
+    """Whether the sentence gives `part` a definition: "A(재판매 가능)", "OTIF: on time in full", "OTIF means …"."""
+    edge = r"(?<![A-Za-z0-9])" if part.isascii() else ""
+    return re.search(rf"{edge}{re.escape(part)}\s?(?:[(:=—–]|means\b|stands for\b|refers to\b|(?:이)?란 )", sentence,
+                     _I) is not None
 
 
 def _measures(sentence: str, question: str) -> bool:
