@@ -391,6 +391,23 @@ def test_a_line_says_a_glossary_compound_that_its_terms_split(analyzer, embedder
     assert said["미사용"] > 0 and said["미사용"] >= said["리프레"]
 
 
+def test_an_english_phrase_is_said_by_the_compound_it_translates_to(analyzer, embedder):
+    """"What's the max booking length for Seoul HQ meeting rooms?": "meeting" alone is 면담 or 회의 and "rooms" 방 or 객실,
+    so the rule under "회의실 이용 안내" said neither word through 회의실 and a room's row led the hedge. Each word of a
+    phrase the dictionary knows ("meeting rooms": 회의실, "per diem": 일비) is said by the compound too."""
+    from rag.answer.reading import Reader
+    from rag.text.bilingual import Bilingual
+
+    hits = [_hit("ga/meeting-rooms.md", 0, "서울 본사 안내",
+                 "회의실은 1회 최대 2시간까지 예약할 수 있다.\n한강 — 층: 12층; 수용 인원: 20명; 장비: 빔프로젝터.", 1)]
+    question = "What's the max booking length for Seoul HQ meeting rooms?"
+    reading = Reader(analyzer, embedder, bilingual=Bilingual(analyzer)).read(question, question, hits)
+    room_words = [c for c in reading.concepts if "회의실" in c]
+    assert len(room_words) == 2  # "meeting" and "rooms"
+    said = {c.sentence[:3]: c.said for c in reading.candidates}
+    assert said["회의실"] >= said["한강 "] + 2
+
+
 def test_a_name_of_several_words_is_one_thing_asked_about(analyzer, embedder):
     """"How early should the next shift arrive at Busan New Port Hub?": counted word by word, the name was four of
     the question's six topic words, and the hub directory's row (which says the name and "3 shifts") led the shift

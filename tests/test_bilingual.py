@@ -47,6 +47,13 @@ def test_an_english_questions_words_bring_korean_headwords(bilingual, question, 
     assert expected in bilingual.expand(question).split()
 
 
+def test_an_english_questions_phrases_are_the_terms_of_two_or_three_words_it_writes(bilingual):
+    """"per diem" and "meeting rooms" are each one thing asked about: the reading counts them as the compound they are."""
+    assert bilingual.phrases("What's the domestic per diem for executives?") == ["per diem"]
+    assert bilingual.phrases("Which meeting rooms have a TV?") == ["meeting rooms"]
+    assert bilingual.phrases("회의실 몇 층이야?") == []
+
+
 def test_grammar_and_unknown_words_translate_to_nothing(bilingual):
     assert bilingual.expand("How do I do it?") == "" and bilingual.expand("What's that?") == ""
     assert bilingual.expand("SolTrack XJ-9 qwzx") == ""

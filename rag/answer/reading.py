@@ -254,12 +254,13 @@ class Reader:
                                                   if reading.topic and reading.coverage(p) == 0)
         sentence_terms = self._terms_many(texts)
         query_words = [w for w in self.analyzer.topic_words(without_asking(query)) if w.lower() not in QUESTION_WORDS]
-        reading.concepts = self._concepts(topic_words or query_words, texts, sentence_terms,
-                                          _NAME.findall(question) if topic_words else _NAME.findall(query))
+        asked = question if topic_words else query
+        phrases = self.bilingual.phrases(asked) if self.bilingual is not None else []
+        reading.concepts = self._concepts(topic_words or query_words, texts, sentence_terms, _NAME.findall(asked), phrases)
         wanted.update(t for concept in reading.concepts for t in concept)
         if reading.follow_up:  # what the search was about: the words the rewrite brought from the thread
             borrowed = [w for w in query_words if w not in topic_words]
-            reading.thread_concepts = self._concepts(borrowed, texts, sentence_terms, _NAME.findall(query))
+            reading.thread_concepts = self._concepts(borrowed, texts, sentence_terms, _NAME.findall(query), [])
         reading.shared_possible = len(wanted)
         reading.names = tuple(dict.fromkeys(n for n in self.analyzer.proper_nouns(question) if is_korean(n)))
         # A line says a topic word itself or through its heading and title ("야간조 — 22:00~07:00" under
@@ -345,12 +346,13 @@ class Reader:
         return out[: self.max_candidates]
 
     def _concepts(self, topic_words: list[str], texts: list[str], terms: list[list[str]],
-                  names: list[str]) -> list[frozenset[str]]:
+                  names: list[str], phrases: list[str]) -> list[frozenset[str]]:
         """Each of the question's topic words as the index terms that say it in either language: its own, its
-        dictionary translations, and the read sentences' words that are it in the other script ("롤백" and
-        "rollback", "Busan" and "부산"; rag.text.loanwords). The dictionary has no loanwords, and they are
-        what ties a Korean question to an English document; words it knows are translated, not matched by sound.
-        The words of one of `names` ("Busan New Port Hub") make one concept."""
+        dictionary translations (and those of the English phrase it is part of, `phrases`: "meeting rooms"), and the
+        read sentences' words that are it in the other script ("롤백" and "rollback", "Busan" and "부산";
+        rag.text.loanwords). The dictionary has no loanwords, and they are what ties a Korean question to an English
+        document; words it knows are translated, not matched by sound. The words of one of `names` ("Busan New Port
+        Hub") make one concept."""
         known = tables()[0]
         read_english = loanwords.latin_words(" ".join(texts))
         said_korean = {t for sentence in terms for t in sentence if is_korean(t)}
@@ -367,6 +369,10 @@ class Reader:
                 # ... and a glossary compound as written, as the lines are read for it too (`_terms_many`): Kiwi
                 # splits "미사용 연차는" into 미사 and 용, so the line answering "unused days" said no word of it.
                 alternatives.update(w for w in (word, *translations) if w in headwords)
+                # ... and the compound a phrase of the question is, for each of its words: "meeting rooms" is 회의실, which
+                # neither "meeting" (면담, 회의) nor "rooms" (방, 객실) says alone; "per diem" is 일비.
+                alternatives.update(t for phrase in phrases if word.lower() in phrase.split()
+                                    for t in self.bilingual.telling_words(phrase))
             if is_korean(word):  # a name in Latin letters ("Icheon"), whether or not the dictionary has the word
                 alternatives.update(self.analyzer.stem(e) for _, e in loanwords.named([word], read_english))
             else:

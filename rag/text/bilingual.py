@@ -180,6 +180,11 @@ class Bilingual:
                 out.append(min(tokens, key=lambda t: counts.get(t, 0)) if len(tokens) > 1 else tokens[0])
         return list(with_other_spellings(out))
 
+    def phrases(self, text: str) -> list[str]:
+        """The English terms of two or three words the dictionary or glossary knows, as the text writes them ("per
+        diem", "meeting rooms"): one thing asked about, whose words alone mean something else ("diem", "room")."""
+        return [term for term, _ in self._english_terms(text.lower(), tables()[1]) if " " in term]
+
     @staticmethod
     def glossary_terms(text: str) -> list[str]:
         """The workplace glossary's Korean terms the text says ("온콜", which Kiwi splits into 온 and 콜)."""
