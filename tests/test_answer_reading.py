@@ -530,11 +530,12 @@ def test_mean_asks_for_a_meaning_and_is_not_a_topic_word():
 
     assert "mean" not in without_asking("in the returns process, what does grade A mean?")
     assert "stand" not in without_asking("what does OTIF stand for?")
+    assert "mean" not in without_asking("what do you mean by RPO?")
     assert "mean time" in without_asking("What is the mean time to recover?")
 
 
 @pytest.mark.parametrize("question", ["B등급은 무슨 뜻이야?", "B등급의 뜻이 뭐야?", "in the returns process, what does grade B mean?",
-                                      "what is the meaning of B?"])
+                                      "what is the meaning of B?", "what do you mean by B?"])
 def test_a_meaning_is_given_by_the_line_that_defines_the_term_not_one_that_uses_it(question):
     """The returns procedure's step 5 ("A·B 등급은 재입고하고 …") led "B등급은 무슨 뜻이야?" over step 4, which defines the
     grades: both have a colon, the shape of any definition. A line that says the asked term fills the slot only where

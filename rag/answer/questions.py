@@ -34,7 +34,7 @@ class Kind(StrEnum):
 
 # "What does grade A mean?" asks what a word means, in any surroundings ("in the returns process, …" is not a how-to),
 # and "mean" is the asking, not a topic word (the dictionary's senses are 평균, 방법).
-_MEANING = r"\bmeans?[?.!]*\s*$|\bmeaning of\b|\bstands? for\b"
+_MEANING = r"\bmeans?[?.!]*\s*$|\bmeaning of\b|\bmean by\b|\bstands? for\b"
 
 _I = re.IGNORECASE
 # "돈" (money) as a word of its own: "돈도 나와?" asks for an amount; "돈다" (turns) does not.
@@ -324,11 +324,11 @@ def fills(kind: Kind, sentence: str, question: str = "") -> bool:
     return False
 
 
-# Where a meaning question names its term: after "what does" up to "mean" / "stand for", after "meaning of", or the
-# words before "무슨 뜻". Plain openings; the term is cut out with string operations (linear time).
+# Where a meaning question names its term: after "what does" up to "mean" / "stand for", after "meaning of" or "mean
+# by" ("what do you mean by RPO?"), or the words before "무슨 뜻". Plain openings; the term is cut out with string operations (linear time).
 _WHAT_DOES = re.compile(r"\bwhat (?:does|do|did) ", _I)
 _MEAN_END = re.compile(r" (?:mean|stand for)\b", _I)
-_MEANING_OF = re.compile(r"\bmeaning of ", _I)
+_MEANING_OF = re.compile(r"\bmeaning of |\bmean by ", _I)
 _KOREAN_MEANING = re.compile(r"(?:무슨|뭔) ?(?:뜻|의미)|(?:뜻|의미)(?:이|가)? ?(?:뭐|무엇)")
 _TERM_END = re.compile(r"[?.!,]")
 _PARTICLE = re.compile(r"(?:은|는|이|가|이란|란|의)$")
@@ -339,7 +339,7 @@ MAX_TERM = 40  # characters of a term asked about
 def asked_term(question: str) -> tuple[str, ...]:
     """The parts of the term a meaning question asks about ("grade A" -> grade, A; "B등급은" -> B, 등급), or none."""
     phrase = ""
-    if opening := _WHAT_DOES.search(question):
+    if (opening := _WHAT_DOES.search(question)) and not _MEANING_OF.search(question):
         rest = question[opening.end():]
         if (end := _MEAN_END.search(rest)) and end.start() <= MAX_TERM:
             phrase = rest[:end.start()]
