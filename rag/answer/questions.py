@@ -325,7 +325,8 @@ def fills(kind: Kind, sentence: str, question: str = "") -> bool:
 
 
 # Where a meaning question names its term: after "what does" up to "mean" / "stand for", after "meaning of" or "mean
-# by" ("what do you mean by RPO?"), or the words before "무슨 뜻". Plain openings; the term is cut out with string operations (linear time).
+# by" ("what do you mean by RPO?"), or the (at most three) words before "무슨 뜻" / "뜻이 뭐". Plain openings; the term
+# is cut out with string operations (linear time).
 _WHAT_DOES = re.compile(r"\bwhat (?:does|do|did) ", _I)
 _MEAN_END = re.compile(r" (?:mean|stand for)\b", _I)
 _MEANING_OF = re.compile(r"\bmeaning of |\bmean by ", _I)
