@@ -101,6 +101,11 @@ def test_question_kinds_in_both_languages(question, kind):
     (Kind.TIME, "Requests must be submitted by Thursday of the previous week.", True),
     (Kind.TIME, "6. 정산: 반품 처리 비용은 화주사 계약 단가에 따라 월말에 청구한다.", True),
     (Kind.TIME, "Invoices are sent at the end of the month.", True),
+    # A length of time alone does not say when ("when are expired records destroyed?"); a date and a day of the month do.
+    (Kind.TIME, "고객 상담 녹취 — 보존 기간: 3년; 근거: 내부 기준.", False),
+    (Kind.TIME, "The handover takes 2 hours.", False),
+    (Kind.TIME, "셔틀버스 시간표는 2026년 3월 4일부터 적용된다.", True),
+    (Kind.TIME, "급여는 25일에 지급한다.", True),
     (Kind.WHO, "분실 시 즉시 총무팀(내선 1200)에 신고한다.", True),
     (Kind.CONSEQUENCE, "Equipment that is not returned within 14 days is deducted from the final pay.", True),
     (Kind.CONSEQUENCE, "30일이 지나면 프로젝트와 그 안의 모든 데이터가 영구 삭제되며 복구할 수 없습니다.", True),

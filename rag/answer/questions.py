@@ -198,6 +198,8 @@ _DURATION = re.compile(r"\d[\d.,]*\s*(분|시간|일|주|개월|달|년|영업�
                        r"(한|두|세|네|다섯|여섯|일곱|여덟|아홉|열) ?(시간|달|주|해)(?![가-힣])|(한|두|세|네|다섯) ?주일",
                        re.IGNORECASE)
 # A date is not a length of time: "2026년 3월 21일" does not answer "몇 분 전에?" ("how many minutes before?").
+# A length of time that cannot be a day of the month ("25일" may be one: 매월 25일).
+_LENGTH = re.compile(r"\d[\d.,]*\s*(개월|년|시간|분|months?|years?|hours?|minutes?|mins?|hrs?)", re.IGNORECASE)
 _DATE = re.compile(r"\d{4}\s?년(\s?\d{1,2}\s?월)?(\s?\d{1,2}\s?일)?|\d{1,2}\s?월\s?\d{1,2}\s?일|\d{4}[-./]\d{1,2}[-./]\d{1,2}")
 # "How often" is answered by a rhythm ("every quarter", "매월", "연 2회"), not by a duration ("expires after 90 days").
 _FREQUENCY_ASK = re.compile(r"\bhow often\b|\bhow frequently\b|얼마나 자주|몇 ?번씩|주기(는|가)|빈도", _I)
@@ -295,7 +297,9 @@ def fills(kind: Kind, sentence: str, question: str = "") -> bool:
     if kind == Kind.TIME:
         if _CLOCK_ASK.search(question):  # "what time did it start?": a clock time, not "3시간 25분" or a weekday
             return bool(_CLOCK.search(sentence))
-        return bool(_DIGIT.search(sentence) or _WEEKDAY.search(sentence))
+        # A length of time alone is not a when: "보존 기간: 3년" does not say when expired records are destroyed (a date
+        # keeps its figures: "2026년 3월" is read as a date before lengths are taken out).
+        return bool(_DIGIT.search(_LENGTH.sub(" ", _DATE.sub(" 1 ", sentence))) or _WEEKDAY.search(sentence))
     if kind == Kind.WHO:
         return bool(_WHO.search(sentence))
     if kind == Kind.WHY:
