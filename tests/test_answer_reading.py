@@ -106,6 +106,10 @@ def test_question_kinds_in_both_languages(question, kind):
     (Kind.TIME, "The handover takes 2 hours.", False),
     (Kind.TIME, "셔틀버스 시간표는 2026년 3월 4일부터 적용된다.", True),
     (Kind.TIME, "급여는 25일에 지급한다.", True),
+    # ... nor "yes or no": "수습 기간에도 재택근무 할 수 있어?" is not answered by how long probation lasts; a cap is a rule.
+    (Kind.YESNO, "The probation period is 3 months.", False),
+    (Kind.YESNO, "Parental leave is up to 12 months.", True),
+    (Kind.YESNO, "육아휴직은 최대 1년까지 쓸 수 있다.", True),
     (Kind.WHO, "분실 시 즉시 총무팀(내선 1200)에 신고한다.", True),
     (Kind.CONSEQUENCE, "Equipment that is not returned within 14 days is deducted from the final pay.", True),
     (Kind.CONSEQUENCE, "30일이 지나면 프로젝트와 그 안의 모든 데이터가 영구 삭제되며 복구할 수 없습니다.", True),

@@ -199,6 +199,8 @@ _DURATION = re.compile(r"\d[\d.,]*\s*(분|시간|일|주|개월|달|년|영업�
                        re.IGNORECASE)
 # A date is not a length of time: "2026년 3월 21일" does not answer "몇 분 전에?" ("how many minutes before?").
 # A length of time that cannot be a day of the month ("25일" may be one: 매월 25일).
+# A cap: a length of time with one of these words is a limit, which answers "can I take three months?".
+_LIMIT = re.compile(r"\bup to\b|\bat most\b|\bmaximum\b|\bmax\b|최대|까지|이내|\bwithin\b", re.IGNORECASE)
 _LENGTH = re.compile(r"\d[\d.,]*\s*(개월|년|시간|분|months?|years?|hours?|minutes?|mins?|hrs?)", re.IGNORECASE)
 _DATE = re.compile(r"\d{4}\s?년(\s?\d{1,2}\s?월)?(\s?\d{1,2}\s?일)?|\d{1,2}\s?월\s?\d{1,2}\s?일|\d{4}[-./]\d{1,2}[-./]\d{1,2}")
 # "How often" is answered by a rhythm ("every quarter", "매월", "연 2회"), not by a duration ("expires after 90 days").
@@ -297,17 +299,17 @@ def fills(kind: Kind, sentence: str, question: str = "") -> bool:
     if kind == Kind.TIME:
         if _CLOCK_ASK.search(question):  # "what time did it start?": a clock time, not "3시간 25분" or a weekday
             return bool(_CLOCK.search(sentence))
-        # A length of time alone is not a when: "보존 기간: 3년" does not say when expired records are destroyed (a date
-        # keeps its figures: "2026년 3월" is read as a date before lengths are taken out).
-        return bool(_DIGIT.search(_LENGTH.sub(" ", _DATE.sub(" 1 ", sentence))) or _WEEKDAY.search(sentence))
+        # A length of time alone is not a when: "보존 기간: 3년" does not say when expired records are destroyed.
+        return bool(_DIGIT.search(_without_lengths(sentence)) or _WEEKDAY.search(sentence))
     if kind == Kind.WHO:
         return bool(_WHO.search(sentence))
     if kind == Kind.WHY:
         return bool(_WHY.search(sentence))
     if kind == Kind.HOWTO:
         return bool(_STEPWORD.search(sentence))
-    if kind == Kind.YESNO:  # "do we get a phone allowance?" is answered by the amount too
-        return bool(_RULE.search(sentence) or _DIGIT.search(sentence))
+    if kind == Kind.YESNO:  # "do we get a phone allowance?" is answered by the amount too, and a cap by its length
+        # ("up to 12 months"); a length alone is not: "The probation period is 3 months." for "can I work remotely then?"
+        return bool(_RULE.search(sentence) or _LIMIT.search(sentence) or _DIGIT.search(_without_lengths(sentence)))
     if kind == Kind.WHICH:
         return bool(_NAMED.search(sentence))
     if kind == Kind.CONSEQUENCE:
@@ -372,6 +374,12 @@ def _defines_term(sentence: str, part: str) -> bool:
     edge = r"(?<![A-Za-z0-9])" if part.isascii() else ""
     return re.search(rf"{edge}{re.escape(part)}\s?(?:[(:=—–]|means\b|stands for\b|refers to\b|(?:이)?란 )", sentence,
                      _I) is not None
+
+
+def _without_lengths(sentence: str) -> str:
+    """The sentence with its lengths of time taken out ("3년", "2 hours"); a date keeps a figure ("2026년 3월" is read
+    as a date first)."""
+    return _LENGTH.sub(" ", _DATE.sub(" 1 ", sentence))
 
 
 def _measures(sentence: str, question: str) -> bool:
