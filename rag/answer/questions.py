@@ -198,11 +198,11 @@ _DURATION = re.compile(r"\d[\d.,]*\s*(분|시간|일|주|개월|달|년|영업�
                        r"(한|두|세|네|다섯|여섯|일곱|여덟|아홉|열) ?(시간|달|주|해)(?![가-힣])|(한|두|세|네|다섯) ?주일",
                        re.IGNORECASE)
 # A date is not a length of time: "2026년 3월 21일" does not answer "몇 분 전에?" ("how many minutes before?").
+_DATE = re.compile(r"\d{4}\s?년(\s?\d{1,2}\s?월)?(\s?\d{1,2}\s?일)?|\d{1,2}\s?월\s?\d{1,2}\s?일|\d{4}[-./]\d{1,2}[-./]\d{1,2}")
 # A length of time that cannot be a day of the month ("25일" may be one: 매월 25일).
+_LENGTH = re.compile(r"\d[\d.,]*\s*(개월|년|시간|분|months?|years?|hours?|minutes?|mins?|hrs?)", re.IGNORECASE)
 # A cap: a length of time with one of these words is a limit, which answers "can I take three months?".
 _LIMIT = re.compile(r"\bup to\b|\bat most\b|\bmaximum\b|\bmax\b|최대|까지|이내|\bwithin\b", re.IGNORECASE)
-_LENGTH = re.compile(r"\d[\d.,]*\s*(개월|년|시간|분|months?|years?|hours?|minutes?|mins?|hrs?)", re.IGNORECASE)
-_DATE = re.compile(r"\d{4}\s?년(\s?\d{1,2}\s?월)?(\s?\d{1,2}\s?일)?|\d{1,2}\s?월\s?\d{1,2}\s?일|\d{4}[-./]\d{1,2}[-./]\d{1,2}")
 # "How often" is answered by a rhythm ("every quarter", "매월", "연 2회"), not by a duration ("expires after 90 days").
 _FREQUENCY_ASK = re.compile(r"\bhow often\b|\bhow frequently\b|얼마나 자주|몇 ?번씩|주기(는|가)|빈도", _I)
 _FREQUENCY = re.compile(r"\bevery\b|\b(daily|weekly|monthly|quarterly|annually|yearly|biweekly|hourly)\b|"
