@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
+from functools import lru_cache
 
 from rag.text.analysis import ENGLISH_STOPWORDS
 
@@ -343,8 +344,10 @@ _TERM_PART = re.compile(r"[A-Za-z0-9]+|[가-힣]+")
 MAX_TERM = 40  # characters of a term asked about
 
 
+@lru_cache(maxsize=256)
 def asked_term(question: str) -> tuple[str, ...]:
-    """The parts of the term a meaning question asks about ("grade A" -> grade, A; "B등급은" -> B, 등급), or none."""
+    """The parts of the term a meaning question asks about ("grade A" -> grade, A; "B등급은" -> B, 등급), or none.
+    Cached: `fills` asks it once for every candidate line of a turn."""
     phrase = ""
     if (opening := _WHAT_DOES.search(question)) and not _MEANING_OF.search(question):
         rest = question[opening.end():]

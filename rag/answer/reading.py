@@ -361,6 +361,7 @@ class Reader:
         owners: list[str] = []  # the name each concept belongs to (its own word when none)
         group = {w.lower(): name for name in names for w in re.split(r"[ -]", name)}
         headwords = glossary_headwords()
+        phrase_words = {phrase: self.bilingual.telling_words(phrase) for phrase in phrases} if self.bilingual else {}
         for word in topic_words:
             alternatives = set(self.analyzer.terms(word))
             if self.bilingual is not None:
@@ -371,8 +372,8 @@ class Reader:
                 alternatives.update(w for w in (word, *translations) if w in headwords)
                 # ... and the compound a phrase of the question is, for each of its words: "meeting rooms" is 회의실, which
                 # neither "meeting" (면담, 회의) nor "rooms" (방, 객실) says alone; "per diem" is 일비.
-                alternatives.update(t for phrase in phrases if word.lower() in phrase.split()
-                                    for t in self.bilingual.telling_words(phrase))
+                alternatives.update(t for phrase, said in phrase_words.items() if word.lower() in phrase.split()
+                                    for t in said)
             if is_korean(word):  # a name in Latin letters ("Icheon"), whether or not the dictionary has the word
                 alternatives.update(self.analyzer.stem(e) for _, e in loanwords.named([word], read_english))
             else:
