@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import click
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -116,7 +115,7 @@ def explained(command: Callable) -> Callable:
         except (typer.Exit, typer.Abort, KeyboardInterrupt):
             raise
         except Exception as exc:
-            if _state["debug"] or isinstance(exc, click.exceptions.ClickException):
+            if _state["debug"] or isinstance(exc, typer.TyperException):
                 raise
             lines, code = explain(exc)
             for line in lines:
