@@ -11,6 +11,7 @@ import socket
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -489,6 +490,10 @@ def evaluate(
     k: int = typer.Option(5, "--k", help="Cut-off for recall and MRR."),
     json_out: Path | None = typer.Option(None, "--json", help="Write the full report here (one dataset: its "
                                                                  "report; several: reports by file name)."),
+    readings: Path | None = typer.Option(None, "--readings", help="Write every line the reader scored, with its "
+                                         "features and label, as JSON lines (the reader model's training data)."),
+    index_dir: Path | None = typer.Option(None, "--index-dir", help="Keep the index in this folder and reuse it "
+                                          "next time (re-indexing only what changed); unset: a fresh temporary one."),
 ) -> None:
     """Replay conversations through the real pipeline and report recall, intent and latency."""
     from rag.eval.replay import load_dataset, print_table, run_eval
@@ -500,9 +505,12 @@ def evaluate(
         raise typer.Exit(1)
     base = _settings()
     reports = {}
+    rows: list[dict] | None = [] if readings else None
     with tempfile.TemporaryDirectory(prefix="docbot-eval-") as tmp:
+        if index_dir is not None:
+            index_dir.mkdir(parents=True, exist_ok=True)
         # A fresh embedded index and database, and no rate limits: a replay is one very fast user.
-        settings = base.model_copy(update={"data_dir": Path(tmp), "database_url": None, "top_k": k,
+        settings = base.model_copy(update={"data_dir": index_dir or Path(tmp), "database_url": None, "top_k": k,
                                            "index": "sqlite", "rate_limit_per_user": 0,
                                            "rate_limit_per_channel": 0})
         runtime = Runtime(settings)
@@ -511,11 +519,12 @@ def evaluate(
             if report_index is None:
                 raise DocbotError("another indexing run holds the index; try again when it finishes")
             print_report(report_index)
+            run_id = uuid.uuid4().hex[:8]  # a kept index keeps its database: earlier replays' threads stay apart
             languages = document_languages(docs) if docs is not None else source_languages(runtime.sources)
             for path, conversations in loaded.items():
                 reports[path.name] = asyncio.run(run_eval(
-                    runtime.pipeline, conversations, k, respond=service_responder(runtime, path.name),
-                    executed_actions=runtime.executed_actions, doc_languages=languages))
+                    runtime.pipeline, conversations, k, respond=service_responder(runtime, f"{path.name}:{run_id}"),
+                    executed_actions=runtime.executed_actions, doc_languages=languages, readings=rows))
         except (DocbotError, OSError) as exc:
             err.print(f"[red]error:[/] {exc}")
             raise typer.Exit(1)
@@ -525,6 +534,9 @@ def evaluate(
         if len(reports) > 1:
             console.rule(name)
         print_table(report, console)
+    if readings and rows is not None:
+        readings.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        console.print(f"{len(rows)} read lines written to {readings}")
     if json_out:
         payload = next(iter(reports.values())) if len(reports) == 1 else reports
         json_out.write_text(json.dumps(payload, ensure_ascii=False, indent=2))

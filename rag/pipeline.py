@@ -38,6 +38,7 @@ class Prepared:
     reply: str | None = None  # a fixed reply decided up front (lookup result, pending action)
     related: list[Hit] = field(default_factory=list)  # passages found that do not answer: "maybe related"
     hedged: bool = False  # the closest evidence is quoted under a hedge: it may not answer exactly
+    reading: Reading | None = None  # the sentence-level reading the verdict was made on (traces, explain, eval)
 
     @property
     def not_found(self) -> bool:
@@ -147,6 +148,7 @@ class Pipeline:
         hits = prepared.hits
         reading = await asyncio.to_thread(self.answerer.judge, question, prepared.rewrite.text, hits) if hits else None
         verdict = self.judge.verdict(reading, question, hits) if reading else Verdict.NOT_FOUND
+        prepared.reading = reading
         if verdict == Verdict.NOT_FOUND:
             # Nothing answers it: say so plainly, and offer the closest documents as "maybe related".
             prepared.related, prepared.hits = hits, []

@@ -31,6 +31,7 @@ from rag.text.bilingual import Bilingual, glossary_headwords, tables
 from rag.text.language import is_korean, languages, main_language
 from rag.understand.earlier import asks_for_an_earlier_version
 
+from .model import ReaderModel
 from .questions import (
     QUESTION_WORDS,
     Kind,
@@ -118,6 +119,10 @@ class Candidate:
     fills: bool  # has the shape of what the question asks for
     score: float
     said: int = 0  # the question's topic words the line says, with its heading and title, in either language
+    # What the reader model reads (`rag.answer.model.FEATURES`) and its verdict: the probability that this line
+    # answers the question (None without a model).
+    features: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
+    probability: float | None = None
 
 
 @dataclass
@@ -179,8 +184,10 @@ class Reader:
                  term_bonus: float = TERM_BONUS, max_terms: int = 3, off_topic: float = 1.0, concept_weight: float = CONCEPT_WEIGHT,
                  line_concept_weight: float = LINE_CONCEPT_WEIGHT, translated_weight: float = TRANSLATED_WEIGHT,
                  thread_concept_weight: float = THREAD_CONCEPT_WEIGHT, earlier_bonus: float = EARLIER_BONUS,
-                 own_topic_words: int = OWN_TOPIC_WORDS, bilingual: Bilingual | None = None):
+                 own_topic_words: int = OWN_TOPIC_WORDS, bilingual: Bilingual | None = None,
+                 model: ReaderModel | None = None):
         self.analyzer, self.embedder = analyzer, embedder
+        self.model = model  # orders the lines by the fitted probability that they answer (None: the hand weights)
         self.bilingual = bilingual  # the question's words in the other language count as shared words too
         self.max_sources, self.per_source, self.max_candidates = max_sources, per_source, max_candidates
         self.slot_bonus, self.slot_miss, self.term_bonus, self.max_terms = slot_bonus, slot_miss, term_bonus, max_terms
@@ -267,6 +274,7 @@ class Reader:
         # "부산신항 허브 교대 절차"): the document saying it elsewhere does not make this line the answer.
         frames = list(dict.fromkeys(f"{h.chunk.title} {h.chunk.heading}" for *_, h in found))
         frame_terms = dict(zip(frames, map(frozenset, self._terms_many(frames))))
+        shape = _DocumentShape.of(question, hits, list(dict.fromkeys(p for p, *_ in found)), reading.names)
         for i, ((path, position, sentence, hit), terms, z, z_raw, cosine) in enumerate(zip(
                 found, sentence_terms, relevance, raw, cosines)):
             # Shared words are a small, capped bonus: a sentence in the other language can share none.
@@ -286,8 +294,13 @@ class Reader:
                 words = set(terms) | frame_terms[f"{hit.chunk.title} {hit.chunk.heading}"]
                 said = sum(1 for c in reading.concepts if c & words)
                 score += self.line_concept_weight * said / len(reading.concepts)
-            reading.candidates.append(Candidate(path, position, sentence, hit, z_raw, float(cosine), shared, filled,
-                                                score, said))
+            candidate = Candidate(path, position, sentence, hit, z_raw, float(cosine), shared, filled, score, said)
+            candidate.features.update(line_features(reading, candidate, z, translated[i], shape,
+                                                    earlier and _no_longer_in_force(hit), question))
+            reading.candidates.append(candidate)
+        relative_features(reading.candidates)
+        if self.model is not None:
+            reading.candidates = [self.model.scored(c) for c in reading.candidates]
         reading.candidates.sort(key=lambda c: -c.score)
         return reading
 
@@ -415,6 +428,75 @@ class Reader:
             mine = np.array([v for text, v in zip(BACKGROUND, values) if is_korean(text) == korean])
             out[korean] = (float(mine.mean()), max(float(mine.std()), 0.01))
         return out
+
+
+@dataclass(frozen=True)
+class _DocumentShape:
+    """What is read once per document for the line features: its place among the read documents, the question's
+    numbers and Latin names it lacks, and the question's Korean place names it never says."""
+
+    rank: dict[str, int]
+    missing_anchors: dict[str, int]
+    other_entity: dict[str, bool]
+
+    @classmethod
+    def of(cls, question: str, hits: list[Hit], paths: list[str], names: tuple[str, ...]) -> _DocumentShape:
+        wanted = anchors(question)
+        texts = {p: " ".join(f"{h.chunk.title} {h.chunk.heading} {h.chunk.text}" for h in hits if h.chunk.path == p)
+                 for p in paths}
+        return cls({p: i for i, p in enumerate(paths)},
+                   {p: sum(1 for a in wanted if not mentions(t, a)) for p, t in texts.items()},
+                   {p: any(n not in t for n in names) for p, t in texts.items()})
+
+
+_KINDS = (Kind.OTHER, Kind.HOWTO, Kind.YESNO, Kind.WHAT, Kind.QUANTITY, Kind.TIME, Kind.WHO)
+
+
+def line_features(reading: Reading, c: Candidate, z_calibrated: float, translated: float, shape: _DocumentShape,
+                  earlier_and_stale: bool, question: str) -> dict[str, float]:
+    """The signals the reader already computes about one line, as the model's features (`rag.answer.model`).
+    Each is bounded or squashed so that one corpus's scale does not decide the fit."""
+    concepts = len(reading.concepts)
+    features = {
+        "z": c.z, "z_calibrated": z_calibrated, "cosine": c.cosine, "lift": reading.lift(c),
+        "shared": min(c.shared, 3) / 3, "shared_share": c.shared / max(1, reading.shared_possible),
+        "fills": float(c.fills and reading.kind != Kind.OTHER),
+        "misses_slot": float(not c.fills and reading.kind != Kind.OTHER),
+        "off_topic": float(c.path in reading.off_topic),
+        "concept_coverage": reading.concept_coverage(c.path), "thread_coverage": reading.thread_coverage(c.path),
+        "line_concepts": c.said / concepts if concepts else 0.0, "no_concepts": float(not concepts),
+        "topic_coverage": reading.coverage(c.path), "translated": translated, "ranking_shift": ranking_shift(c.hit),
+        "stale": float(_no_longer_in_force(c.hit)), "earlier_and_stale": float(earlier_and_stale),
+        "same_language": float(is_korean(c.sentence) == is_korean(question)),
+        "doc_rank": min(shape.rank.get(c.path, 3), 3) / 3,
+        "missing_anchors": min(shape.missing_anchors.get(c.path, 0), 2) / 2,
+        "other_entity": float(shape.other_entity.get(c.path, False)),
+        "length": min(len(c.sentence), 400) / 400, "digits": float(any(ch.isdigit() for ch in c.sentence)),
+        "step": float(bool(_STEP_LINE.match(c.sentence))), "labelled": float(": " in c.sentence[:60]),
+        "follow_up": float(reading.follow_up), "small_index": float(c.hit.population < 30),
+    }
+    for kind in _KINDS:
+        features[f"kind_{kind.value}"] = float(reading.kind == kind)
+    return features
+
+
+def relative_features(candidates: list[Candidate]) -> None:
+    """Each line against the best of its reading: a line is the answer by being the closest of what was read,
+    which no absolute cosine says across corpora and languages."""
+    if not candidates:
+        return
+    best_z = max(c.features["z_calibrated"] for c in candidates)
+    best_cosine = max(c.cosine for c in candidates)
+    by_cosine = sorted(candidates, key=lambda c: -c.cosine)
+    rank = {id(c): i for i, c in enumerate(by_cosine)}
+    for c in candidates:
+        c.features["z_gap"] = max(-5.0, c.features["z_calibrated"] - best_z)
+        c.features["cosine_gap"] = c.cosine - best_cosine
+        c.features["cosine_rank"] = min(rank[id(c)], 10) / 10
+        c.features["position"] = min(c.position, 30) / 30
+
+
+_STEP_LINE = re.compile(r"^\d{1,3}[.)]\s")
 
 
 def document_line(chunk: Chunk) -> str:

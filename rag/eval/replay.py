@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from rag.answer.answerers import number_sources
 from rag.errors import DatasetError
-from rag.eval.answers import AnswerScore, gold_groups, score_answer
+from rag.eval.answers import AnswerScore, contains, gold_groups, score_answer
 from rag.pipeline import Pipeline, Prepared
 from rag.text.language import main_language
 from rag.understand.rewrite import HistoryTurn
@@ -243,6 +243,7 @@ class Replay:
     unanswerable: int = 0
     false_answers: int = 0
     hedged_unanswerable: int = 0
+    readings: list[dict] | None = None  # every read line's features and label, for fitting the reader model
 
     def turn(self, conversation: str, number: int, turn: dict, prepared: Prepared, answer: str) -> None:
         """Score one replayed turn."""
@@ -265,6 +266,8 @@ class Replay:
                 self._answer(turn, prepared, answer, row, number)
                 self._retrieval(turn, prepared, row, number)
         self.per_turn.append(row)
+        if self.readings is not None and gold == "knowledge_search" and prepared.reading is not None:
+            self.readings.extend(reading_rows(conversation, number, turn, prepared))
 
     @staticmethod
     def _row(conversation: str, number: int, turn: dict, prepared: Prepared, gold: str, answer: str) -> dict:
@@ -352,9 +355,29 @@ class Replay:
         }
 
 
+def reading_rows(conversation: str, number: int, turn: dict, prepared: Prepared) -> list[dict]:
+    """One row per line the reader scored on this turn: its features, and whether it holds the turn's gold
+    fact in a relevant document (the label `scripts/train_reader.py` fits on). Unanswerable turns' lines are
+    all negative; turns without a gold fact (summaries) are left out."""
+    groups = gold_groups(turn)
+    answerable = turn.get("answerable") is not False
+    if answerable and (not groups or not turn.get("relevant")):
+        return []
+    relevant = set(turn.get("relevant") or [])
+    alternatives = [a for group in groups or [] for a in group]
+    reading = prepared.reading
+    assert reading is not None
+    return [{"conversation": conversation, "turn": number + 1, "answerable": answerable, "rank": rank,
+             "path": c.path, "relevant": c.path in relevant, "sentence": c.sentence,
+             "label": answerable and c.path in relevant and any(contains(c.sentence, a) for a in alternatives),
+             "features": {k: round(v, 5) for k, v in c.features.items()}}
+            for rank, c in enumerate(reading.candidates)]
+
+
 async def run_eval(pipeline: Pipeline, conversations: list[dict], k: int = 5, respond: Respond | None = None,
                    executed_actions: Callable[[], int] | None = None,
-                   doc_languages: dict[str, tuple[str, ...]] | None = None) -> dict:
+                   doc_languages: dict[str, tuple[str, ...]] | None = None,
+                   readings: list[dict] | None = None) -> dict:
     """Replay every conversation turn by turn, the bot's own answers kept in the history.
 
     `executed_actions` counts actions that ran; the replay never clicks Confirm, so any
@@ -362,7 +385,7 @@ async def run_eval(pipeline: Pipeline, conversations: list[dict], k: int = 5, re
     languages) splits retrieval and answers into same- and cross-language turns.
     """
     respond = respond or pipeline_responder(pipeline)
-    replay = Replay(pipeline, k, doc_languages or {})
+    replay = Replay(pipeline, k, doc_languages or {}, readings=readings)
     for conv in conversations:
         history: list[HistoryTurn] = []
         for number, turn in enumerate(conv["turns"]):
