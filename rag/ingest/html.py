@@ -53,7 +53,8 @@ _CHROME_TEXT = re.compile(
     r"|\b\d[\d,.]*\s*(?:views?|조회)\s*$|\bmin read\b", re.I)
 _UI_STRIP = re.compile(r"^[^.!?。:·•|]{1,40}(?:\s[·•|]\s[^.!?。:·•|]{1,40}){1,8}$")
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-_BLOCKS = {"p", "div", "section", "article", "main", "blockquote", "figure", "figcaption", "center", "body"}
+_BLOCKS = {"p", "div", "section", "article", "main", "blockquote", "figure", "figcaption", "center", "body", "details",
+           "summary"}
 
 
 def read_html(path: str, text: str) -> Document:
@@ -68,6 +69,22 @@ def read_html(path: str, text: str) -> Document:
     _walk(main, outline)
     sections = outline.done()
     return Document(path, one_line(title) or outline.first_heading, sections, meta)
+
+
+# What HTML written inside another page (a Markdown file) never shows as text. The page around it is the author's own
+# Markdown, so nothing else is dropped as chrome by its class or role.
+_FRAGMENT_DROP = ["script", "style", "noscript", "template", "iframe", "svg", "canvas", "select", "input", "textarea",
+                  "button", "object", "embed"]
+
+
+def read_fragment(html: str, outline: Outline) -> None:
+    """HTML written inside a Markdown page (a raw `<table>`, `<details>`/`<summary>`, `<p>`, `<br>`, lists, an MDX
+    component's tags) read into that page's `outline` as `read_html` reads a page's content: tables as labelled rows,
+    lists as items, `<pre>` as code; unknown tags (`<Note>`, `<Sandpack>`) are markup and their text is kept."""
+    soup = BeautifulSoup(html, "html.parser")
+    for tag in soup.find_all(_FRAGMENT_DROP):
+        tag.decompose()
+    _walk(soup, outline)
 
 
 def _metadata(soup: BeautifulSoup) -> Metadata:

@@ -6,6 +6,7 @@ file and move on instead of aborting.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -14,7 +15,7 @@ from markdown_it import MarkdownIt
 
 from rag.documents import BlockKind, Document, Metadata, Table, row_text
 from rag.errors import DocumentError
-from rag.ingest.html import read_html
+from rag.ingest.html import read_fragment, read_html
 from rag.ingest.metadata import byline, front_matter, text_metadata
 from rag.ingest.office import read_docx, read_pptx, read_xlsx
 from rag.ingest.outline import Outline, one_line, sub_item, unwrap
@@ -41,17 +42,30 @@ def _fallback_title(path: str) -> str:
 
 
 def load_markdown(path: str, raw: bytes) -> Document:
-    """Markdown: front matter is the metadata; its title, else the first H1, else the first heading, is the
-    title; headings nest into heading paths; soft-wrapped lines of a paragraph or list item are joined."""
+    """Markdown (and MDX): front matter is the metadata; its title, else the first H1, else the first heading, is
+    the title; headings nest into heading paths; soft-wrapped lines of a paragraph or list item are joined.
+
+    Raw HTML in the page is read by the HTML reader (`read_fragment`): a `<table>` as labelled rows, `<details>`,
+    `<p>`, lists; a table or list whose cells hold blank lines and Markdown (split by markdown-it into several HTML
+    blocks with Markdown between them) is rendered whole first. Hugo shortcodes (`{{< note >}}`, `{{% … %}}`), MDX
+    components (`<Note>`, `<Sandpack>`), JSX comments (`{/*anchor*/}`) and, in .mdx, `import`/`export` lines are
+    markup: dropped, the text inside them kept."""
     meta, text = front_matter(decode(path, raw))
-    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    text = _JSX_COMMENT.sub("", _SHORTCODE.sub("", text))
+    lines = text.splitlines(keepends=True)
+    mdx = path.lower().endswith(".mdx")
+    tokens = _MARKDOWN.parse(text)
     outline = Outline()
     h1 = ""
     level = 0  # the heading being read (0: none)
     marker = ""  # a list item's marker, put back in front of its text so steps keep their numbers
     items: list[str] = []  # the text of each list item open around this point, outermost first
     table: list[list[str]] | None = None
-    for tok in tokens:
+    paragraph = False  # inside a paragraph (an MDX import/export statement is one)
+    n = 0
+    while n < len(tokens):
+        tok = tokens[n]
+        n += 1
         if tok.type == "table_open":
             table = []
         elif tok.type == "table_close":
@@ -63,6 +77,18 @@ def load_markdown(path: str, raw: bytes) -> Document:
                 table.append([])
             elif tok.type == "inline" and table:
                 table[-1].append(_inline_text(tok))
+        elif tok.type == "html_block":
+            end, last_line = _html_region_end(tokens, n - 1)
+            if end > n - 1 and tok.map:
+                region = "".join(lines[tok.map[0]:last_line])
+                read_fragment(_MARKDOWN.render(textwrap.dedent(region)), outline)
+                n = end + 1
+            elif _TAGS_AND_COMMENTS.sub("", tok.content).strip():
+                read_fragment(tok.content, outline)
+        elif tok.type == "paragraph_open":
+            paragraph = True
+        elif tok.type == "paragraph_close":
+            paragraph = False
         elif tok.type == "heading_open":
             level = int(tok.tag[1:])
         elif tok.type == "inline" and level:
@@ -81,6 +107,9 @@ def load_markdown(path: str, raw: bytes) -> Document:
             # a list item's wrapped lines are always one item; a nested one is read under its parent's label
             outline.add("item", marker + (sub_item(parent, item) if parent else item))
             marker = ""
+        elif tok.type == "inline" and mdx and paragraph and all(
+                _MDX_STATEMENT.match(line) for line in tok.content.splitlines() if line.strip()):
+            continue  # import Sandpack from '@site/…': the page's code, not its text
         elif tok.type == "inline":
             for line in unwrap(_inline_text(tok).splitlines()):
                 outline.add("paragraph", line)
@@ -89,6 +118,38 @@ def load_markdown(path: str, raw: bytes) -> Document:
     sections = outline.done()
     title = meta.title or h1 or outline.first_heading or _fallback_title(path)
     return Document(path, title, sections, meta)
+
+
+_MARKDOWN = MarkdownIt("commonmark").enable("table")
+# Hugo shortcodes, opening and closing ("{{< note >}}", "{{% alert title=… %}}", "{{< /note >}}"): bounded, linear.
+_SHORTCODE = re.compile(r"\{\{[<%][^{}\n]{0,500}[>%]\}\}")
+# A JSX comment, as MDX pages put anchors in headings ("## Reacting to input {/*reacting-to-input*/}").
+_JSX_COMMENT = re.compile(r"\{/\*[^*]{0,300}\*/\}")
+_MDX_STATEMENT = re.compile(r"\s*(?:import|export)\s")
+# Tags and comments, to tell an HTML block with text from one that is only markup ("<Sandpack>", "</div>").
+_TAGS_AND_COMMENTS = re.compile(r"<!--(?:[^-]|-(?!->))*+-->|<[^<>]*+>")
+# HTML elements whose rows or items an author spreads over blank lines, with Markdown between them: markdown-it
+# cuts such a table into several HTML blocks, read together. Lower-case names only: <Table> is a component.
+_HTML_TAG_NAME = re.compile(r"<(/?)(table|ul|ol|dl)\b[^<>]*+>")
+
+
+def _html_region_end(tokens: list, start: int) -> tuple[int, int]:
+    """The token that closes the table or list an HTML block at `start` leaves open, and the line after it (its
+    Markdown cells and the HTML blocks between them are read with it; left open, the region runs to the end of the
+    page); else (`start`, 0): the block stands alone. A region that would close the list item or quote it sits in
+    stays cut at `start`."""
+    depth, last_line = 0, 0
+    for n in range(start, len(tokens)):
+        tok = tokens[n]
+        if tok.level < tokens[start].level:
+            return start, 0
+        last_line = tok.map[1] if tok.map else last_line
+        if tok.type == "html_block":
+            for match in _HTML_TAG_NAME.finditer(tok.content):
+                depth += -1 if match[1] else 1
+            if depth <= 0:
+                return (n, last_line) if n > start else (start, 0)
+    return len(tokens) - 1, last_line
 
 
 def _inline_text(tok) -> str:
@@ -102,7 +163,9 @@ def _inline_text(tok) -> str:
             # A real tag (<br>, <span …>, a comment) is invisible when the page is read; anything else in
             # angle brackets (Slack's <!channel>, <@U123>) is text the author typed and is kept as text,
             # to be escaped on the way out like every other document text.
-            parts.append("" if _HTML_TAG.match(child.content) else child.content)
+            # <br> breaks the line, as on the page.
+            tag = _HTML_TAG.match(child.content)
+            parts.append(("\n" if _BR.match(child.content) else "") if tag else child.content)
         elif child.type in ("softbreak", "hardbreak"):
             parts.append("\n")
         elif child.type == "image":
@@ -120,6 +183,7 @@ def _markdown_table(rows: list[list[str]]) -> Table | None:
 
 # A line that starts a list item or is a table/ASCII-art row: it begins a block of its own in plain text.
 _HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>$|<!--|<\?")
+_BR = re.compile(r"<br\b", re.IGNORECASE)
 _TEXT_ITEM = re.compile(r"^\s*(?:[-*•·▪◦]\s|\d{1,3}[.)]\s|\(?[a-zA-Z가-힣]\)\s|[①-⑳]|\|)")
 # "Chuseok .......... 2026-09-24 to 2026-09-26": a label, dot leaders, a value: a row of a two-column table.
 _LEADER_ROW = re.compile(r"^\s*(\S.{0,80}?)\s*(?:\.{4,}|…{2,}|·{4,})\s*(\S.*)$")
@@ -300,6 +364,7 @@ def load_pdf(path: str, raw: bytes) -> Document:
 LOADERS: dict[str, Callable[[str, bytes], Document]] = {
     ".md": load_markdown,
     ".markdown": load_markdown,
+    ".mdx": load_markdown,
     ".txt": load_text,
     ".text": load_text,
     ".html": load_html,
@@ -336,8 +401,28 @@ def load(path: str, raw: bytes, meta: Metadata | None = None) -> Document:
     except Exception as exc:  # parsers raise many types on hostile input; one broken file must not stop a run
         raise DocumentError(path, f"cannot parse ({exc.__class__.__name__}: {exc})") from exc
     if not any(re.search(r"\w", s.text) for s in doc.sections):
-        raise DocumentError(path, "no text found")
+        raise DocumentError(path, _why_no_text(path, raw))
     return _with_source_meta(doc, meta or Metadata())
+
+
+_IMAGE = re.compile(r"!\[[^\]\n]*+\]\([^)\n]*+\)|<img\b[^<>]*+>", re.IGNORECASE)
+
+
+def _why_no_text(path: str, raw: bytes) -> str:
+    """Why a page read as no text, in the words of what it holds: only front matter, only images, only markup (HTML
+    tags, comments, components or shortcodes); "no text found" when none of these says it."""
+    if Path(path).suffix.lower() not in (".md", ".markdown", ".mdx"):
+        return "no text found"
+    _, body = front_matter(decode(path, raw))
+    if not body.strip():
+        return "no text found: the page has only front matter, no body"
+    pictures = bool(_IMAGE.search(body))
+    rest = _TAGS_AND_COMMENTS.sub("", _IMAGE.sub("", _JSX_COMMENT.sub("", _SHORTCODE.sub("", body))))
+    if re.search(r"\w", rest):
+        return "no text found"
+    if pictures and not _TAGS_AND_COMMENTS.search(_IMAGE.sub("", body)):
+        return "no text found: the page has only images, none with alt text"
+    return "no text found: the page has only markup (HTML tags, comments, components or shortcodes), no text"
 
 
 def _with_source_meta(doc: Document, source: Metadata) -> Document:
