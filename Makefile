@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 SAMPLES := samples/handbook
 
-.PHONY: run test check lock install install-test index chat serve eval eval-holdout eval-routing eval-solbit eval-solbit-holdout bench load teams-package clean
+.PHONY: run test check lock install install-test train readings index chat serve eval eval-holdout eval-routing eval-solbit eval-solbit-holdout bench load teams-package clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -75,6 +75,14 @@ eval-solbit: install
 
 eval-solbit-holdout: install
 	$(BIN)/docbot eval $(SOLBIT)/holdout.jsonl --docs $(SOLBIT)/docs --json eval/report-solbit-holdout.json
+
+## train: fit the reader model on the stored readings (eval/reader/) -> rag/answer/data/reader.json, docs/reader-model.md
+train: install-test
+	$(BIN)/python scripts/train_reader.py
+
+## readings: replay every evaluation corpus and store each read line's features and label (slow; then make train)
+readings: install-test
+	$(BIN)/python scripts/collect_readings.py
 
 ## bench: docbot's own benchmarks (beside its peers at their best: scripts/bench_peers.py, after pip install -e ".[bench]")
 bench: install

@@ -23,6 +23,7 @@ from rich.markup import escape
 from bot.controls import Control, buttons, stopped_note
 from bot.conversation import ConversationService, SessionKey, Turn
 from bot.inbound import Incoming
+from rag.answer.evidence import explanation
 from rag.messages import Text, say
 
 
@@ -31,8 +32,9 @@ class ConsoleChat:
 
     def __init__(self, service: ConversationService, out: Console | None = None, user: str | None = None,
                  source_url_base: str | None = None, offline: bool = True,
-                 warm_up: Callable[[], None] | None = None):
+                 warm_up: Callable[[], None] | None = None, explain: bool = False):
         self.service = service
+        self.explain = explain  # print why each answer ended as it did (`docbot chat --explain`)
         self._warm_up = warm_up  # loads the models behind the prompt; the first question waits for it
         self._ready: asyncio.Task | None = None
         self.out = out or Console(highlight=False, soft_wrap=True)
@@ -153,6 +155,9 @@ class ConsoleChat:
         for source in turn.sources:
             link = source.url or self._link(source.path)  # the document's stored link first
             self.out.print(f"[dim]  [{source.n}] {_escape(source.label)} ({_escape(link)})[/]")
+        if self.explain and prepared.searched:
+            for line in explanation(prepared.reading, prepared.verdict):
+                self.out.print(f"[dim]  ? {_escape(line)}[/]")
         decisions = [b for b in buttons(turn, running=False) if b.control in (Control.CONFIRM, Control.CANCEL)]
         if decisions:  # the console's buttons are commands
             self.out.print("[bold]" + "  ".join(f"\\[{_escape(b.label)}: /{b.control} {b.target}]"

@@ -303,7 +303,8 @@ def print_report(report: IndexReport) -> None:
 
 @app.command()
 @explained
-def chat() -> None:
+def chat(explain: bool = typer.Option(False, "--explain", help="After each answer, print why it ended as it "
+                                       "did: the verdict, and each line's probability and main features.")) -> None:
     """Chat in the terminal (interactive, or one message per line on stdin)."""
     from adapters.console import ConsoleChat
 
@@ -311,7 +312,8 @@ def chat() -> None:
     settings = _settings().model_copy(update={"rate_limit_per_user": 0, "rate_limit_per_channel": 0})
     with _opened(Runtime(settings)) as runtime:
         asyncio.run(ConsoleChat(runtime.conversations, source_url_base=settings.source_url_base,
-                                offline=not settings.llm_configured, warm_up=runtime.warm_up).run())
+                                offline=not settings.llm_configured, warm_up=runtime.warm_up,
+                                explain=explain).run())
 
 
 def _check_port(host: str, port: int) -> None:

@@ -14,6 +14,7 @@ from bot.indexing import IndexJob
 from bot.observability import Metrics
 from bot.ratelimit import RateLimiter
 from bot.storage import Store
+from rag.answer import model as reader_model
 from rag.answer.answerers import Answerer, ExtractiveAnswerer, LLMAnswerer
 from rag.answer.lookups import HttpJsonLookup, LookupRegistry
 from rag.answer.reading import Reader
@@ -264,7 +265,8 @@ class Runtime:
         """Streaming LLM answers when configured, extractive answers otherwise."""
         s = self.settings
         extractive = ExtractiveAnswerer(self.analyzer, self.turn_embedder,
-                                        reader=Reader(self.analyzer, self.turn_embedder, bilingual=self.bilingual))
+                                        reader=Reader(self.analyzer, self.turn_embedder, bilingual=self.bilingual,
+                                                      model=reader_model.load()))
         if s.llm_configured:
             return LLMAnswerer(self._chat(s.answer_model), extractive, history_turns=s.history_turns,
                                timeout=s.answer_timeout)

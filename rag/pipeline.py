@@ -39,6 +39,7 @@ class Prepared:
     related: list[Hit] = field(default_factory=list)  # passages found that do not answer: "maybe related"
     hedged: bool = False  # the closest evidence is quoted under a hedge: it may not answer exactly
     reading: Reading | None = None  # the sentence-level reading the verdict was made on (traces, explain, eval)
+    verdict: Verdict | None = None  # how the search ended (None: no search)
 
     @property
     def not_found(self) -> bool:
@@ -149,9 +150,11 @@ class Pipeline:
         reading = await asyncio.to_thread(self.answerer.judge, question, prepared.rewrite.text, hits) if hits else None
         verdict = self.judge.verdict(reading, question, hits) if reading else Verdict.NOT_FOUND
         prepared.reading = reading
+        prepared.verdict = verdict
         if verdict == Verdict.NOT_FOUND:
-            # Nothing answers it: say so plainly, and offer the closest documents as "maybe related".
-            prepared.related, prepared.hits = hits, []
+            # Nothing answers it: say so plainly, and offer the closest documents as "maybe related" (with a fitted
+            # reader, only those whose best line clears its floor: an off-topic question gets no references).
+            prepared.related, prepared.hits = related(hits, reading), []
             prepared.reply = not_found_reply(question, prepared.related)
             return
         prepared.hedged = verdict == Verdict.HEDGED
@@ -211,6 +214,17 @@ def by_evidence(hits: list[Hit], reading: Reading, first: str | None = None) -> 
     for candidate in reading.candidates:
         rank.setdefault(candidate.path, len(rank))
     return sorted(hits, key=lambda h: rank.get(h.chunk.path, len(rank)))
+
+
+def related(hits: list[Hit], reading: Reading | None) -> list[Hit]:
+    """The hits of documents close enough to list as "maybe related" under "not found"."""
+    if reading is None or reading.model is None:
+        return hits
+    floor = reading.model.related_at
+    best: dict[str, float] = {}
+    for c in reading.candidates:
+        best[c.path] = max(best.get(c.path, 0.0), c.probability or 0.0)
+    return [h for h in hits if best.get(h.chunk.path, 0.0) >= floor]
 
 
 def not_found_reply(question: str, related: list[Hit]) -> str:

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reader_corpora import CORPORA, ROOT, readings_file  # noqa: E402
+from reader_corpora import CORPORA, ROOT, readings_file
 
 
 def collect(corpus: str, split: str, index_root: Path) -> None:

@@ -124,7 +124,7 @@ class ExtractiveAnswerer:
         steps = self._procedure(reading, lead)
         if steps:
             return steps
-        picked = self._choose(reading, question, hedged)
+        picked = self._likely(reading) if reading.model is not None else self._choose(reading, question, hedged)
         row = self._extreme(reading, question)
         if row is None:
             return picked
@@ -143,6 +143,14 @@ class ExtractiveAnswerer:
             pool = self._closest(reading, self.max_sentences if reading.follow_up else self.hedge_pool)
             return self._telling_first(reading, pool)[: self.max_sentences]
         return self._quotes(reading, question, several)
+
+    def _likely(self, reading: Reading) -> list[Candidate]:
+        """A fitted reader's lines: the lead, then every other line as likely to answer as the model's `line_at`,
+        most likely first. No line is shown to fill space: most answers are one or two lines."""
+        model = reading.model
+        assert model is not None
+        lead, rest = reading.candidates[0], reading.candidates[1:]
+        return [lead, *(c for c in rest if (c.probability or 0.0) >= model.line_at)][: self.max_sentences]
 
     def _extreme(self, reading: Reading, question: str) -> Candidate | None:
         """For "which … the most / the least", the table row with the extreme value in the column the question

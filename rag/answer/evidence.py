@@ -61,6 +61,9 @@ class Judge:
 
     def verdict(self, reading: Reading, question: str, hits: list[Hit]) -> Verdict:
         lead = reading.best
+        if reading.model is not None:
+            return calibrated(reading)
+
         # The lead is chosen on retrieval's order and the slot; whether anything at all is near is asked of
         # the best few: a welfare table's row can lead on its slot while a sentence below it is far above
         # generic text, and then the documents are quoted (under a hedge), not hidden behind "not found".
@@ -150,6 +153,44 @@ class Judge:
     def strength(self, reading: Reading, lead: Candidate) -> float:
         population = lead.hit.population
         return lead.z if population >= self.min_population else reading.lift(lead)
+
+
+def calibrated(reading: Reading) -> Verdict:
+    """The verdict of a fitted reader: the lead line's probability of answering against the model's two bars,
+    chosen leave-one-corpus-out for the precision of confident answers and the share of false "not found"
+    (rag.answer.model, docs/answers.md)."""
+    lead, model = reading.best, reading.model
+    assert model is not None
+    if lead is None or lead.probability is None or lead.probability < model.not_found_at:
+        return Verdict.NOT_FOUND
+    return Verdict.ANSWERED if lead.probability >= model.answer_at else Verdict.HEDGED
+
+
+def reason(reading: Reading | None, verdict: Verdict) -> str:
+    """Why the turn ended as it did, in one line (traces and `--explain`)."""
+    lead = reading.best if reading else None
+    if lead is None or reading is None:
+        return f"{verdict}: nothing was read"
+    if reading.model is None or lead.probability is None:
+        return f"{verdict}: hand-set weights (lead score {lead.score:.2f}, z {lead.z:.2f})"
+    model = reading.model
+    return (f"{verdict}: lead p={lead.probability:.2f} (answer at {model.answer_at:.2f}, "
+            f"not found below {model.not_found_at:.2f})")
+
+
+def explanation(reading: Reading | None, verdict: Verdict | None, lines: int = 4) -> list[str]:
+    """What decided a turn, for a person reading why an answer is wrong: the question's kind, the verdict and its
+    reason, and the most likely lines with their probability and the features that moved them most."""
+    if reading is None or verdict is None:
+        return ["no search: nothing was read"]
+    out = [f"question kind: {reading.kind}; {'follow-up' if reading.follow_up else 'first turn'}",
+           reason(reading, verdict)]
+    for c in reading.candidates[:lines]:
+        p = "—" if c.probability is None else f"{c.probability:.2f}"
+        out.append(f"p={p} {c.path}: {c.sentence[:90]}")
+        if reading.model is not None:
+            out.append("    " + ", ".join(f"{n} {v:+.2f}" for n, v in reading.model.contributions(c.features, 3)))
+    return out
 
 
 def missing_anchors(question: str, lead: Candidate, hits: list[Hit]) -> list[str]:

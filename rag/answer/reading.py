@@ -143,6 +143,7 @@ class Reading:
     concepts: list[frozenset[str]] = field(default_factory=list)  # each topic word's terms in either language
     follow_up: bool = False  # read for a rewritten follow-up (the search query is not the user's words)
     thread_concepts: list[frozenset[str]] = field(default_factory=list)  # ... the topic words its rewrite added
+    model: ReaderModel | None = None  # what scored the lines (their `probability`); None: the hand-set weights
 
     @property
     def best(self) -> Candidate | None:
@@ -217,7 +218,7 @@ class Reader:
         kind = question_kind(question)
         if kind == Kind.OTHER:  # "택시비는?": the rewrite carries the earlier turn's "얼마"
             kind = question_kind(query)
-        reading = Reading(kind, follow_up=question.strip() != query.strip())
+        reading = Reading(kind, follow_up=question.strip() != query.strip(), model=self.model)
         earlier = asks_for_an_earlier_version(question) or asks_for_an_earlier_version(query) or \
             names_an_old_version(question, hits)
         found = self._collect(hits, kind, asks_about_changes(question) or asks_about_changes(query),

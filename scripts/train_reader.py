@@ -1,0 +1,277 @@
+"""Fit the reader model on labelled lines and choose its outcome thresholds (`make train`).
+
+    python scripts/train_reader.py [--check] [--report docs/reader-model.md]
+
+Reads eval/reader/<corpus>-<split>.jsonl.gz (written by scripts/collect_readings.py: every line the reader
+scored on every searched turn, its features and whether it holds the turn's gold fact in a relevant
+document) and:
+
+1. fits a standardised logistic regression (scikit-learn) on the dev splits of every corpus and writes
+   rag/answer/data/reader.json (deterministic: lbfgs from zeros, rows in file order);
+2. chooses the thresholds on the lead line's probability from leave-one-corpus-out predictions of the dev
+   splits: `answer_at`, the lowest bar at which the answered turns' leads are right for the precision target;
+   `not_found_at`, the highest bar that calls at most the allowed share of answerable turns "not found";
+3. reports, per corpus, the holdout figures (the shipped model on the corpus's holdout split) and the
+   leave-one-corpus-out figures (a model and thresholds fitted on the other corpora only, measured on all of
+   the left-out corpus's turns), with the reliability table, into --report.
+
+`--check` fits again and fails when the shipped weights differ (tests/test_reader_model.py runs it).
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import sys
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reader_corpora import CORPORA, ROOT, readings_file
+
+WEIGHTS = ROOT / "rag" / "answer" / "data" / "reader.json"
+PRECISION_TARGET = 0.90  # answered turns whose lead holds the fact (unanswerable turns answered count as wrong)
+MAX_FALSE_NOT_FOUND = 0.03  # answerable turns called "not found"
+C = 0.5  # inverse regularisation strength (chosen leave-one-corpus-out: docs/answers.md)
+LINE_AT = 0.35  # another line beside the lead: as likely to answer as this
+RELATED_AT = 0.10  # "maybe related" under "not found": a document whose best line is at least this likely
+
+
+@dataclass
+class Data:
+    """Rows of read lines, their turn, and labels."""
+
+    names: list[str]
+    x: np.ndarray
+    y: np.ndarray
+    turn: list[tuple]  # (corpus, split, conversation, turn) of each row
+    answerable: np.ndarray
+    corpus: np.ndarray
+    split: np.ndarray
+
+
+def load(corpora: list[str]) -> Data:
+    rows = []
+    for corpus in corpora:
+        for split in ("dev", "holdout"):
+            path = readings_file(corpus, split)
+            if path.exists():
+                with gzip.open(path, "rt", encoding="utf-8") as f:
+                    rows.extend(json.loads(line) for line in f)
+    if not rows:
+        raise SystemExit("no readings: run scripts/collect_readings.py first")
+    names = sorted(rows[0]["features"])
+    x = np.array([[r["features"].get(n, 0.0) for n in names] for r in rows], dtype=np.float64)
+    return Data(names, x, np.array([bool(r["label"]) for r in rows]),
+                [(r["corpus"], r["split"], r["conversation"], r["turn"]) for r in rows],
+                np.array([bool(r["answerable"]) for r in rows]), np.array([r["corpus"] for r in rows]),
+                np.array([r["split"] for r in rows]))
+
+
+def fit(x: np.ndarray, y: np.ndarray):
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    scaler = StandardScaler().fit(x)
+    scale = np.where(scaler.scale_ > 1e-9, scaler.scale_, 1.0)
+    model = LogisticRegression(C=C, max_iter=5000, tol=1e-8).fit((x - scaler.mean_) / scale, y)
+    return scaler.mean_, scale, model.coef_[0], float(model.intercept_[0])
+
+
+def predict(params, x: np.ndarray) -> np.ndarray:
+    mean, scale, coef, intercept = params
+    return 1.0 / (1.0 + np.exp(-np.clip(((x - mean) / scale) @ coef + intercept, -30, 30)))
+
+
+@dataclass
+class Turn:
+    """One searched turn as the model would end it: its lead's probability and what the lines hold."""
+
+    corpus: str
+    answerable: bool
+    lead_p: float
+    lead_right: bool
+    shown_right: bool  # a line shown (lead, or another at LINE_AT or more) holds the fact
+    any_right: bool  # some read line holds the fact at all (the reader's ceiling)
+    shown: int
+    shown_wrong_doc: int  # shown lines from a document no line of which holds the fact
+
+
+def turns_of(data: Data, p: np.ndarray, mask: np.ndarray) -> list[Turn]:
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    for i in np.flatnonzero(mask):
+        groups[data.turn[i]].append(int(i))
+    out = []
+    for rows in groups.values():
+        order = sorted(rows, key=lambda i: -p[i])
+        lead = order[0]
+        shown = [lead] + [i for i in order[1:] if p[i] >= LINE_AT][:3]
+        right_docs = {i for i in rows if data.y[i]}
+        out.append(Turn(data.turn[lead][0], bool(data.answerable[lead]), float(p[lead]), bool(data.y[lead]),
+                        any(data.y[i] for i in shown), bool(right_docs), len(shown),
+                        sum(1 for i in shown if not data.y[i] and p[i] < p[lead] and i != lead)))
+    return out
+
+
+def outcomes(turns: list[Turn], answer_at: float, not_found_at: float) -> dict:
+    """The figures of ../shared/EVAL_FORMAT.md (fourth round) from the simulated outcomes."""
+    ans = [t for t in turns if t.answerable]
+    una = [t for t in turns if not t.answerable]
+
+    def ended(t: Turn) -> str:
+        return "answered" if t.lead_p >= answer_at else "not_found" if t.lead_p < not_found_at else "hedged"
+
+    answered = [t for t in ans if ended(t) == "answered"]
+    rate = lambda part, whole: round(part / whole, 3) if whole else None  # noqa: E731
+    return {
+        "answerable": len(ans), "unanswerable": len(una),
+        "coverage": rate(len(answered), len(ans)),
+        "precision": rate(sum(t.lead_right for t in answered), len(answered) + sum(ended(t) == "answered" for t in una)),
+        "hedged": rate(sum(ended(t) == "hedged" for t in ans), len(ans)),
+        "false_not_found": rate(sum(ended(t) == "not_found" for t in ans), len(ans)),
+        "fact_leads": rate(sum(t.lead_right and ended(t) != "not_found" for t in ans), len(ans)),
+        "fact_shown": rate(sum(t.shown_right and ended(t) != "not_found" for t in ans), len(ans)),
+        "reader_ceiling": rate(sum(t.any_right for t in ans), len(ans)),
+        "unanswerable_answered": rate(sum(ended(t) == "answered" for t in una), len(una)),
+        "unanswerable_not_found": rate(sum(ended(t) == "not_found" for t in una), len(una)),
+        "lines_per_answer": rate(sum(t.shown for t in ans), len(ans)),
+    }
+
+
+def thresholds(turns: list[Turn]) -> tuple[float, float]:
+    """answer_at: the lowest bar whose answered leads are right PRECISION_TARGET of the time; not_found_at: the
+    highest bar that calls at most MAX_FALSE_NOT_FOUND of the answerable turns "not found"."""
+    grid = [round(v, 3) for v in np.arange(0.05, 0.96, 0.01)]
+    answer_at = 0.95
+    for bar in grid:
+        answered = [t for t in turns if t.lead_p >= bar]
+        right = sum(t.answerable and t.lead_right for t in answered)
+        if answered and right / len(answered) >= PRECISION_TARGET:
+            answer_at = bar
+            break
+    ans = [t for t in turns if t.answerable]
+    not_found_at = 0.0
+    for bar in grid:
+        if bar > answer_at:
+            break
+        if sum(t.lead_p < bar for t in ans) <= MAX_FALSE_NOT_FOUND * len(ans):
+            not_found_at = bar
+    return answer_at, not_found_at
+
+
+def leave_one_out(data: Data, corpora: list[str], splits: tuple[str, ...]) -> np.ndarray:
+    """Each row's probability from a model fitted on the other corpora's `splits` rows."""
+    p = np.zeros(len(data.y))
+    for corpus in corpora:
+        train = (data.corpus != corpus) & np.isin(data.split, splits)
+        test = data.corpus == corpus
+        if train.any() and test.any():
+            p[test] = predict(fit(data.x[train], data.y[train]), data.x[test])
+    return p
+
+
+def reliability(turns: list[Turn]) -> list[tuple[str, int, float]]:
+    bins = [(0.0, 0.1), (0.1, 0.2), (0.2, 0.35), (0.35, 0.5), (0.5, 0.65), (0.65, 0.8), (0.8, 1.01)]
+    out = []
+    for lo, hi in bins:
+        inside = [t for t in turns if lo <= t.lead_p < hi]
+        if inside:
+            out.append((f"{lo:.2f}-{min(hi, 1.0):.2f}", len(inside),
+                        round(sum(t.answerable and t.lead_right for t in inside) / len(inside), 3),
+                        round(float(np.mean([t.lead_p for t in inside])), 3)))
+    return out
+
+
+def shipped(data: Data, corpora: list[str]) -> dict:
+    """The model fitted on every corpus's dev split, with thresholds from leave-one-corpus-out dev predictions."""
+    dev = data.split == "dev"
+    params = fit(data.x[dev], data.y[dev])
+    oof = leave_one_out(data, corpora, ("dev",))
+    answer_at, not_found_at = thresholds(turns_of(data, oof, dev))
+    mean, scale, coef, intercept = params
+    return {"features": data.names, "mean": [round(float(v), 8) for v in mean],
+            "scale": [round(float(v), 8) for v in scale], "coef": [round(float(v), 8) for v in coef],
+            "intercept": round(intercept, 8), "C": C, "trained_on": sorted(set(data.corpus[dev])),
+            "thresholds": {"answer_at": answer_at, "not_found_at": not_found_at, "line_at": LINE_AT,
+                           "related_at": RELATED_AT}}
+
+
+def report(data: Data, corpora: list[str], weights: dict) -> str:
+    names = weights["features"]
+    params = (np.array(weights["mean"]), np.array(weights["scale"]), np.array(weights["coef"]), weights["intercept"])
+    assert names == data.names
+    p_ship = predict(params, data.x)
+    th = weights["thresholds"]
+    lines = ["# The reader model's figures", "",
+             "Written by `make train` (scripts/train_reader.py) from eval/reader/*.jsonl.gz. Outcomes are simulated",
+             "from the lines the pipeline read: the lead is the most probable line; answered at "
+             f"p ≥ {th['answer_at']}, \"not found\" below {th['not_found_at']}, hedged between.", ""]
+    header = ("| corpus | set | answerable | coverage | precision | hedged | false NF | fact leads | fact shown | "
+              "ceiling | unanswerable answered / NF | lines |")
+    rule = "|" + "---|" * 12
+    lines += ["## Holdout (the shipped model, fitted on every corpus's dev split)", "", header, rule]
+    for corpus in corpora:
+        mask = (data.corpus == corpus) & (data.split == "holdout")
+        if mask.any():
+            lines.append(_row(corpus, "holdout", outcomes(turns_of(data, p_ship, mask), th["answer_at"], th["not_found_at"])))
+    lines += ["", "## Leave one corpus out (fitted and thresholded on the other corpora, all turns of this one)",
+              "", header, rule]
+    all_oof = []
+    for corpus in corpora:
+        others = [c for c in corpora if c != corpus]
+        train = data.corpus != corpus
+        if not train.any() or not (data.corpus == corpus).any():
+            continue
+        sub = _subset(data, train)
+        oof = leave_one_out(sub, others, ("dev", "holdout"))
+        answer_at, not_found_at = thresholds(turns_of(sub, oof, np.ones(len(sub.y), bool)))
+        p = predict(fit(data.x[train], data.y[train]), data.x)
+        turns = turns_of(data, p, data.corpus == corpus)
+        all_oof += turns
+        lines.append(_row(corpus, f"left out (bars {answer_at}/{not_found_at})", outcomes(turns, answer_at, not_found_at)))
+    lines += ["", "## Reliability of the lead's probability (leave one corpus out, all corpora)", "",
+              "| p | turns | lead right | mean p |", "|---|---|---|---|"]
+    lines += [f"| {b} | {n} | {r} | {m} |" for b, n, r, m in reliability(all_oof)]
+    lines += ["", "## Weights (standardised features, log-odds)", "", "| feature | weight |", "|---|---|"]
+    lines += [f"| {n} | {w:+.3f} |" for n, w in sorted(zip(names, weights["coef"]), key=lambda t: -abs(t[1]))]
+    return "\n".join(lines) + "\n"
+
+
+def _subset(data: Data, mask: np.ndarray) -> Data:
+    idx = np.flatnonzero(mask)
+    return Data(data.names, data.x[idx], data.y[idx], [data.turn[i] for i in idx], data.answerable[idx],
+                data.corpus[idx], data.split[idx])
+
+
+def _row(corpus: str, label: str, o: dict) -> str:
+    return (f"| {corpus} | {label} | {o['answerable']} | {o['coverage']} | {o['precision']} | {o['hedged']} | "
+            f"{o['false_not_found']} | {o['fact_leads']} | {o['fact_shown']} | {o['reader_ceiling']} | "
+            f"{o['unanswerable_answered']} / {o['unanswerable_not_found']} | {o['lines_per_answer']} |")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail when the shipped weights are not what a fit gives")
+    parser.add_argument("--report", type=Path, default=ROOT / "docs" / "reader-model.md")
+    args = parser.parse_args()
+    corpora = [c for c in CORPORA if readings_file(c, "dev").exists() or readings_file(c, "holdout").exists()]
+    data = load(corpora)
+    weights = shipped(data, corpora)
+    if args.check:
+        current = json.loads(WEIGHTS.read_text(encoding="utf-8"))
+        same = current["features"] == weights["features"] and current["thresholds"] == weights["thresholds"] and \
+            np.allclose(current["coef"], weights["coef"], rtol=1e-3, atol=1e-4)
+        print("shipped weights match the fit" if same else "shipped weights differ from the fit: run make train")
+        return 0 if same else 1
+    WEIGHTS.parent.mkdir(parents=True, exist_ok=True)
+    WEIGHTS.write_text(json.dumps(weights, indent=1) + "\n", encoding="utf-8")
+    args.report.write_text(report(data, corpora, weights), encoding="utf-8")
+    print(f"weights -> {WEIGHTS.relative_to(ROOT)}; figures -> {args.report}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
