@@ -139,6 +139,7 @@ class IndexJob:
 
     def _sync_all(self, full: bool, only: list[str] | None) -> IndexReport:
         total = IndexReport()
+        kept: set[str] = set()  # unconfigured folders kept for a missing source's grace (see _replaced)
         on_file, on_source, on_chunks = self._progress
         with _Heartbeat(self.store, self.lease, self.holder, self.lease_ttl, self._stopping,
                         stall=self.stall_seconds) as heartbeat:
@@ -159,13 +160,13 @@ class IndexJob:
                 except (LeaseLost, IndexRunStopped, SearchIndexUnavailable, VisibilityNotApplied):
                     raise  # the index itself cannot take writes (or a restamp failed): the run fails, not a source
                 except SourceMissing as exc:
-                    total.errors.append((source.name, self._missing(source, exc, total)))
+                    total.errors.append((source.name, self._missing(source, exc, total, kept)))
                     self.store.source_failed(source.key, kind, str(exc))
                 except DocbotError as exc:  # one unavailable source must not stop the others, nor lose its documents
                     total.errors.append((source.name, str(exc)))
                     self.store.source_failed(source.key, kind, str(exc))
             if self.configured and not only:
-                self._purge_unconfigured(total, heartbeat)
+                self._purge_unconfigured(total, heartbeat, kept)
         return total
 
     def _fingerprint(self, source: Source) -> str:
@@ -179,18 +180,47 @@ class IndexJob:
         state = self.store.source_state(key)
         return state.cursor if state is not None and state.fingerprint == fingerprint else None
 
-    def _missing(self, source: Source, exc: SourceMissing, report: IndexReport) -> str:
-        """A configured folder is gone: an error now, its documents withdrawn once the grace has passed."""
+    def _missing(self, source: Source, exc: SourceMissing, report: IndexReport, kept: set[str]) -> str:
+        """A configured folder is gone or unreadable: an error naming the variable and the source now, its
+        documents (and those of the folder it replaced, see `_replaced`) withdrawn once the grace has passed."""
+        setting = getattr(source, "setting", "")
+        what = f"{setting + ': ' if setting else ''}source {source.name!r}: {exc}"
+        replaced = self._replaced(source)
+        indexed = self.indexer.index.indexed_sources()
+        count = sum(indexed.get(key, 0) for key in [source.key, *replaced])
         since = self.store.missing_since(source.key)
         if time.time() - since < self.missing_grace:
+            kept.update(replaced)
             hours = (since + self.missing_grace - time.time()) / 3600
-            return f"{exc} (its documents stay searchable for {hours:.1f} more hours unless it returns)"
-        report.deleted += self._withdraw(source.key)
-        return f"{exc} (missing for longer than the grace period: its documents were withdrawn)"
+            if replaced:
+                return (f"{what}; its {count} documents indexed from {', '.join(replaced)} stay searchable for "
+                        f"{hours:.1f} more hours unless it returns (if the path was changed by mistake, correct it)")
+            return f"{what}; its {count} indexed documents stay searchable for {hours:.1f} more hours unless it returns"
+        for key in [source.key, *replaced]:
+            report.deleted += self._withdraw(key)
+        return f"{what}; missing for longer than the grace period: its {count} documents were withdrawn"
 
-    def _purge_unconfigured(self, report: IndexReport, heartbeat: "_Heartbeat") -> None:
-        """Indexed sources no longer in the settings are withdrawn: a removed source is never served."""
+    def _replaced(self, source: Source) -> list[str]:
+        """Indexed folders no longer configured that this missing folder may stand for: a mistyped or moved
+        path in the settings is a new key that is missing, while the folder's documents sit under the old key,
+        which would otherwise be purged as unconfigured in the same run. So a configured folder with nothing
+        indexed under its own path keeps them for its grace, like its own. Matched by this, not by the source's
+        name: a name is optional (DOCBOT_DOCS, or an entry without "name" takes its folder's name, which the typo
+        changes too) and the index records keys. A folder that was indexed under its own path replaced nothing."""
+        if not self.configured:
+            return []
+        indexed = self.indexer.index.indexed_sources()
+        if indexed.get(source.key):
+            return []
         configured = {s.key for s in self.sources}
+        states = self.store.source_states()
+        return sorted(key for key in indexed if key not in configured
+                      and (key not in states or states[key].kind == "folder"))
+
+    def _purge_unconfigured(self, report: IndexReport, heartbeat: "_Heartbeat", kept: set[str]) -> None:
+        """Indexed sources no longer in the settings are withdrawn: a removed source is never served (except
+        one a missing configured folder may stand for, kept for that folder's grace: see `_replaced`)."""
+        configured = {s.key for s in self.sources} | kept
         for key in sorted(set(self.indexer.index.indexed_sources()) - configured):
             heartbeat.check()
             report.deleted += self._withdraw(key)

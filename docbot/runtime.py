@@ -169,10 +169,11 @@ class Runtime:
         if s.sources:
             sources = [FolderSource(spec.path, spec.name,
                                     **spec.model_dump(include={"include", "exclude", "include_hidden"}, exclude_none=True),
-                                    visibility=frozenset(spec.channels) if spec.channels else None)
+                                    visibility=frozenset(spec.channels) if spec.channels else None,
+                                    setting="DOCBOT_SOURCES")
                        for spec in s.sources if isinstance(spec, SourceSpec)]
         else:
-            sources = [FolderSource(path) for path in s.docs]
+            sources = [FolderSource(path, setting="DOCBOT_DOCS") for path in s.docs]
         for outer, inner in overlaps(sources):
             log.warning("source %s lies inside source %s: its files are indexed once, under %s, visible %s",
                         inner.name, outer.name, inner.name,

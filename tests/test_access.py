@@ -221,3 +221,65 @@ def test_the_lease_is_renewed_while_one_long_file_is_embedded(tmp_path, tree, db
         rival_tried.set()
         worker.join()
     assert result["run"].status == "done" and result["run"].added == 2
+
+
+
+def test_a_changed_path_that_does_not_exist_keeps_the_documents_for_the_grace(tmp_path, tree, analyzer, embedder):
+    """A configured folder that is new in the settings and missing (a mistyped or moved path, whatever its name)
+    keeps the documents indexed from the folder it replaced for the grace period, as its message says, then
+    they are withdrawn like any missing folder's (issue 54, item 2)."""
+    runtime = runtime_for(tmp_path, analyzer, embedder, [{"name": "docs", "path": str(tree)}],
+                          source_missing_grace_hours=1.0)
+    runtime.index_job.run("cli")
+    runtime.close()
+    typo = tmp_path / "doc"
+    runtime = runtime_for(tmp_path, analyzer, embedder, [{"name": "docs", "path": str(typo)}],
+                          source_missing_grace_hours=1.0)
+    run = runtime.index_job.run("scheduler")
+    assert run.deleted == 0 and runtime.index.indexed_sources() == {str(tree): 2}
+    assert "stay searchable for 1.0 more hours" in run.errors[0][1] and str(tree) in run.errors[0][1]
+    with runtime.store._session() as session:  # an hour and a bit later
+        from bot.storage import MissingSource
+
+        row = session.get(MissingSource, str(typo))
+        row.since -= 3700
+        session.add(row)
+        session.commit()
+    run = runtime.index_job.run("scheduler")
+    assert "withdrawn" in run.errors[0][1] and run.deleted == 2
+    assert runtime.index.indexed_sources() == {}
+    runtime.close()
+
+
+def test_a_removed_source_is_withdrawn_at_once_beside_a_folder_missing_after_a_remount(tmp_path, tree, analyzer,
+                                                                                       embedder):
+    """Only a folder with nothing indexed under its own path can be another's changed path: beside a folder that
+    was indexed and is now missing (a remount), a source taken out of the settings leaves the index at once."""
+    import shutil
+
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "beacon.md").write_text("# Beacon\n\nBeacon is the deployment dashboard.\n")
+    runtime = runtime_for(tmp_path, analyzer, embedder, [{"name": "docs", "path": str(tree)},
+                                                         {"name": "old", "path": str(other)}])
+    runtime.index_job.run("cli")
+    runtime.close()
+    shutil.move(tree, tmp_path / "moved")
+    runtime = runtime_for(tmp_path, analyzer, embedder, [{"name": "docs", "path": str(tree)}])
+    run = runtime.index_job.run("scheduler")
+    assert run.deleted == 1 and runtime.index.indexed_sources() == {str(tree): 2}
+    runtime.close()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads every folder whatever its mode")
+def test_an_unreadable_folder_keeps_its_documents(tmp_path, tree, analyzer, embedder):
+    runtime = runtime_for(tmp_path, analyzer, embedder, [{"name": "docs", "path": str(tree)}])
+    runtime.index_job.run("cli")
+    tree.chmod(0)
+    try:
+        run = runtime.index_job.run("scheduler")
+    finally:
+        tree.chmod(0o755)
+    assert run.deleted == 0 and "cannot read the folder" in run.errors[0][1]
+    assert runtime.index.indexed_sources() == {str(tree): 2}
+    runtime.close()

@@ -226,3 +226,31 @@ def test_eval_over_a_google_drive_source_gives_the_folders_figures(env, monkeypa
     assert [t["retrieved"] for t in by_drive["per_turn"]] == [t["retrieved"] for t in by_folder["per_turn"]]
     assert by_drive["retrieval"] == by_folder["retrieval"] and by_drive["intent"] == by_folder["intent"]
     assert by_folder["retrieval"]["all"]["recall_at_k"] > 0.5
+
+
+def test_a_mistyped_folder_path_keeps_the_sources_documents_and_names_the_variable(env, docs, monkeypatch):
+    """The same source name pointed at a path that does not exist (a typo): its documents stay searchable, as
+    the message says, and the message names the variable and the source (issue 54, item 2)."""
+    monkeypatch.setenv("DOCBOT_SOURCES", json.dumps([{"name": "team", "path": str(docs)}]))
+    assert invoke("index").exit_code == 0
+    monkeypatch.setenv("DOCBOT_SOURCES", json.dumps([{"name": "team", "path": f"{docs}-typo"}]))
+    result = invoke("index")
+    out = " ".join(result.output.split())  # unwrapped
+    assert result.exit_code == 1 and "0 deleted" in out, out
+    assert "DOCBOT_SOURCES" in out and "source 'team'" in out and f"{docs}-typo" in out, out
+    assert "4 documents indexed from" in out and "stay searchable" in out, out
+    runtime = Runtime(Settings())
+    try:
+        assert runtime.index.indexed_sources() == {str(docs): 4}
+    finally:
+        runtime.close()
+    monkeypatch.setenv("DOCBOT_SOURCES", json.dumps([{"name": "team", "path": str(docs)}]))
+    again = invoke("index")  # the path corrected: nothing to re-embed
+    assert again.exit_code == 0 and "4 unchanged" in again.output and "chunks: 0 embedded" in again.output
+
+
+def test_a_missing_docbot_docs_folder_is_named_by_its_variable(env, monkeypatch):
+    monkeypatch.setenv("DOCBOT_DOCS", json.dumps([str(env / "nowhere")]))
+    result = invoke("index")
+    out = " ".join(result.output.split())
+    assert result.exit_code == 1 and "DOCBOT_DOCS" in out and "source 'nowhere'" in out, out

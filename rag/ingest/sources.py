@@ -90,6 +90,7 @@ class FolderSource:
     within: str = ""
     nested: tuple[str, ...] = ()
     include_hidden: bool = False
+    setting: str = ""  # the variable that configures it (DOCBOT_SOURCES, DOCBOT_DOCS): named when it is missing
 
     def __post_init__(self) -> None:
         self.root = Path(self.root).resolve()
@@ -110,7 +111,11 @@ class FolderSource:
         a link must never pull `/etc/passwd` or `../secrets.env` into the index.
         """
         if not self.root.is_dir():
-            raise SourceMissing(str(self.root), "no such folder")
+            raise SourceMissing(str(self.root), "not a folder" if self.root.exists() else "no such folder")
+        try:  # os.walk skips a folder it cannot list: an unreadable root would look empty and lose every document
+            os.scandir(self.root).close()
+        except OSError as exc:
+            raise SourceMissing(str(self.root), f"cannot read the folder ({exc.strerror or exc})") from exc
         found = []
         for folder, dirs, names in os.walk(self.root):  # followlinks=False: linked folders are not entered
             dirs[:] = sorted(d for d in dirs if d not in ALWAYS_EXCLUDED and
