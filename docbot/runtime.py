@@ -267,7 +267,7 @@ class Runtime:
         s = self.settings
         extractive = ExtractiveAnswerer(self.analyzer, self.turn_embedder,
                                         reader=Reader(self.analyzer, self.turn_embedder, bilingual=self.bilingual,
-                                                      model=reader_model.load()))
+                                                      model=reader_model.load() if s.reader_model else None))
         if s.llm_configured:
             return LLMAnswerer(self._chat(s.answer_model), extractive, history_turns=s.history_turns,
                                timeout=s.answer_timeout)

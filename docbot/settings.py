@@ -207,6 +207,8 @@ class Settings(BaseSettings):
     vector_cache: int = Field(4096, ge=0, le=1_000_000, description="query and sentence vectors remembered (0: off)")
     sentence_vectors: bool = Field(True, description="embed quotable sentences while indexing, so a turn looks "
                                    "them up instead of embedding them (<data_dir>/sentences.sqlite3)")
+    reader_model: bool = Field(True, description="order quoted lines and decide answered / hedged / not found by "
+                               "the fitted reader model (rag/answer/data/reader.json); false: the hand-set weights")
     chunker: Literal["overlap", "semantic"] = "overlap"
     chunk_size: int = 900
     chunk_overlap: int = 150

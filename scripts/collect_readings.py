@@ -33,7 +33,9 @@ def collect(corpus: str, split: str, index_root: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         lines = Path(tmp) / "readings.jsonl"
         report = out.with_name(f"{corpus}-{split}.report.json")
-        env = {**os.environ, "DOCBOT_SENTENCE_VECTORS": "false", "PYTHONPATH": str(ROOT)}
+        # The lines are read and answered by the hand-set reader, whatever model ships: the training data must not
+        # depend on the model being fitted (its answers become the next turn's history).
+        env = {**os.environ, "DOCBOT_SENTENCE_VECTORS": "false", "DOCBOT_READER_MODEL": "false", "PYTHONPATH": str(ROOT)}
         subprocess.run([sys.executable, "-m", "docbot", "eval", *sets, "--docs", docs, "--index-dir",
                         str(index_root / corpus), "--readings", str(lines), "--json", str(report)],
                        cwd=ROOT, env=env, check=True)

@@ -256,20 +256,21 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fail when the shipped weights are not what a fit gives")
     parser.add_argument("--report", type=Path, default=ROOT / "docs" / "reader-model.md")
+    parser.add_argument("--weights", type=Path, default=WEIGHTS, help="where to write (or --check) the weights")
     args = parser.parse_args()
     corpora = [c for c in CORPORA if readings_file(c, "dev").exists() or readings_file(c, "holdout").exists()]
     data = load(corpora)
     weights = shipped(data, corpora)
     if args.check:
-        current = json.loads(WEIGHTS.read_text(encoding="utf-8"))
+        current = json.loads(args.weights.read_text(encoding="utf-8"))
         same = current["features"] == weights["features"] and current["thresholds"] == weights["thresholds"] and \
             np.allclose(current["coef"], weights["coef"], rtol=1e-3, atol=1e-4)
         print("shipped weights match the fit" if same else "shipped weights differ from the fit: run make train")
         return 0 if same else 1
-    WEIGHTS.parent.mkdir(parents=True, exist_ok=True)
-    WEIGHTS.write_text(json.dumps(weights, indent=1) + "\n", encoding="utf-8")
+    args.weights.parent.mkdir(parents=True, exist_ok=True)
+    args.weights.write_text(json.dumps(weights, indent=1) + "\n", encoding="utf-8")
     args.report.write_text(report(data, corpora, weights), encoding="utf-8")
-    print(f"weights -> {WEIGHTS.relative_to(ROOT)}; figures -> {args.report}")
+    print(f"weights -> {args.weights}; figures -> {args.report}")
     return 0
 
 
