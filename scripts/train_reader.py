@@ -51,6 +51,7 @@ class Data:
     answerable: np.ndarray
     corpus: np.ndarray
     split: np.ndarray
+    relevant: np.ndarray  # the line's document is one of the turn's relevant documents
 
 
 def load(corpora: list[str]) -> Data:
@@ -68,7 +69,7 @@ def load(corpora: list[str]) -> Data:
     return Data(names, x, np.array([bool(r["label"]) for r in rows]),
                 [(r["corpus"], r["split"], r["conversation"], r["turn"]) for r in rows],
                 np.array([bool(r["answerable"]) for r in rows]), np.array([r["corpus"] for r in rows]),
-                np.array([r["split"] for r in rows]))
+                np.array([r["split"] for r in rows]), np.array([bool(r["relevant"]) for r in rows]))
 
 
 def fit(x: np.ndarray, y: np.ndarray):
@@ -97,7 +98,7 @@ class Turn:
     shown_right: bool  # a line shown (lead, or another at LINE_AT or more) holds the fact
     any_right: bool  # some read line holds the fact at all (the reader's ceiling)
     shown: int
-    shown_wrong_doc: int  # shown lines from a document no line of which holds the fact
+    junk: int  # shown lines from a document that is not one of the turn's relevant documents
 
 
 def turns_of(data: Data, p: np.ndarray, mask: np.ndarray) -> list[Turn]:
@@ -112,7 +113,7 @@ def turns_of(data: Data, p: np.ndarray, mask: np.ndarray) -> list[Turn]:
         right_docs = {i for i in rows if data.y[i]}
         out.append(Turn(data.turn[lead][0], bool(data.answerable[lead]), float(p[lead]), bool(data.y[lead]),
                         any(data.y[i] for i in shown), bool(right_docs), len(shown),
-                        sum(1 for i in shown if not data.y[i] and p[i] < p[lead] and i != lead)))
+                        sum(1 for i in shown if not data.relevant[i])))
     return out
 
 
@@ -138,6 +139,7 @@ def outcomes(turns: list[Turn], answer_at: float, not_found_at: float) -> dict:
         "unanswerable_answered": rate(sum(ended(t) == "answered" for t in una), len(una)),
         "unanswerable_not_found": rate(sum(ended(t) == "not_found" for t in una), len(una)),
         "lines_per_answer": rate(sum(t.shown for t in ans), len(ans)),
+        "junk_per_answer": rate(sum(t.junk for t in ans), len(ans)),
     }
 
 
@@ -210,8 +212,8 @@ def report(data: Data, corpora: list[str], weights: dict) -> str:
              "from the lines the pipeline read: the lead is the most probable line; answered at "
              f"p ≥ {th['answer_at']}, \"not found\" below {th['not_found_at']}, hedged between.", ""]
     header = ("| corpus | set | answerable | coverage | precision | hedged | false NF | fact leads | fact shown | "
-              "ceiling | unanswerable answered / NF | lines |")
-    rule = "|" + "---|" * 12
+              "ceiling | unanswerable answered / NF | lines | junk lines |")
+    rule = "|" + "---|" * 13
     lines += ["## Holdout (the shipped model, fitted on every corpus's dev split)", "", header, rule]
     for corpus in corpora:
         mask = (data.corpus == corpus) & (data.split == "holdout")
@@ -235,21 +237,63 @@ def report(data: Data, corpora: list[str], weights: dict) -> str:
     lines += ["", "## Reliability of the lead's probability (leave one corpus out, all corpora)", "",
               "| p | turns | lead right | mean p |", "|---|---|---|---|"]
     lines += [f"| {b} | {n} | {r} | {m} |" for b, n, r, m in reliability(all_oof)]
+    lines += ["", "## Model choice (leave one corpus out; the coverage column's bars are chosen on the pooled "
+              "left-out predictions, so it only compares the models)", ""]
+    lines += model_choice(data, corpora)
     lines += ["", "## Weights (standardised features, log-odds)", "", "| feature | weight |", "|---|---|"]
     lines += [f"| {n} | {w:+.3f} |" for n, w in sorted(zip(names, weights["coef"]), key=lambda t: -abs(t[1]))]
     return "\n".join(lines) + "\n"
 
 
+def model_choice(data: Data, corpora: list[str]) -> list[str]:
+    """Candidate models compared leave-one-corpus-out: the lead's accuracy on answerable turns, the line-level
+    ROC AUC, and the coverage of confident answers at the precision target with bars chosen on the other corpora."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.metrics import roc_auc_score
+
+    def gbm(x, y):
+        model = HistGradientBoostingClassifier(max_depth=3, learning_rate=0.05, max_iter=300, random_state=0).fit(x, y)
+        return lambda z: model.predict_proba(z)[:, 1]
+
+    def logistic(c):
+        def make(x, y):
+            global C
+            saved, C = C, c
+            try:
+                params = fit(x, y)
+            finally:
+                C = saved
+            return lambda z: predict(params, z)
+        return make
+
+    out = ["| model | lead right (answerable, LOCO) | line ROC AUC (LOCO) | coverage at target |", "|---|---|---|---|"]
+    for name, make in [("logistic C=0.1", logistic(0.1)), ("logistic C=0.5", logistic(0.5)),
+                       ("logistic C=2", logistic(2.0)), ("gradient boosting (depth 3)", gbm)]:
+        p = np.zeros(len(data.y))
+        for corpus in corpora:
+            train, test = data.corpus != corpus, data.corpus == corpus
+            if train.any() and test.any() and data.y[train].any():
+                p[test] = make(data.x[train], data.y[train])(data.x[test])
+        turns = turns_of(data, p, np.ones(len(data.y), bool))
+        ans = [t for t in turns if t.answerable]
+        answer_at, not_found_at = thresholds(turns)
+        o = outcomes(turns, answer_at, not_found_at)
+        auc = roc_auc_score(data.y, p) if data.y.any() and not data.y.all() else float("nan")
+        out.append(f"| {name} | {sum(t.lead_right for t in ans) / max(1, len(ans)):.3f} | {auc:.3f} | {o['coverage']} |")
+    return out
+
+
 def _subset(data: Data, mask: np.ndarray) -> Data:
     idx = np.flatnonzero(mask)
     return Data(data.names, data.x[idx], data.y[idx], [data.turn[i] for i in idx], data.answerable[idx],
-                data.corpus[idx], data.split[idx])
+                data.corpus[idx], data.split[idx], data.relevant[idx])
 
 
 def _row(corpus: str, label: str, o: dict) -> str:
     return (f"| {corpus} | {label} | {o['answerable']} | {o['coverage']} | {o['precision']} | {o['hedged']} | "
             f"{o['false_not_found']} | {o['fact_leads']} | {o['fact_shown']} | {o['reader_ceiling']} | "
-            f"{o['unanswerable_answered']} / {o['unanswerable_not_found']} | {o['lines_per_answer']} |")
+            f"{o['unanswerable_answered']} / {o['unanswerable_not_found']} | {o['lines_per_answer']} | "
+            f"{o['junk_per_answer']} |")
 
 
 def main() -> int:
