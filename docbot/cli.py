@@ -400,12 +400,14 @@ def status(runs: int = typer.Option(10, "--runs", help="How many recent index ru
             stats = {"index": f"unavailable ({exc})"}
         recent = runtime.store.runs(runs)
         lease = runtime.store.lease(runtime.lease_name)
+        progress = runtime.store.indexing_progress()
     finally:
         runtime.close()
     console.print("  ".join(f"{name}: {value}" for name, value in stats.items()), soft_wrap=True)
     if lease and lease.expires_at > time.time():
-        console.print(f"indexing now: {lease.holder} (lease until "
-                      f"{time.strftime('%H:%M:%S UTC', time.gmtime(lease.expires_at))})")
+        pages = f"indexing {progress[0]} of {progress[1]} pages" if progress else "indexing now"
+        console.print(f"{pages}: {lease.holder} (lease until "
+                      f"{time.strftime('%H:%M:%S UTC', time.gmtime(lease.expires_at))}; what is written is searchable)")
     table = Table(title="Index runs")
     for col in ("id", "trigger", "status", "started", "seconds", "added", "updated", "unchanged", "deleted",
                 "chunks", "errors"):
