@@ -41,7 +41,7 @@ console = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-_state: dict = {"debug": False, "settings": None}
+_state: dict = {"debug": False, "settings": None, "verbose": False}
 
 
 def _settings() -> Settings:
@@ -154,7 +154,7 @@ def _setup(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log debu
                                       help="Show the full traceback when something fails.")) -> None:
     from bot.observability import configure_logging
 
-    _state.update(debug=debug, settings=None)
+    _state.update(debug=debug, settings=None, verbose=verbose)
     configure_logging(logging.DEBUG if verbose else logging.INFO if log_format == "json" else logging.WARNING,
                       json_logs=log_format == "json")
     if not verbose and log_format != "json":  # its per-attempt warnings restate the one line `explain` prints
@@ -169,6 +169,8 @@ def index(
     paths: list[Path] | None = typer.Argument(None, help="Folders or files; default: the configured sources."),
     full: bool = typer.Option(False, "--full", help="Re-embed unchanged files too (the index stays searchable)."),
     rebuild: bool = typer.Option(False, "--rebuild", help="Build a fresh index (e.g. after changing the embedder)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v",
+                                 help="Also list each file the sources' include/exclude patterns left out."),
 ) -> None:
     """Index documents: unchanged files are skipped, changed ones re-embedded, deleted ones removed."""
     with _opened() as runtime:
@@ -186,7 +188,7 @@ def index(
         if report is None:
             err.print(lease_message(runtime))
             raise typer.Exit(2)
-        print_report(report)
+        print_report(report, verbose=verbose or _state["verbose"])
         failed = {name for name, _ in report.errors} & {s.name for s in sources}
         if sources and len(failed) == len(sources):
             if runtime.settings.index == "elasticsearch":
@@ -274,14 +276,17 @@ def run_index(runtime: Runtime, paths: list[Path] | None = None, *, full: bool =
     if run is None:
         return None
     return IndexReport(run.added, run.updated, run.unchanged, run.deleted, run.chunks,
-                       [(str(e[0]), str(e[1])) for e in run.errors], run.seconds)
+                       [(str(e[0]), str(e[1])) for e in run.errors], run.seconds,
+                       not_included=[(s.name, rel) for s in job.sources for rel in getattr(s, "not_included", ())])
 
 
 UNSUPPORTED = "is not a supported type"
 
 
-def print_report(report: IndexReport) -> None:
-    """The one-line summary and any skipped files (files of unsupported types grouped by extension)."""
+def print_report(report: IndexReport, verbose: bool = False) -> None:
+    """The one-line summary and any skipped files (files of unsupported types grouped by extension); files the
+    sources' patterns left out are counted (a narrow `include` must not drop documents unseen), and listed
+    when `verbose`."""
     by_type: dict[str, list[str]] = {}
     for path, reason in report.errors:
         if reason.endswith(UNSUPPORTED):
@@ -292,9 +297,16 @@ def print_report(report: IndexReport) -> None:
         shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
         err.print(f"[yellow]skipped[/] {len(paths)} {kind} file(s), not a supported type ({', '.join(LOADERS)}): "
                   f"{escape(shown)}", soft_wrap=True)
+    if verbose:
+        for name, path in report.not_included:
+            err.print(f"not included by {escape(name)}'s patterns: {escape(path)}", soft_wrap=True)
+    left_out = len(report.not_included)
     console.print(
         f"files: {report.added} added, {report.updated} updated, {report.unchanged} unchanged, "
-        f"{report.deleted} deleted, {len(report.errors)} skipped; chunks: {report.chunks} embedded; "
+        f"{report.deleted} deleted, {len(report.errors)} skipped"
+        + (f", {left_out} not included by the source's patterns{'' if verbose else ' (--verbose lists them)'}"
+           if left_out else "")
+        + f"; chunks: {report.chunks} embedded; "
         f"{report.seconds:.1f}s",
         soft_wrap=True,
     )

@@ -254,3 +254,22 @@ def test_a_missing_docbot_docs_folder_is_named_by_its_variable(env, monkeypatch)
     result = invoke("index")
     out = " ".join(result.output.split())
     assert result.exit_code == 1 and "DOCBOT_DOCS" in out and "source 'nowhere'" in out, out
+
+
+def test_files_the_patterns_leave_out_are_counted_and_listed_with_verbose(env, docs, monkeypatch):
+    """`include`/`exclude` leaving files out is said in the summary, and `--verbose` names them (issue 54, item 3)."""
+    (docs / "page.html").write_text("<h1>Beacon</h1><p>Beacon is the deployment dashboard.</p>")
+    monkeypatch.setenv("DOCBOT_SOURCES", json.dumps([{"name": "team", "path": str(docs), "include": ["*.md"]}]))
+    result = invoke("index")
+    out = " ".join(result.output.split())
+    assert result.exit_code == 0 and "3 added" in out and "2 not included by the source's patterns" in out, out
+    assert "glossary.txt" not in out
+    verbose = invoke("index", "--verbose")
+    assert "not included by team's patterns: glossary.txt" in verbose.output, verbose.output
+    assert "not included by team's patterns: page.html" in verbose.output
+    loose = env / "loose"
+    loose.mkdir()
+    for name in ("a.md", "b.md"):
+        (loose / name).write_text(f"# {name}\n\nA note about {name}.\n")
+    one = invoke("index", str(loose / "a.md"))  # a file named on the command line: its neighbours are not "left out"
+    assert one.exit_code == 0 and "1 added" in one.output and "not included" not in one.output, one.output

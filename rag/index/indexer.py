@@ -44,12 +44,15 @@ class IndexReport:
     cursor: str | None = None  # a connector's cursor once these changes are in the index
     requests: int = 0  # calls a connector made to its service
     retry: bool = False  # a file failed for a reason that may pass: keep the old cursor so it is tried again
+    # (source name, path) of files a folder source's include/exclude globs left out: counted, not skipped
+    not_included: list[tuple[str, str]] = field(default_factory=list)
 
     def merge(self, other: "IndexReport") -> None:
         """Add another run's counts to this one (several roots in one command)."""
         for name in ("added", "updated", "unchanged", "deleted", "chunks", "seconds", "requests"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.errors.extend(other.errors)
+        self.not_included.extend(other.not_included)
         self.retry = self.retry or other.retry
 
 
