@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
-from conftest import index_files
 from markdown_it import MarkdownIt
 
 from rag.answer.answerers import ExtractiveAnswerer
 from rag.errors import DocumentError
 from rag.ingest.loaders import load
 from rag.retrieve.retriever import Retriever
+
+from conftest import index_files
 
 TABLE_PAGE = """---
 title: Support rotation
