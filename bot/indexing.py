@@ -92,15 +92,17 @@ class IndexJob:
     def run(self, trigger: str = "cli", *, full: bool = False, rebuild: bool = False, only: list[str] | None = None,
             on_file: Callable[[str], None] | None = None,
             on_source: Callable[[str, int], None] | None = None,
-            on_chunks: Callable[[int], None] | None = None) -> IndexRun | None:
+            on_chunks: Callable[[int], None] | None = None,
+            on_pages: Callable[[int, int], None] | None = None) -> IndexRun | None:
         """One run; None when another runner holds the lease (nothing was done). `on_source(name, chunks)`
-        and `on_chunks(n)` report progress in chunks, `on_file(path)` each file as it is done."""
+        and `on_chunks(n)` report progress in chunks, `on_file(path)` each file as it is done and
+        `on_pages(done, total)` each source's files done of those listed (0 done when a source starts)."""
         if not self.store.acquire_lease(self.lease, self.holder, self.lease_ttl):
             log.info("index run skipped: another runner holds the lease")
             return None
         self._idle.clear()
         try:
-            return self._run_holding_lease(trigger, full, rebuild, only, (on_file, on_source, on_chunks))
+            return self._run_holding_lease(trigger, full, rebuild, only, (on_file, on_source, on_chunks, on_pages))
         finally:
             self._idle.set()
 
@@ -149,8 +151,14 @@ class IndexJob:
     def _sync_all(self, full: bool, only: list[str] | None, run_id: int = 0) -> IndexReport:
         total = IndexReport()
         kept: set[str] = set()  # unconfigured folders kept for a missing source's grace (see _replaced)
-        on_file, on_source, on_chunks = self._progress
+        on_file, on_source, on_chunks, on_pages = self._progress
         pages = _PagesDone(self.store, run_id, self.progress_every)
+
+        def pages_done(done: int, total: int) -> None:  # the run's row (`docbot status`), and the caller's lines
+            pages.update(done, total)
+            if on_pages:
+                on_pages(done, total)
+
         with _Heartbeat(self.store, self.lease, self.holder, self.lease_ttl, self._stopping,
                         stall=self.stall_seconds) as heartbeat:
             for source in self.sources:
@@ -161,7 +169,7 @@ class IndexJob:
                 try:
                     report = self.indexer.sync(source, on_file, full=full, on_source=on_source,
                                                check=heartbeat.check, on_chunks=on_chunks, cursor=cursor,
-                                               on_pages=pages.update)
+                                               on_pages=pages_done)
                     total.merge(report)
                     self.store.source_found(source.key)
                     # A file that failed for a passing reason keeps the old cursor: the next run repeats

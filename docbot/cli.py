@@ -32,6 +32,7 @@ from rag.errors import (
 from rag.index.indexer import IndexReport
 from rag.ingest.loaders import LOADERS
 
+from .progress import ProgressLines
 from .runtime import Runtime
 from .settings import Settings, load_settings, platform_problems, unknown_variables
 
@@ -246,7 +247,8 @@ def _stop_on_signals(job) -> Iterator[None]:
 
 def run_index(runtime: Runtime, paths: list[Path] | None = None, *, full: bool = False, rebuild: bool = False,
               show_progress: bool = True) -> IndexReport | None:
-    """Run the indexing job (configured sources, or the given paths) with a progress bar counting chunks;
+    """Run the indexing job (configured sources, or the given paths) with a progress bar counting chunks in a
+    terminal, and progress lines anywhere else (a bar written to a pipe or a log shows nothing until the end);
     None if busy. Ctrl-C and SIGTERM stop it between chunks with the lease released."""
     job = runtime.index_job
     if paths:
@@ -256,23 +258,30 @@ def run_index(runtime: Runtime, paths: list[Path] | None = None, *, full: bool =
         job = IndexJob(runtime.store, runtime.indexer, [runtime.source_for(p) for p in paths],
                        lease_ttl=runtime.settings.index_lease_seconds, lease=runtime.lease_name,
                        stall_seconds=runtime.settings.index_stall_seconds)
+    lines = ProgressLines(lambda text: err.print(escape(text), soft_wrap=True)) \
+        if show_progress and not err.is_terminal else None
     with Progress(TextColumn("[bold]indexing {task.fields[source]}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("chunks"), TimeElapsedColumn(), TextColumn("{task.description}"), console=err,
-                  disable=not show_progress) as progress, _stop_on_signals(job):
+                  disable=not show_progress or lines is not None) as progress, _stop_on_signals(job):
         tasks: list = []
 
         def on_source(name: str, total: int) -> None:
             tasks.append(progress.add_task("", total=total, source=name))
+            if lines:
+                lines.source(name, total)
 
         def on_chunks(n: int) -> None:
             if tasks:
                 progress.update(tasks[-1], advance=n)
+            if lines:
+                lines.chunks(n)
 
         def on_file(rel: str) -> None:
             if tasks:
                 progress.update(tasks[-1], description=rel[-50:])
 
-        run = job.run("cli", full=full, rebuild=rebuild, on_file=on_file, on_source=on_source, on_chunks=on_chunks)
+        run = job.run("cli", full=full, rebuild=rebuild, on_file=on_file, on_source=on_source, on_chunks=on_chunks,
+                      on_pages=lines.files if lines else None)
     if run is None:
         return None
     return IndexReport(run.added, run.updated, run.unchanged, run.deleted, run.chunks,
