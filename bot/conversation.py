@@ -86,6 +86,7 @@ class Turn:
         self.question_id = 0  # the stored question (0: not stored)
         self.unstored = False  # the database refused this turn: its answer goes to the spill when it ends
         self.error = ""  # why the turn failed outside the answer itself (e.g. the platform refused it)
+        self.indexing: tuple[int, int] | None = None  # (pages done, listed) of an index run going on as it began
 
     @property
     def rewritten(self) -> str:
@@ -128,6 +129,11 @@ class Turn:
                         await self.service.persist(self)
                 else:
                     self.status = "complete"
+                    if self.indexing and self.prepared.searched:  # documents not indexed yet were not searched
+                        piece = "\n\n" + say(Text.INDEXING, self.prepared.question, done=self.indexing[0],
+                                                total=self.indexing[1])
+                        self.text += piece
+                        yield piece
         except Exception as exc:  # the answer broke off (a model stream cut, or a bug): say so, count it
             if isinstance(exc, DocbotError):
                 log.warning("answer failed in run %s: %s", self.run_id, exc)
@@ -234,6 +240,11 @@ class ConversationService:
         self.spill = Spill(self.metrics)  # turns the database could not take, written when it recovers
         self._locks: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
         self._receiving: set[str] = set()  # delivery ids being received in this process right now
+        self._starting = 0  # turns being prepared (searched, read) in this process right now
+
+    def busy(self) -> bool:
+        """Whether a turn is being prepared or answered in this process (background work waits; any thread)."""
+        return bool(self._starting or self._active)
 
     async def receive(self, message: Incoming) -> Received:
         """One incoming message, from any platform: the core decides whether it is docbot's to answer
@@ -641,6 +652,7 @@ class ConversationService:
     async def _start(self, key: SessionKey, text: str, user_id: str, context: list[Earlier] | None = None,
                      participants: set[str] | None = None, claims: tuple[str, ...] = (),
                      marks: tuple[str, ...] = ()) -> Turn:
+        self._starting += 1  # on the event loop: no lock needed; other threads only read it
         try:
             return await self._start_stored(key, text, user_id, context or [], participants or set(), claims, marks)
         except StorageError as exc:  # the database is down: still answer, with an apology, and say so in the log
@@ -652,6 +664,8 @@ class ConversationService:
             turn.unstored = True
             self.metrics.active_turns.inc()
             return turn
+        finally:
+            self._starting -= 1
 
     def _open(self, key: SessionKey, text: str, user_id: str, run_id: str, context: list[Earlier],
               participants: set[str], claims: tuple[str, ...] = (),
@@ -681,14 +695,19 @@ class ConversationService:
         return conv.id, history, len(earlier), question.id or 0  # set: the row is stored
 
     def _record(self, question_id: int, prepared: Prepared, conversation_id: int, run_id: str, user_id: str,
-                text: str) -> tuple[PendingAction | None, int]:
-        """The question's rewrite and route, a proposed action, and the (empty, streaming) answer row."""
+                text: str) -> tuple[PendingAction | None, int, tuple[int, int] | None]:
+        """The question's rewrite and route, a proposed action, and the (empty, streaming) answer row; and the
+        pages done of an index run going on (the answer says so: what is not indexed yet was not searched)."""
         self.store.update(question_id, rewritten=prepared.rewrite.text, rewrite_method=prepared.rewrite.method,
                           intent=prepared.route.intent, confidence=prepared.route.confidence)
         action = self._propose(prepared, conversation_id, run_id, user_id, text)
         answer = self.store.add(Message(conversation_id=conversation_id, role="assistant", text="",
                                         status="streaming", run_id=run_id))
-        return action, answer.id or 0  # set: the row is stored
+        try:
+            indexing = self.store.indexing_progress() if prepared.searched else None
+        except DocbotError:  # only a note on the answer
+            indexing = None
+        return action, answer.id or 0, indexing  # set: the row is stored
 
     async def _start_stored(self, key: SessionKey, text: str, user_id: str, context: list[Earlier],
                             participants: set[str], claims: tuple[str, ...] = (),
@@ -719,13 +738,14 @@ class ConversationService:
         if borrowed:  # the trace says the history came from the platform's thread, not from docbot
             prepared.timings["thread_context"] = borrowed
         try:
-            action, answer_id = await self.store.call(self._record, question_id, prepared, conversation_id, run_id,
-                                                        user_id, text)
+            action, answer_id, indexing = await self.store.call(self._record, question_id, prepared, conversation_id,
+                                                                  run_id, user_id, text)
         except StorageError as exc:  # the question is stored, the answer row is not: answered, spilled at the end
             log.error("conversation database failed mid-turn; the answer will wait in the spill: %s", exc)
             self.metrics.errors.labels("storage").inc()
-            action, answer_id = None, 0
+            action, answer_id, indexing = None, 0, None
         turn = Turn(self, key, run_id, prepared, history, answer_id, started, user_id)
+        turn.indexing = indexing
         turn.action, turn.conversation_id, turn.question_id = action, conversation_id, question_id
         turn.unstored = not answer_id
         self._active[key] = turn

@@ -32,6 +32,7 @@ from .storage import IndexRun, Store
 log = logging.getLogger(__name__)
 
 LEASE = "index"
+PROGRESS_EVERY = 1.0  # seconds between two writes of a run's pages done ("indexing 212 of 853 pages")
 
 
 def runner_id() -> str:
@@ -44,16 +45,23 @@ class IndexJob:
 
     def __init__(self, store: Store, indexer: Indexer, sources: Sequence[Source], *, lease_ttl: float = 120.0,
                  holder: str | None = None, lease: str = LEASE, metrics: Metrics | None = None,
-                 configured: bool = False, missing_grace: float = 86400.0, stall_seconds: float = 600.0):
+                 configured: bool = False, missing_grace: float = 86400.0, stall_seconds: float = 600.0,
+                 progress_every: float = PROGRESS_EVERY):
         """`configured`: these are all the configured sources, so an indexed source not among them was
         removed from the settings and is purged; `missing_grace`: seconds a configured folder may be
         missing before its documents are withdrawn (a remount or a rename should not empty the index)."""
         self.store, self.indexer, self.sources, self.metrics = store, indexer, sources, metrics
         self.lease_ttl, self.holder, self.lease = lease_ttl, holder or runner_id(), lease
         self.configured, self.missing_grace, self.stall_seconds = configured, missing_grace, stall_seconds
+        self.progress_every = progress_every  # seconds between writes of a run's pages done (the last one always)
         self._stopping = threading.Event()
         self._idle = threading.Event()  # clear while a run holds the lease and writes
         self._idle.set()
+
+    @property
+    def running(self) -> bool:
+        """Whether a run of this job holds the lease and writes now (the second pass waits for it)."""
+        return not self._idle.is_set()
 
     def stop(self) -> None:
         """Ask a running run to stop before its next write (the server is shutting down); it resumes next run."""
@@ -84,15 +92,17 @@ class IndexJob:
     def run(self, trigger: str = "cli", *, full: bool = False, rebuild: bool = False, only: list[str] | None = None,
             on_file: Callable[[str], None] | None = None,
             on_source: Callable[[str, int], None] | None = None,
-            on_chunks: Callable[[int], None] | None = None) -> IndexRun | None:
+            on_chunks: Callable[[int], None] | None = None,
+            on_pages: Callable[[int, int], None] | None = None) -> IndexRun | None:
         """One run; None when another runner holds the lease (nothing was done). `on_source(name, chunks)`
-        and `on_chunks(n)` report progress in chunks, `on_file(path)` each file as it is done."""
+        and `on_chunks(n)` report progress in chunks, `on_file(path)` each file as it is done and
+        `on_pages(done, total)` each source's files done of those listed (0 done when a source starts)."""
         if not self.store.acquire_lease(self.lease, self.holder, self.lease_ttl):
             log.info("index run skipped: another runner holds the lease")
             return None
         self._idle.clear()
         try:
-            return self._run_holding_lease(trigger, full, rebuild, only, (on_file, on_source, on_chunks))
+            return self._run_holding_lease(trigger, full, rebuild, only, (on_file, on_source, on_chunks, on_pages))
         finally:
             self._idle.set()
 
@@ -106,7 +116,8 @@ class IndexJob:
             if abandoned:
                 log.warning("marked %d index run(s) left running by a crashed runner as abandoned", abandoned)
             run = self.store.add(IndexRun(trigger=trigger, holder=self.holder, full=full or rebuild))
-            report = self._rebuild(only) if rebuild else self._sync_all(full, only)
+            assert run.id is not None  # stored
+            report = self._rebuild(only, run.id) if rebuild else self._sync_all(full, only, run.id)
         except BaseException as exc:
             if self.metrics:
                 self.metrics.index_runs.labels("failed").inc()
@@ -125,22 +136,29 @@ class IndexJob:
             self.metrics.index_runs.labels("done").inc()
         return self.store.get_run(run.id)
 
-    def _rebuild(self, only) -> IndexReport:
+    def _rebuild(self, only, run_id: int = 0) -> IndexReport:
         """Everything into a fresh index, made searchable only once complete (Elasticsearch swaps an alias)."""
         index, embedder = self.indexer.index, self.indexer.embedder
         index.begin_rebuild(embedder.name, embedder.dim)
         try:
-            report = self._sync_all(True, only)
+            report = self._sync_all(True, only, run_id)
         except BaseException:
             index.abort_rebuild()
             raise
         index.finish_rebuild()
         return report
 
-    def _sync_all(self, full: bool, only: list[str] | None) -> IndexReport:
+    def _sync_all(self, full: bool, only: list[str] | None, run_id: int = 0) -> IndexReport:
         total = IndexReport()
         kept: set[str] = set()  # unconfigured folders kept for a missing source's grace (see _replaced)
-        on_file, on_source, on_chunks = self._progress
+        on_file, on_source, on_chunks, on_pages = self._progress
+        pages = _PagesDone(self.store, run_id, self.progress_every)
+
+        def pages_done(done: int, total: int) -> None:  # the run's row (`docbot status`), and the caller's lines
+            pages.update(done, total)
+            if on_pages:
+                on_pages(done, total)
+
         with _Heartbeat(self.store, self.lease, self.holder, self.lease_ttl, self._stopping,
                         stall=self.stall_seconds) as heartbeat:
             for source in self.sources:
@@ -150,7 +168,8 @@ class IndexJob:
                 cursor = self._cursor(source.key, fingerprint)
                 try:
                     report = self.indexer.sync(source, on_file, full=full, on_source=on_source,
-                                               check=heartbeat.check, on_chunks=on_chunks, cursor=cursor)
+                                               check=heartbeat.check, on_chunks=on_chunks, cursor=cursor,
+                                               on_pages=pages_done)
                     total.merge(report)
                     self.store.source_found(source.key)
                     # A file that failed for a passing reason keeps the old cursor: the next run repeats
@@ -165,6 +184,7 @@ class IndexJob:
                 except DocbotError as exc:  # one unavailable source must not stop the others, nor lose its documents
                     total.errors.append((source.name, str(exc)))
                     self.store.source_failed(source.key, kind, str(exc))
+                pages.next_source()
             if self.configured and not only:
                 self._purge_unconfigured(total, heartbeat, kept)
         return total
@@ -225,6 +245,38 @@ class IndexJob:
             heartbeat.check()
             report.deleted += self._withdraw(key)
             log.warning("source %s is no longer configured: withdrawn from the index", key)
+
+
+class _PagesDone:
+    """A run's pages done of its total, written to its row (`Store.indexing_progress`) at most every `every`
+    seconds and whenever a source's count is complete; several sources add up. A failed write is logged:
+    progress is shown, never the reason a run stops."""
+
+    def __init__(self, store: Store, run_id: int, every: float):
+        self.store, self.run_id, self.every = store, run_id, every
+        self.done_before = self.total_before = 0  # of the sources finished
+        self.done = self.total = 0  # of the source running
+        self.written = float("-inf")
+
+    def update(self, done: int, total: int) -> None:
+        self.done, self.total = done, total
+        now = time.monotonic()
+        if done in (0, total) or now - self.written >= self.every:
+            self.written = now
+            self._write()
+
+    def next_source(self) -> None:
+        self.done_before, self.total_before = self.done_before + self.done, self.total_before + self.total
+        self.done = self.total = 0
+
+    def _write(self) -> None:
+        if not self.run_id:
+            return
+        try:
+            self.store.update_run(self.run_id, pages_done=self.done_before + self.done,
+                                  pages_total=self.total_before + self.total)
+        except DocbotError as exc:
+            log.warning("could not record the index run's progress: %s", exc)
 
 
 class _Heartbeat:

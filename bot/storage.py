@@ -207,6 +207,9 @@ class IndexRun(SQLModel, table=True):
     deleted: int = 0
     chunks: int = 0
     errors: list[list[str]] = Field(default_factory=list, sa_column=Column(JSON))
+    # Files of the run's sources finished (written, unchanged or skipped) of those listed, while it runs
+    pages_done: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    pages_total: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 def make_engine(url: str):
@@ -795,6 +798,19 @@ class Store:
         """The latest index runs, newest first."""
         with self._guard(), self._session() as session:
             return list(session.exec(select(IndexRun).order_by(IndexRun.id.desc()).limit(limit)).all())
+
+    @_retried
+    def indexing_progress(self) -> tuple[int, int] | None:
+        """(pages done, pages listed) of the index run going on now, if any: the newest `running` run whose
+        holder still holds a lease (a crashed run's row says `running` until the next run abandons it)."""
+        with self._guard(), self._session() as session:
+            run = session.exec(select(IndexRun).where(IndexRun.status == "running")
+                               .order_by(IndexRun.id.desc()).limit(1)).first()
+            if run is None or not run.pages_total:
+                return None
+            live = session.exec(select(Lease).where(Lease.holder == run.holder,
+                                                    Lease.expires_at > time.time()).limit(1)).first()
+            return (run.pages_done, run.pages_total) if live is not None else None
 
     @_retried
     def get_run(self, run_id: int) -> IndexRun | None:

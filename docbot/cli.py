@@ -33,6 +33,7 @@ from rag.errors import (
 from rag.index.indexer import IndexReport
 from rag.ingest.loaders import LOADERS
 
+from .progress import ProgressLines
 from .runtime import Runtime
 from .settings import Settings, load_settings, platform_problems, unknown_variables
 
@@ -42,7 +43,7 @@ console = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-_state: dict = {"debug": False, "settings": None}
+_state: dict = {"debug": False, "settings": None, "verbose": False}
 
 
 def _settings() -> Settings:
@@ -155,7 +156,7 @@ def _setup(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log debu
                                       help="Show the full traceback when something fails.")) -> None:
     from bot.observability import configure_logging
 
-    _state.update(debug=debug, settings=None)
+    _state.update(debug=debug, settings=None, verbose=verbose)
     configure_logging(logging.DEBUG if verbose else logging.INFO if log_format == "json" else logging.WARNING,
                       json_logs=log_format == "json")
     if not verbose and log_format != "json":  # its per-attempt warnings restate the one line `explain` prints
@@ -170,6 +171,8 @@ def index(
     paths: list[Path] | None = typer.Argument(None, help="Folders or files; default: the configured sources."),
     full: bool = typer.Option(False, "--full", help="Re-embed unchanged files too (the index stays searchable)."),
     rebuild: bool = typer.Option(False, "--rebuild", help="Build a fresh index (e.g. after changing the embedder)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v",
+                                 help="Also list each file the sources' include/exclude patterns left out."),
 ) -> None:
     """Index documents: unchanged files are skipped, changed ones re-embedded, deleted ones removed."""
     with _opened() as runtime:
@@ -187,7 +190,7 @@ def index(
         if report is None:
             err.print(lease_message(runtime))
             raise typer.Exit(2)
-        print_report(report)
+        print_report(report, verbose=verbose or _state["verbose"])
         failed = {name for name, _ in report.errors} & {s.name for s in sources}
         if sources and len(failed) == len(sources):
             if runtime.settings.index == "elasticsearch":
@@ -245,7 +248,8 @@ def _stop_on_signals(job) -> Iterator[None]:
 
 def run_index(runtime: Runtime, paths: list[Path] | None = None, *, full: bool = False, rebuild: bool = False,
               show_progress: bool = True) -> IndexReport | None:
-    """Run the indexing job (configured sources, or the given paths) with a progress bar counting chunks;
+    """Run the indexing job (configured sources, or the given paths) with a progress bar counting chunks in a
+    terminal, and progress lines anywhere else (a bar written to a pipe or a log shows nothing until the end);
     None if busy. Ctrl-C and SIGTERM stop it between chunks with the lease released."""
     job = runtime.index_job
     if paths:
@@ -255,34 +259,44 @@ def run_index(runtime: Runtime, paths: list[Path] | None = None, *, full: bool =
         job = IndexJob(runtime.store, runtime.indexer, [runtime.source_for(p) for p in paths],
                        lease_ttl=runtime.settings.index_lease_seconds, lease=runtime.lease_name,
                        stall_seconds=runtime.settings.index_stall_seconds)
+    lines = ProgressLines(lambda text: err.print(escape(text), soft_wrap=True)) \
+        if show_progress and not err.is_terminal else None
     with Progress(TextColumn("[bold]indexing {task.fields[source]}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("chunks"), TimeElapsedColumn(), TextColumn("{task.description}"), console=err,
-                  disable=not show_progress) as progress, _stop_on_signals(job):
+                  disable=not show_progress or lines is not None) as progress, _stop_on_signals(job):
         tasks: list = []
 
         def on_source(name: str, total: int) -> None:
             tasks.append(progress.add_task("", total=total, source=name))
+            if lines:
+                lines.source(name, total)
 
         def on_chunks(n: int) -> None:
             if tasks:
                 progress.update(tasks[-1], advance=n)
+            if lines:
+                lines.chunks(n)
 
         def on_file(rel: str) -> None:
             if tasks:
                 progress.update(tasks[-1], description=rel[-50:])
 
-        run = job.run("cli", full=full, rebuild=rebuild, on_file=on_file, on_source=on_source, on_chunks=on_chunks)
+        run = job.run("cli", full=full, rebuild=rebuild, on_file=on_file, on_source=on_source, on_chunks=on_chunks,
+                      on_pages=lines.files if lines else None)
     if run is None:
         return None
     return IndexReport(run.added, run.updated, run.unchanged, run.deleted, run.chunks,
-                       [(str(e[0]), str(e[1])) for e in run.errors], run.seconds)
+                       [(str(e[0]), str(e[1])) for e in run.errors], run.seconds,
+                       not_included=[(s.name, rel) for s in job.sources for rel in getattr(s, "not_included", ())])
 
 
 UNSUPPORTED = "is not a supported type"
 
 
-def print_report(report: IndexReport) -> None:
-    """The one-line summary and any skipped files (files of unsupported types grouped by extension)."""
+def print_report(report: IndexReport, verbose: bool = False) -> None:
+    """The one-line summary and any skipped files (files of unsupported types grouped by extension); files the
+    sources' patterns left out are counted (a narrow `include` must not drop documents unseen), and listed
+    when `verbose`."""
     by_type: dict[str, list[str]] = {}
     for path, reason in report.errors:
         if reason.endswith(UNSUPPORTED):
@@ -293,9 +307,16 @@ def print_report(report: IndexReport) -> None:
         shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
         err.print(f"[yellow]skipped[/] {len(paths)} {kind} file(s), not a supported type ({', '.join(LOADERS)}): "
                   f"{escape(shown)}", soft_wrap=True)
+    if verbose:
+        for name, path in report.not_included:
+            err.print(f"not included by {escape(name)}'s patterns: {escape(path)}", soft_wrap=True)
+    left_out = len(report.not_included)
     console.print(
         f"files: {report.added} added, {report.updated} updated, {report.unchanged} unchanged, "
-        f"{report.deleted} deleted, {len(report.errors)} skipped; chunks: {report.chunks} embedded; "
+        f"{report.deleted} deleted, {len(report.errors)} skipped"
+        + (f", {left_out} not included by the source's patterns{'' if verbose else ' (--verbose lists them)'}"
+           if left_out else "")
+        + f"; chunks: {report.chunks} embedded; "
         f"{report.seconds:.1f}s",
         soft_wrap=True,
     )
@@ -403,12 +424,14 @@ def status(runs: int = typer.Option(10, "--runs", help="How many recent index ru
             stats = {"index": f"unavailable ({exc})"}
         recent = runtime.store.runs(runs)
         lease = runtime.store.lease(runtime.lease_name)
+        progress = runtime.store.indexing_progress()
     finally:
         runtime.close()
     console.print("  ".join(f"{name}: {value}" for name, value in stats.items()), soft_wrap=True)
     if lease and lease.expires_at > time.time():
-        console.print(f"indexing now: {lease.holder} (lease until "
-                      f"{time.strftime('%H:%M:%S UTC', time.gmtime(lease.expires_at))})")
+        pages = f"indexing {progress[0]} of {progress[1]} pages" if progress else "indexing now"
+        console.print(f"{pages}: {lease.holder} (lease until "
+                      f"{time.strftime('%H:%M:%S UTC', time.gmtime(lease.expires_at))}; what is written is searchable)")
     table = Table(title="Index runs")
     for col in ("id", "trigger", "status", "started", "seconds", "added", "updated", "unchanged", "deleted",
                 "chunks", "errors"):

@@ -22,6 +22,7 @@ from rag.errors import ConfigurationError
 from rag.index.embedded import SqliteSearchIndex
 from rag.index.indexer import BATCH_CHUNKS, LOCAL_BATCH_CHUNKS, Indexer
 from rag.index.port import RebuildableIndex
+from rag.index.sentences import SentenceFiller
 from rag.ingest.chunking import Chunker, OverlapChunker, SemanticChunker
 from rag.ingest.connectors.confluence import ConfluenceSource
 from rag.ingest.connectors.gdrive import GoogleDriveSource, service_account_token
@@ -133,20 +134,32 @@ class Runtime:
         s = self.settings
         return Indexer(self.index, self.embedder, self.chunker, s.chunker_signature(),
                        batch_chunks=BATCH_CHUNKS if s.embedder == "openai" else LOCAL_BATCH_CHUNKS,
-                       max_file_bytes=int(s.max_file_mb * 1_048_576), sentences=self.sentence_vectors)
+                       max_file_bytes=int(s.max_file_mb * 1_048_576),
+                       sentences=self.sentence_vectors if s.sentence_vectors else None)
 
     @cached_property
     def sentence_vectors(self) -> StoredVectors | None:
-        """The answer's sentence vectors, written while indexing and read by turns (None: turns embed them)."""
+        """The answer's sentence vectors: a turn looks them up, embeds (and keeps) those missing; the indexer
+        lists each passage's for the second pass (None: the file cannot be opened, turns embed them each time)."""
         s = self.settings
-        if not s.sentence_vectors:
-            return None
         path = s.data_dir / "sentences.sqlite3"
         try:
             return StoredVectors(path, self.embedder.name, self.embedder.dim)
         except (OSError, sqlite3.Error) as exc:  # a speed-up only: never the reason docbot does not start
             log.warning("sentence vectors unavailable at %s (%s); turns will embed their sentences", path, exc)
             return None
+
+    @cached_property
+    def sentence_filler(self) -> SentenceFiller | None:
+        """The second pass that embeds the listed sentences while the server is idle (DOCBOT_SENTENCE_VECTORS)."""
+        if not self.settings.sentence_vectors or self.sentence_vectors is None:
+            return None
+        return SentenceFiller(self.sentence_vectors, lambda: self.embedder, busy=self.busy)
+
+    def busy(self) -> bool:
+        """Whether a turn or an index run is going on in this process (the second pass waits while so)."""
+        conversations, job = self.__dict__.get("conversations"), self.__dict__.get("index_job")
+        return bool((conversations is not None and conversations.busy()) or (job is not None and job.running))
 
     @cached_property
     def sources(self) -> list[Source]:
@@ -334,6 +347,8 @@ class Runtime:
 
     def close(self) -> None:
         """Release the index and database connections that were opened."""
+        if (filler := self.__dict__.get("sentence_filler")) is not None:
+            filler.stop()
         if "index" in self.__dict__:
             self.index.close()
         if "store" in self.__dict__:

@@ -90,10 +90,15 @@ async def _scheduler(app: web.Application):
 
     runtime = app[RUNTIME]
     s = runtime.settings
+    filler = runtime.sentence_filler  # the second pass: sentence vectors while the server is idle
+    if filler is not None:
+        filler.start()
     scheduler = start_scheduler(runtime.index_job, s.index_schedule, s.index_full_schedule,
-                                on_start=s.index_on_start) \
+                                on_start=s.index_on_start, after=filler.kick if filler is not None else None) \
         if (s.index_schedule or s.index_full_schedule or s.index_on_start) else None
     yield
+    if filler is not None:
+        await asyncio.to_thread(filler.stop)
     runtime.index_job.stop()  # a run in progress stops before its next slice instead of holding shutdown up
     # ...and records itself as stopped before the runtime (its store and index) is closed under it.
     if not await asyncio.to_thread(runtime.index_job.wait_idle, SHUTDOWN_INDEX_WAIT):

@@ -51,6 +51,7 @@ class Text(StrEnum):
     READING_MORE = "reading_more"
     GREETING = "greeting"
     SEARCHED = "searched"
+    INDEXING = "indexing"
     STARTED_OVER = "started_over"
     CONTINUED = "continued"
     USAGE = "usage"
@@ -128,6 +129,8 @@ _CATALOGUE: dict[Text, tuple[str, str]] = {
                       "Only the latest answer can be regenerated; ask the question again instead."),
     Text.NOTHING_TO_REGENERATE: ("다시 생성할 답변이 없습니다.", "There is no answer to regenerate."),
     Text.STOPPED: ("(중단됨)", "(stopped)"),
+    Text.INDEXING: ("(문서 색인 중: {total}쪽 중 {done}쪽 완료. 아직 색인되지 않은 문서는 찾지 못합니다.)",
+                    "(indexing {done} of {total} pages: pages not indexed yet cannot be found)"),
     Text.STOP_SENT: ("중단을 요청했습니다.", "Stopping."),
     Text.FEEDBACK_THANKS: ("의견 감사합니다!", "Thanks for the feedback!"),
     Text.SEARCHING: ("문서를 찾고 있습니다…", "Searching the documents…"),

@@ -254,3 +254,58 @@ def test_a_missing_docbot_docs_folder_is_named_by_its_variable(env, monkeypatch)
     result = invoke("index")
     out = " ".join(result.output.split())
     assert result.exit_code == 1 and "DOCBOT_DOCS" in out and "source 'nowhere'" in out, out
+
+
+def test_files_the_patterns_leave_out_are_counted_and_listed_with_verbose(env, docs, monkeypatch):
+    """`include`/`exclude` leaving files out is said in the summary, and `--verbose` names them (issue 54, item 3)."""
+    (docs / "page.html").write_text("<h1>Beacon</h1><p>Beacon is the deployment dashboard.</p>")
+    monkeypatch.setenv("DOCBOT_SOURCES", json.dumps([{"name": "team", "path": str(docs), "include": ["*.md"]}]))
+    result = invoke("index")
+    out = " ".join(result.output.split())
+    assert result.exit_code == 0 and "3 added" in out and "2 not included by the source's patterns" in out, out
+    assert "glossary.txt" not in out
+    verbose = invoke("index", "--verbose")
+    assert "not included by team's patterns: glossary.txt" in verbose.output, verbose.output
+    assert "not included by team's patterns: page.html" in verbose.output
+    loose = env / "loose"
+    loose.mkdir()
+    for name in ("a.md", "b.md"):
+        (loose / name).write_text(f"# {name}\n\nA note about {name}.\n")
+    one = invoke("index", str(loose / "a.md"))  # a file named on the command line: its neighbours are not "left out"
+    assert one.exit_code == 0 and "1 added" in one.output and "not included" not in one.output, one.output
+
+
+def test_a_piped_index_run_prints_progress_lines(env, docs):
+    """Not a terminal (a pipe, docker logs, systemd): plain lines with files and chunks done of total, elapsed
+    and rate, where a terminal shows the bar (issue 54, item 4)."""
+    import re
+
+    result = invoke("index", str(docs))  # CliRunner's output is not a terminal
+    assert result.exit_code == 0, result.output
+    line = next((x for x in result.output.splitlines() if x.startswith("indexed docs: ")), "")
+    assert re.fullmatch(r"indexed docs: 4/4 files, (\d+)/\1 chunks in \d+s \([\d.-]+ files/s, [\d.-]+ chunks/s\)",
+                        line), result.output
+    assert "━" not in result.output  # no bar drawn into a log
+
+
+def test_progress_lines_come_every_n_files_or_seconds():
+    from docbot.progress import ProgressLines
+
+    now = [100.0]
+    shown: list[str] = []
+    lines = ProgressLines(shown.append, every_files=2, every_seconds=10, clock=lambda: now[0])
+    lines.files(0, 5)
+    lines.source("team", 20)
+    lines.chunks(4)
+    lines.files(1, 5)
+    assert shown == []
+    now[0] += 2
+    lines.files(2, 5)  # two files since the last line
+    assert shown == ["indexing team: 2/5 files, 4/20 chunks, 2s elapsed (1.0 files/s, 2.0 chunks/s)"]
+    now[0] += 10
+    lines.chunks(6)  # ten seconds since the last line
+    assert shown[-1] == "indexing team: 2/5 files, 10/20 chunks, 12s elapsed (0.2 files/s, 0.8 chunks/s)"
+    lines.chunks(10)
+    lines.files(5, 5)
+    assert shown[-1] == "indexed team: 5/5 files, 20/20 chunks in 12s (0.4 files/s, 1.7 chunks/s)"
+    assert len(shown) == 3

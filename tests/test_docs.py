@@ -27,3 +27,17 @@ def test_the_image_runs_as_a_user_and_compose_publishes_on_loopback_without_clas
     assert not any(p.split(":")[1] in ("5432", "9200") for p in ports)  # local servers keep their ports
     assert "elasticsearch-plugin install" not in compose  # not at every container creation ...
     assert "analysis-nori" in (ROOT / "deploy" / "elasticsearch" / "Dockerfile").read_text()  # ... but built in
+
+
+def test_the_readmes_include_example_reads_every_format_docbot_reads():
+    """Copying the README's `"include": [...]` must not leave a supported format out silently (issue 54, item 3)."""
+    import fnmatch
+    import json
+
+    from rag.ingest.loaders import LOADERS
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    example = re.search(r"DOCBOT_SOURCES='(\[.*\])'", readme)
+    assert example
+    include = json.loads(example.group(1))[0]["include"]
+    assert sorted(ext for ext in LOADERS if not any(fnmatch.fnmatch(f"a{ext}", g) for g in include)) == []

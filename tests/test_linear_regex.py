@@ -26,8 +26,11 @@ BUDGET = 4_000 * SIZE  # steps; beyond it the pattern is exponential on this inp
 USER_TEXT = {"rag.answer.questions": ("_YES_NO", "_ASKS", "_HOW_MUCH", "_SUMMARY", "_SEVERAL", "_ASKS_CHANGES",
                                       "_MONEY_ASK", "_DURATION_ASK", "_PERCENT_ASK", "_TIMES_ASK", "_ANCHOR",
                                       "_FREQUENCY_ASK", "_COUNT_ASK", "_CLOCK_ASK", "_URL_ASK", "_CODE_ASK",
-                                      "_ASKING_PHRASES", "_ASKS_DOCUMENT"),
-             "rag.answer.reading": ("_NAME",), "rag.answer.extremes": ("_MOST", "_LEAST")}
+                                      "_ASKING_PHRASES", "_ASKS_DOCUMENT", "_CODE_QUESTION", "_JSON_KEY", "_LOG_TIME",
+                                      "_KEY_VALUE", "_SQL", "_CODE_START", "_GO_RECEIVER"),
+             "rag.answer.reading": ("_NAME",),
+             "rag.ingest.loaders": ("_SHORTCODE", "_JSX_COMMENT", "_MDX_STATEMENT", "_TAGS_AND_COMMENTS", "_HTML_TAG_NAME",
+                                    "_IMAGE", "_BR"), "rag.answer.extremes": ("_MOST", "_LEAST")}
 
 def patterns() -> list[tuple[str, re.Pattern]]:
     """Every compiled pattern at module level, including those inside lists of rules."""

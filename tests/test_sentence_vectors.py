@@ -1,10 +1,12 @@
-"""Sentence vectors stored at index time: a turn's reading looks them up instead of embedding them."""
+"""Sentence vectors stored by the second pass (listed at index time) or on first use: a turn's reading looks
+them up instead of embedding them."""
 import sqlite3
 
 import numpy as np
 import pytest
 
 from rag.answer.reading import BACKGROUND, Reader
+from rag.index.sentences import SentenceFiller
 from rag.ingest.chunking import sentence_texts
 from rag.models.embeddings import VectorCache
 from rag.models.stored import StoredVectors
@@ -74,10 +76,11 @@ def indexed(tmp_path, analyzer, embedder):
     store = StoredVectors(tmp_path / "sentences.sqlite3", embedder.name, embedder.dim)
     indexer = make_indexer(tmp_path / "i.sqlite3", analyzer, embedder, sentences=store)
     assert not indexer.run(docs).errors
+    SentenceFiller(store, embedder).fill()  # the second pass, as the server runs it after indexing
     return indexer, store
 
 
-def test_indexing_stores_every_sentence_the_reading_would_embed(indexed):
+def test_the_second_pass_stores_every_sentence_the_reading_would_embed(indexed):
     indexer, store = indexed
     hits = Retriever(indexer.index, indexer.embedder, 5).search("야간 근무 수당 교대 VPN gateway", 10)
     texts = [t for h in hits for t in sentence_texts(h.chunk)]

@@ -44,8 +44,8 @@ _MONEY_WORD = r"(^|\s)돈(이|은|는|도|을)?(\s|\?|$)"
 _YES_NO = re.compile(r"^((and|so|but|then|also|ok|okay|oh),?\s+)?(can|could|may|is|are|do|does|did|will|should|am)\b|\ballowed\b|"
                      r"(돼|돼요|되나요|될까|되나|되죠|됩니까|가능해|가능한가|가능할까|가능|써도|해도|받아|"
                      r"수 ?있(어|어요|나|나요|을까|을까요|습니까|지|죠)|되는 거야|되는 건가)\??$", _I)
-# A statement asked with a rising verb ending and no question word ("예전 출장 규정 아직 유효해?", "보상 있어?",
-# "이천 허브도 같은 절차 따라?"), or an English yes/no question after a clause ("I deleted a file by mistake, can it
+# A statement asked with a rising verb ending and no question word ("예전 복장 규정 아직 유효해?", "보상 있어?",
+# "부산 지점도 같은 절차 따라?"), or an English yes/no question after a clause ("I deleted a file by mistake, can it
 # still be recovered?"). A bare noun ("이천은?", "택시비는?") is an elliptical follow-up, not yes or no.
 _STATEMENT_ASKED = re.compile(r"(?<![뭐뭘])(있어|없어|있나|없나|있니|있을까|해|돼|야|아|어|와|워|까|죠|니|"
                               r"어요|아요|해요|돼요|나요|까요|세요|워요|와요)\?$|"
@@ -87,7 +87,7 @@ _ASKS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
                             r"\bwhat should i do\b|\bset ?up\b|어떻게|방법|절차|순서|과정", _I)),
     # "프린트하려면 어떤 큐로 보내야 돼?" asks which queue, not yes or no: a Korean which-word outweighs "돼?" and
     # "…려면" (in order to), a weaker sign of a procedure than "어떻게".
-    # "B등급은 무슨 뜻이야?" asks what a word means, not which one.
+    # "RACI는 무슨 뜻이야?" asks what a word means, not which one.
     (Kind.WHAT, re.compile(r"무슨 ?(뜻|의미|말)|뭔 ?뜻|(뜻|의미)(이|가)? ?(뭐|무엇)", _I)),
     (Kind.WHICH, _KOREAN_WHICH),
     (Kind.HOWTO, re.compile(r"려면", _I)),
@@ -129,14 +129,14 @@ _WHEN = re.compile(r"\bwhen\b|\bby when\b|\bwhat (time|date)\b|\bwhich day\b|언
 
 
 def _asked_yes_or_no(text: str) -> bool:
-    """A rising ending asks yes or no unless the question asks for a thing: "방문객은 보호구 뭐 받아?" and "당일에 뭐
+    """A rising ending asks yes or no unless the question asks for a thing: "신입은 장비 뭐 받아?" and "당일에 뭐
     챙겨가야 돼?" ask what, though they end like "받아?" and "돼?"."""
     return bool(_YES_NO.search(text) or _STATEMENT_ASKED.search(text)) and not _NOT_YES_NO.search(text)
 
 
 def _when_is_a_clause(text: str) -> bool:
-    """Whether every "when" of the question opens a clause of another question word ("what should I do when prod is
-    down?", "what else do I enter when filing a claim?"), rather than asking when ("if the secondary doesn't ack,
+    """Whether every "when" of the question opens a clause of another question word ("what should I do when the VPN
+    drops?", "what else do I enter when filing a claim?"), rather than asking when ("if the secondary doesn't ack,
     when does the manager get paged?"). Clause by clause, each searched once: linear."""
     asked = False
     for clause in _CLAUSE_BREAK.split(text):
@@ -152,24 +152,24 @@ def question_kind(question: str) -> Kind:
     text = question.strip()
     if is_summary(text):
         return Kind.OTHER
-    if _OPENS_WHERE.match(text):  # "where can I see who's on call?": the place, not the person the clause names
+    if _OPENS_WHERE.match(text):  # "where can I see who's on the release rota?": the place, not the person the clause names
         return Kind.WHERE
     if _CLOCK_ASK.search(text) and not _WHY_ASKED.search(text):
-        return Kind.TIME  # "원인 찾은 건 몇 시?": the hour the cause was found, not the cause
+        return Kind.TIME  # "원인 확인한 건 몇 시?": the hour the cause was confirmed, not the cause
     for kind, pattern in _ASKS:
         if pattern.search(text):
             if kind == Kind.YESNO and not _asked_yes_or_no(text):
-                continue  # "신규 입사자 첫날에 뭐 해?" asks what, however it ends
+                continue  # "인턴은 둘째 날에 뭐 해?" asks what, however it ends
             if pattern is _BARE_WHEN and _when_is_a_clause(text):
-                continue  # "what should I do when prod is down?" asks what to do, not when
+                continue  # "what should I do when the VPN drops?" asks what to do, not when
             if kind == Kind.QUANTITY and not _HOW_MUCH.search(text) and _KOREAN_WHICH.search(text):
-                return Kind.WHICH  # "일비는 어떤 환율로 받아?": which rate, not the per diem's amount
-            # "핫픽스는 프리즈 기간에도 배포돼?": a noun of amounts, asked yes or no. Not "수당도 있어?" or "돈도 나와?": the
+                return Kind.WHICH  # "식대는 어떤 환율로 받아?": which rate, not the meal allowance's amount
+            # "보안 패치는 동결 기간에도 배포돼?": a noun of amounts, asked yes or no. Not "수당도 있어?" or "돈도 나와?": the
             # amount is the answer to whether there is one.
             if kind == Kind.QUANTITY and not _HOW_MUCH.search(text) and _YES_NO.search(text):
                 return Kind.YESNO
             if kind == Kind.TIME and not _WHEN.search(text) and _asked_yes_or_no(text):
-                return Kind.YESNO  # "휴가 신청 기한을 놓쳤는데 지금 신청해도 돼?": a noun of dates, asked yes or no
+                return Kind.YESNO  # "교육 신청 마감을 놓쳤는데 지금 신청해도 돼?": a noun of dates, asked yes or no
             return kind
     return Kind.OTHER
 
@@ -397,7 +397,7 @@ def _measures(sentence: str, question: str) -> bool:
     if _COUNT_ASK.search(question) and not _HOW_MUCH_MONEY.search(question):
         return bool(_DIGIT.search(_NOT_COUNTS.sub(" ", sentence)) or _COUNT_WORDS.search(sentence))
     if _MONEY_ASK.search(question):
-        # "how much extra is night work paid?": a premium or a discount is often a share of the base ("통상임금의 50%").
+        # "how much extra do weekend shifts pay?": a premium or a discount is often a share of the base ("통상임금의 50%").
         return bool(_MONEY.search(sentence) or (_ON_TOP_ASK.search(question) and _PERCENT.search(sentence)))
     return bool(_DIGIT.search(sentence))
 
@@ -471,8 +471,8 @@ _ASKS_CHANGES = re.compile(r"\bchang|\bupdat|\brevis|\bwhat'?s new\b|\bdifferen|
 
 
 # A question about the document itself: who owns, wrote or issued it, when it took effect, which version it is.
-# Its owner line, byline or metadata strip is then the answer ("who owns the information security policy?" is
-# answered by "… · Policy owner: Han Dongwook, Chief Information Security Officer").
+# Its owner line, byline or metadata strip is then the answer ("who owns the data retention policy?" is
+# answered by "… · Policy owner: Park Minji, Head of Legal").
 _DOCUMENT_NOUN = (r"(?:the |this |that |our )?(?:[\w-]+ ){0,4}(?:policy|document|doc|page|guide|handbook|calendar|"
                   r"timetable|schedule|notice|manual|sop|wiki|runbook|playbook|faq)\b")
 _ASKS_DOCUMENT = re.compile(
@@ -501,15 +501,56 @@ def changelog(heading: str) -> bool:
     return bool(_CHANGELOG_HEADING.search(heading))
 
 
+# A question about code: it asks for a command, a snippet, a query, a config, a syntax or a log, so a line of code or
+# a log line may answer it. One alternation over the question: linear.
+_CODE_QUESTION = re.compile(r"\b(?:commands?|cli|terminal|shell|scripts?|snippets?|syntax|code|config|configuration|"
+                            r"yaml|json|sql|quer(?:y|ies)|regex|flags?|curl|logs?|log lines?)\b|"
+                            r"명령어|명령|커맨드|코드|스크립트|스니펫|문법|쿼리|설정 ?파일|터미널|로그", _I)
+
+
+def asks_for_code(question: str) -> bool:
+    """Whether the question is about code (a command, snippet, query, config, syntax or log): then a line of code
+    or a log line may be quoted as its answer (`code_line`)."""
+    return bool(_CODE_QUESTION.search(question))
+
+
+# What a line of code, a log or a JSON document looks like, as opposed to prose. Each is anchored or starts only
+# where its run starts, and none nests a quantifier: linear in the line.
+_JSON_KEY = re.compile(r'^[\[{]?\s*+"[^"]{1,80}+"\s*+:')  # {"severity": "ERROR", …} / "service.name": "gitserver",
+_LOG_TIME = re.compile(r"^\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d")  # 2026-03-03T10:42:17Z WARN gitserver-0 …
+_KEY_VALUE = re.compile(r"(?<![\w.=])[A-Za-z_][\w.]*+=[^\s=]")  # level=error ts=… caller=main.go:88 (two or more)
+_SQL = re.compile(r"^(?:SELECT|INSERT INTO|UPDATE|DELETE FROM|CREATE (?:TABLE|INDEX|VIEW)|ALTER TABLE|DROP (?:TABLE|INDEX)|"
+                  r"WITH)\b.*\b(?:FROM|WHERE|SET|VALUES|AS|ON)\b")
+_CODE_START = re.compile(r"^(?:\$ \S|[}\])]|#!|#include\b|//|/\*|<\?|(?:func|def|class|const|let|var|import|package|"
+                         r"return|from \S++ import)\b.*[({=;:<])")
+_GO_RECEIVER = re.compile(r"\.\(\*?[A-Za-z_]\w*+\)\.")  # gitserver.(*Client).Exec()
+
+
+def code_line(line: str) -> bool:
+    """Whether a line is code, a log line, JSON or SQL rather than prose: a line the chunker marked as the inside of
+    a code block (in backticks, `rag.ingest.chunking.quotable_units`), a JSON key, a log line opening on a timestamp
+    or made of key=value pairs, an SQL statement, a shell prompt, a line opening on a keyword of code or ending on
+    an opening brace, a Go method path. Searched, never quoted for a question that is not about code."""
+    line = line.strip()
+    if len(line) > 2 and line[0] == "`" and line[-1] == "`":
+        return True
+    return bool(line.endswith(("{", "};", ");")) or _JSON_KEY.match(line) or _LOG_TIME.match(line) or _SQL.match(line)
+                or _CODE_START.match(line) or _GO_RECEIVER.search(line) or len(_KEY_VALUE.findall(line)) >= 2)
+
+
 _DEFERRAL_NOT_ANSWERS = frozenset({Kind.QUANTITY, Kind.TIME, Kind.WHO, Kind.WHY, Kind.HOWTO, Kind.CONSEQUENCE})
 
 
-def boilerplate(sentence: str, heading: str, kind: Kind, changes: bool, about_document: bool = False) -> bool:
-    """Whether a line is about the document (owner, purpose, pointer, byline, contact, changelog), not an
-    answer. Contact lines stay for "who do I contact"; changelog rows for "what changed"; owner lines, bylines
+def boilerplate(sentence: str, heading: str, kind: Kind, changes: bool, about_document: bool = False,
+                code: bool = False) -> bool:
+    """Whether a line is about the document (owner, purpose, pointer, byline, contact, changelog), or is code, not
+    an answer. Contact lines stay for "who do I contact"; changelog rows for "what changed"; owner lines, bylines
     and metadata strips for a question about the document itself (`asks_about_document`); a line deferring to
-    another document for "which one applies", "is it …" and "what is"."""
+    another document for "which one applies", "is it …" and "what is"; a line of code, a log line, JSON or SQL
+    (`code_line`) for a question about code (`code`: `asks_for_code`)."""
     line = sentence.lstrip("-*•· ").strip()
+    if not code and code_line(line):
+        return True
     if _POINTER.search(line) or _LEADERS.search(line) or _NAMES_FILE.search(line):
         return True
     if not about_document and (_ABOUT_DOCUMENT.search(line) or _DESCRIBES.search(line) or _BYLINE.search(line)

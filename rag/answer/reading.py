@@ -38,6 +38,7 @@ from .questions import (
     anchors,
     asks_about_changes,
     asks_about_document,
+    asks_for_code,
     boilerplate,
     fills,
     mentions,
@@ -222,7 +223,7 @@ class Reader:
         earlier = asks_for_an_earlier_version(question) or asks_for_an_earlier_version(query) or \
             names_an_old_version(question, hits)
         found = self._collect(hits, kind, asks_about_changes(question) or asks_about_changes(query),
-                              asks_about_document(question))
+                              asks_about_document(question), asks_for_code(question) or asks_for_code(query))
         if not found:
             return reading
         # A sentence is embedded under its section heading: "오전 9시 30분까지 오세요" is about the first day.
@@ -334,7 +335,7 @@ class Reader:
         return out
 
     def _collect(self, hits: list[Hit], kind: Kind, changes: bool,
-                 about_document: bool = False) -> list[tuple[str, int, str, Hit]]:
+                 about_document: bool = False, code: bool = False) -> list[tuple[str, int, str, Hit]]:
         """(document path, document order, sentence, passage) of every quotable sentence of the top
         documents; each document contributes at most `per_source`, so the third document is read too."""
         groups: dict[str, list[Hit]] = {}
@@ -351,7 +352,7 @@ class Reader:
                     if len(taken) >= self.per_source or sentence in seen:
                         continue
                     seen.add(sentence)
-                    if not boilerplate(sentence, hit.chunk.heading, kind, changes, about_document):
+                    if not boilerplate(sentence, hit.chunk.heading, kind, changes, about_document, code):
                         taken.append((hit.chunk.ordinal, line, sentence, hit))
             if about_document and (itself := document_line(group[0].chunk)) not in seen:
                 taken.insert(0, (-1, 0, itself, group[0]))  # what it says about itself comes first

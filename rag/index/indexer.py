@@ -44,12 +44,15 @@ class IndexReport:
     cursor: str | None = None  # a connector's cursor once these changes are in the index
     requests: int = 0  # calls a connector made to its service
     retry: bool = False  # a file failed for a reason that may pass: keep the old cursor so it is tried again
+    # (source name, path) of files a folder source's include/exclude globs left out: counted, not skipped
+    not_included: list[tuple[str, str]] = field(default_factory=list)
 
     def merge(self, other: "IndexReport") -> None:
         """Add another run's counts to this one (several roots in one command)."""
         for name in ("added", "updated", "unchanged", "deleted", "chunks", "seconds", "requests"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.errors.extend(other.errors)
+        self.not_included.extend(other.not_included)
         self.retry = self.retry or other.retry
 
 
@@ -69,7 +72,24 @@ def folder_source(root: Path) -> FolderSource:
 # (LOCAL_BATCH_CHUNKS: about a second of e5 on an idle machine; it encodes one text at a time inside anyway).
 BATCH_CHUNKS = 64
 LOCAL_BATCH_CHUNKS = 4
-SENTENCES_PER_CHUNK = 8  # sentences embedded per call, per chunk of a slice: short texts, longer calls
+
+
+class _Pages:
+    """`on_file` for each file finished, and `on_pages(done, total)` counting them (each file once)."""
+
+    def __init__(self, total: int, on_file: Callable[[str], None] | None,
+                 on_pages: Callable[[int, int], None] | None):
+        self.total, self.on_file, self.on_pages = total, on_file, on_pages
+        self.finished: set[str] = set()
+        if on_pages:
+            on_pages(0, total)
+
+    def __call__(self, path: str) -> None:
+        self.finished.add(path)
+        if self.on_file:
+            self.on_file(path)
+        if self.on_pages:
+            self.on_pages(min(len(self.finished), self.total), self.total)
 
 
 @dataclass(eq=False)  # identity: a file is one pending item however its chunks are sliced
@@ -96,7 +116,9 @@ class Indexer:
                  sentences: StoredVectors | None = None):
         self.index, self.embedder, self.chunker = index, embedder, chunker
         self.signature, self.batch_chunks, self.max_file_bytes = chunker_signature, batch_chunks, max_file_bytes
-        self.sentences = sentences  # the answer's sentence vectors, embedded beside their passages
+        # The answer's sentence vectors: each passage's sentences are listed there for the second pass (None: no
+        # second pass; turns embed what they read on first use).
+        self.sentences = sentences
 
     def run(self, root: Path, on_file: Callable[[str], None] | None = None, full: bool = False) -> IndexReport:
         """Index a folder (with a deletion sweep) or a single file (without one)."""
@@ -105,7 +127,8 @@ class Indexer:
     def sync(self, source: Source, on_file: Callable[[str], None] | None = None, *, full: bool = False,
              on_source: Callable[[str, int], None] | None = None,
              check: Callable[[], None] | None = None,
-             on_chunks: Callable[[int], None] | None = None, cursor: str | None = None) -> IndexReport:
+             on_chunks: Callable[[int], None] | None = None, cursor: str | None = None,
+             on_pages: Callable[[int, int], None] | None = None) -> IndexReport:
         """Bring the index in step with a source: new and changed files embedded, gone files removed.
 
         A connector (IncrementalSource) gives only what changed since `cursor`, and the report carries the
@@ -118,6 +141,8 @@ class Indexer:
         `on_source(name, chunks)` announces the chunks to embed and `on_chunks(n)` counts them off.
         `check` runs between files, between slices and before every write; it may raise LeaseLost or
         IndexRunStopped to stop the run. `full` re-embeds unchanged files too without emptying the index.
+        `on_pages(done, total)` counts the files listed (`total`) as each is finished: written, found
+        unchanged or skipped ("indexing 212 of 853 pages"); a file written is searchable at once.
         """
         check = check or (lambda: None)
         started = time.perf_counter()
@@ -131,7 +156,7 @@ class Indexer:
         else:
             files, gone, complete = source.files(), set(), source.complete
         visibility = getattr(source, "visibility", None)
-        done = on_file or (lambda path: None)
+        done = _Pages(len(files), on_file, on_pages)
         try:
             pending: list[_Pending] = []
             for item in files:
@@ -236,21 +261,18 @@ class Indexer:
             return
         for (p, _), vector in zip(piece, vectors):
             p.vectors.append(vector)
-        self._embed_sentences([c for _, c in piece])
+        self._want_sentences([c for _, c in piece])
 
-    def _embed_sentences(self, chunks: list[Chunk]) -> None:
-        """The quotable sentences of these passages, embedded now so that a turn reading them embeds nothing.
-        Only a speed-up: a failure is logged and the file is indexed all the same (a turn embeds them)."""
+    def _want_sentences(self, chunks: list[Chunk]) -> None:
+        """List the quotable sentences of these passages for the second pass (`rag.index.sentences`): keys and
+        texts only. They are not embedded here: four fifths of a first pass's embeddings were these sentences
+        (issue 50), and a turn embeds (and keeps) the few it reads anyway. A failure is logged, never the file's."""
         if self.sentences is None:
             return
-        size = self.batch_chunks * SENTENCES_PER_CHUNK
         try:
-            todo = self.sentences.missing([t for c in chunks for t in sentence_texts(c)])
-            for start in range(0, len(todo), size):
-                part = todo[start : start + size]
-                self.sentences.put_many(part, self.embedder.embed_passages(part))
-        except Exception as exc:  # the store or the model: the passages are written either way
-            log.warning("sentence vectors not stored (%s); turns will embed them", exc)
+            self.sentences.want([t for c in chunks for t in sentence_texts(c)])
+        except Exception as exc:  # the store: the passages are written either way, and turns embed on first use
+            log.warning("sentences not listed for the second pass (%s); turns will embed them", exc)
 
     def _write(self, key: str, pending: _Pending, report: IndexReport, check: Callable[[], None]) -> None:
         try:

@@ -91,13 +91,16 @@ def quotable_units(text: str, heading: str = "") -> list[str]:
     line under the last part of `heading` ("[출근] 하단역 출발: 06:20 (주간조), 07:10, 07:40, 08:20"): each value alone
     is too short to quote, and without its heading it would not say what it is. A line introducing what follows
     ("On the command line you can check the tunnel like this:") takes the next line when that one is too short to
-    quote alone ("$ secureconnect status")."""
+    quote alone ("$ secureconnect status").
+
+    A line of a fenced code block is one unit, marked as code: in backticks ("`SELECT name FROM repo;`"), so the
+    answer stage knows it for code (`rag.answer.questions.code_line`)."""
     out: list[str] = []
     run: list[str] = []
     lead_in, shown = "", False  # "You can check the tunnel like this:" waits for the command it introduces
-    for unit in units(text):
-        sentence = _BULLET.sub("", unit)
-        if _bare_value(sentence):
+    for unit, code in _marked_units(text):
+        sentence = unit if code else _BULLET.sub("", unit)
+        if not code and _bare_value(sentence):
             run.append(" ".join(sentence.split()))
             lead_in = ""
             continue
@@ -118,6 +121,26 @@ def quotable_units(text: str, heading: str = "") -> list[str]:
         introduces = len(sentence) >= 8 and sentence == unit and sentence.rstrip().endswith((":", "："))
         lead_in, shown = (sentence, alone) if introduces else ("", False)
     return out + _values_line(run, heading)
+
+
+def _marked_units(text: str) -> list[tuple[str, bool]]:
+    """`units` of the text, each with whether it is a line of a fenced code block (then whole, in backticks)."""
+    out: list[tuple[str, bool]] = []
+    prose: list[str] = []
+    code = False
+    for line in text.split("\n"):
+        if line.strip() == FENCE:
+            if not code:
+                out.extend((u, False) for u in units("\n".join(prose)))
+                prose = []
+            code = not code
+        elif code:
+            if line.strip():
+                out.append((f"`{line.strip()}`", True))
+        else:
+            prose.append(line)
+    out.extend((u, False) for u in units("\n".join(prose)))
+    return out
 
 
 def _bare_value(unit: str) -> bool:
@@ -184,11 +207,24 @@ def sentence_texts(chunk: Chunk) -> list[str]:
 MAX_UNIT_FACTOR = 2  # an atomic unit up to this many chunk sizes stays whole (one over-size chunk)
 
 
+# A code block's lines stand between fence lines in the chunk ("```"), as in Markdown: search reads them, and the
+# answer stage knows them for code (`quotable_units` marks each as `code`).
+FENCE = "```"
+
+
+def fenced(code: str) -> str:
+    """A code block as a chunk holds it: between fence lines."""
+    return f"{FENCE}\n{code}\n{FENCE}"
+
+
 def section_units(section: Section) -> list[str]:
-    """A section's packing units: sentences of its paragraphs; its items, rows, definitions and code whole."""
+    """A section's packing units: sentences of its paragraphs; its items, rows, definitions and code (fenced)
+    whole."""
     out: list[str] = []
     for block in section.blocks:
-        if block.kind in ATOMIC_KINDS:
+        if block.kind == "code":
+            out.append(fenced(block.text.strip("\n")) if block.text.strip() else "")
+        elif block.kind in ATOMIC_KINDS:
             out.append(block.text.strip())
         else:
             out.extend(sentences(block.text))
@@ -241,6 +277,10 @@ def _fit(unit: str, size: int) -> list[str]:
         return [unit]
     if len(unit) <= size * MAX_UNIT_FACTOR and "\n" not in unit and _LIST_ITEM.match(unit):
         return [unit]
+    if unit.startswith(FENCE + "\n") and unit.endswith("\n" + FENCE):  # each piece of a long code block fenced
+        room = max(size - 2 * len(FENCE) - 2, 1)
+        lines = [p for line in unit.split("\n")[1:-1] for p in (_hard_split(line, room) if len(line) > room else [line])]
+        return [fenced(piece) for piece in pack(lines, room, 0)]
     out: list[str] = []
     for part in sentences(unit) if "\n" not in unit else unit.split("\n"):
         out.extend(_hard_split(part, size) if len(part) > size else [part])

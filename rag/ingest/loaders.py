@@ -125,7 +125,7 @@ _MARKDOWN = MarkdownIt("commonmark").enable("table")
 _SHORTCODE = re.compile(r"\{\{[<%][^{}\n]{0,500}[>%]\}\}")
 # A JSX comment, as MDX pages put anchors in headings ("## Reacting to input {/*reacting-to-input*/}").
 _JSX_COMMENT = re.compile(r"\{/\*[^*]{0,300}\*/\}")
-_MDX_STATEMENT = re.compile(r"\s*(?:import|export)\s")
+_MDX_STATEMENT = re.compile(r"^[ \t]*+(?:import|export)\s")
 # Tags and comments, to tell an HTML block with text from one that is only markup ("<Sandpack>", "</div>").
 _TAGS_AND_COMMENTS = re.compile(r"<!--(?:[^-]|-(?!->))*+-->|<[^<>]*+>")
 # HTML elements whose rows or items an author spreads over blank lines, with Markdown between them: markdown-it

@@ -91,6 +91,9 @@ class FolderSource:
     nested: tuple[str, ...] = ()
     include_hidden: bool = False
     setting: str = ""  # the variable that configures it (DOCBOT_SOURCES, DOCBOT_DOCS): named when it is missing
+    # Files the last `files()` found but `include`/`exclude` left out: counted and listed by `docbot index`, so a
+    # narrow `include` copied from an example does not drop documents unseen.
+    not_included: list[str] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.root = Path(self.root).resolve()
@@ -116,18 +119,23 @@ class FolderSource:
             os.scandir(self.root).close()
         except OSError as exc:
             raise SourceMissing(str(self.root), f"cannot read the folder ({exc.strerror or exc})") from exc
-        found = []
+        found, self.not_included = [], []
         for folder, dirs, names in os.walk(self.root):  # followlinks=False: linked folders are not entered
             dirs[:] = sorted(d for d in dirs if d not in ALWAYS_EXCLUDED and
                              (self.include_hidden or not d.startswith((".", "_"))))
             for name in sorted(names):
                 path = Path(folder) / name
                 rel = path.relative_to(self.root).as_posix()
-                if self._wanted(rel, path):
+                if not self._eligible(rel):
+                    continue
+                if self._matches(rel):
                     found.append(self._file(rel, path))
+                else:
+                    self.not_included.append(rel)
         return sorted(found, key=lambda f: f.path)
 
-    def _wanted(self, rel: str, path: Path) -> bool:
+    def _eligible(self, rel: str) -> bool:
+        """Within this source at all: its sub-path, not another source's folder, not private, not node_modules."""
         if self.within and rel != self.within and not rel.startswith(self.within + "/"):
             return False
         if any(rel == n or rel.startswith(n + "/") for n in self.nested):
@@ -136,6 +144,10 @@ class FolderSource:
             return False
         if any(part in ALWAYS_EXCLUDED for part in rel.split("/")):
             return False
+        return True
+
+    def _matches(self, rel: str) -> bool:
+        """Kept by the source's own `include` and `exclude` globs."""
         return any(fnmatch.fnmatch(rel, g) for g in self.include) and \
             not any(fnmatch.fnmatch(rel, g) for g in self.exclude)
 
@@ -217,7 +229,8 @@ def narrowed(path: Path, configured: list[FolderSource]) -> FolderSource:
                             visibility=owner.visibility, within=path.relative_to(owner.root).as_posix(),
                             nested=owner.nested, include_hidden=owner.include_hidden)
     if path.is_file():  # a file named on the command line is indexed even if its name is hidden or a draft
-        return FolderSource(path.parent, include=[path.name], exclude=[], complete=False, include_hidden=True)
+        # `within`, not `include`: its neighbours are outside the run, not left out by patterns
+        return FolderSource(path.parent, within=path.name, include_hidden=True)
     if not path.exists():
         raise DocumentError(str(path), "no such file or folder")
     inside = tuple(s.root.relative_to(path).as_posix() for s in configured if s.root.is_relative_to(path))

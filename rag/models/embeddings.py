@@ -1,6 +1,7 @@
 """Embedders: the bundled multilingual-e5-small (offline default) and any OpenAI-compatible endpoint."""
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections import OrderedDict
@@ -10,6 +11,8 @@ import numpy as np
 
 from rag.errors import ConfigurationError, EmbeddingError
 from rag.resilience import RetryPolicy
+
+log = logging.getLogger(__name__)
 
 # e5-small reads at most 512 tokens; longer input only costs time. ~1,500 chars stays inside it.
 MAX_EMBED_CHARS = 1500
@@ -188,6 +191,10 @@ class PassageStore(Protocol):
         """The stored vectors of those texts that have one."""
         ...
 
+    def put_many(self, texts: list[str], vectors: np.ndarray) -> None:
+        """Keep these vectors for later turns and processes."""
+        ...
+
 
 class VectorCache:
     """An embedder that remembers the vectors of recent texts (least recently used go first).
@@ -201,7 +208,9 @@ class VectorCache:
     def __init__(self, inner: Embedder, size: int = 4096, stored: PassageStore | None = None):
         self.inner, self.name, self.dim = inner, inner.name, inner.dim
         self._size = size
-        self.stored = stored  # passage vectors written at index time, asked before the model
+        # Passage vectors kept on disk: asked before the model, and given what the model had to embed, so a
+        # sentence is embedded once on its first use (or by the second pass) and never again.
+        self.stored = stored
         self._vectors: OrderedDict[tuple[bool, str], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self.misses = 0  # texts the model actually embedded (tests and benchmarks read it)
@@ -245,7 +254,17 @@ class VectorCache:
             with self._lock:
                 self.misses += len(missing)
                 self._remember({(query, t): v for t, v in vectors.items()})
+            if not query and self.stored is not None:
+                self._keep(missing, np.vstack([vectors[t] for t in missing]))
         return np.vstack([found[t] for t in texts])  # a copy: callers never share the remembered arrays
+
+    def _keep(self, texts: list[str], vectors: np.ndarray) -> None:
+        """Write passage vectors through to the store; a speed-up only, so a failing store is logged, not raised."""
+        assert self.stored is not None
+        try:
+            self.stored.put_many(texts, vectors)
+        except Exception as exc:  # the store's file or lock: the turn has its vectors either way
+            log.warning("sentence vectors not kept (%s); a later turn embeds them again", exc)
 
     def _remember(self, vectors: dict[tuple[bool, str], np.ndarray]) -> None:
         self._vectors.update(vectors)

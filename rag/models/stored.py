@@ -1,10 +1,12 @@
-"""Passage vectors computed once at index time and looked up at turn time.
+"""Passage vectors computed once and looked up at turn time: the answer's sentence vectors.
 
 The answer's reading embeds every quotable sentence of the top documents (about 36 a turn): nearly all of
 a first turn's time on the offline path, and the same sentences every time the same documents are read.
-The indexer embeds each passage's sentences as it embeds the passage (`rag.ingest.chunking.sentence_texts`)
-and keeps them here; a turn's `VectorCache` asks this store before the model, and only a sentence it has
-never seen (a document indexed before this store existed, a store cleared) costs a model call.
+They were once embedded beside their passages while indexing, four fifths of a first pass's embeddings
+(issue 50). Now a turn's `VectorCache` asks this store before the model and writes what it had to embed
+(computed on first use, kept for every later turn and process), and the indexer only lists each
+passage's sentences (`rag.ingest.chunking.sentence_texts`) as *wanted*: a second pass
+(`rag.index.sentences.SentenceFiller`) embeds them while the server is idle, after indexing.
 
 A SQLite file beside the index, keyed by a hash of the text and bound to one model: a different model
 or dimension empties it. It holds at most `max_rows` vectors, the oldest written going first; a sentence
@@ -33,15 +35,19 @@ class StoredVectors:
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")  # the serving process reads while the indexer writes
         self._db.execute("PRAGMA busy_timeout=5000")
+        self._db.execute("PRAGMA synchronous=NORMAL")  # a cache: a commit lost to a power cut is embedded again
         self._bind()
 
     def _bind(self) -> None:
         with self._lock:
             self._db.execute("CREATE TABLE IF NOT EXISTS model (name TEXT NOT NULL, dim INTEGER NOT NULL)")
             self._db.execute("CREATE TABLE IF NOT EXISTS vectors (key BLOB PRIMARY KEY, vector BLOB NOT NULL)")
+            # Texts the indexer listed for the second pass, oldest first; a text leaves once its vector is stored.
+            self._db.execute("CREATE TABLE IF NOT EXISTS wanted (key BLOB PRIMARY KEY, text TEXT NOT NULL)")
             bound = self._db.execute("SELECT name, dim FROM model").fetchone()
             if bound != (self.model, self.dim):  # another model's vectors are not this model's
                 self._db.execute("DELETE FROM vectors")
+                self._db.execute("DELETE FROM wanted")  # listed for another model: the next index run lists again
                 self._db.execute("DELETE FROM model")
                 self._db.execute("INSERT INTO model VALUES (?, ?)", (self.model, self.dim))
 
@@ -70,8 +76,36 @@ class StoredVectors:
                                          part).fetchall()
         return rows
 
+    def want(self, texts: list[str]) -> int:
+        """List texts for the second pass (those without a vector, each once); how many were new to the list.
+        Cheap: keys and texts only, no model call."""
+        todo = self.missing(texts)
+        if not todo:
+            return 0
+        with self._lock:
+            before = self._db.total_changes
+            self._db.execute("BEGIN")
+            try:
+                self._db.executemany("INSERT OR IGNORE INTO wanted (key, text) VALUES (?, ?)",
+                                     [(_key(t), t) for t in todo])
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+            return self._db.total_changes - before
+
+    def wanted(self, limit: int) -> list[str]:
+        """Up to `limit` texts the second pass still has to embed, in the order they were listed."""
+        with self._lock:
+            return [r[0] for r in self._db.execute("SELECT text FROM wanted ORDER BY rowid LIMIT ?", (limit,))]
+
+    def wanted_count(self) -> int:
+        """Texts listed for the second pass and not embedded yet."""
+        with self._lock:
+            return int(self._db.execute("SELECT count(*) FROM wanted").fetchone()[0])
+
     def put_many(self, texts: list[str], vectors: np.ndarray) -> None:
-        """Store vectors; the oldest beyond `max_rows` are dropped."""
+        """Store vectors (they leave the second pass's list); the oldest beyond `max_rows` are dropped."""
         rows = [(_key(t), np.asarray(v, np.float32).tobytes()) for t, v in zip(texts, vectors)]
         if not rows:
             return
@@ -79,6 +113,7 @@ class StoredVectors:
             self._db.execute("BEGIN")
             try:
                 self._db.executemany("INSERT OR REPLACE INTO vectors (key, vector) VALUES (?, ?)", rows)
+                self._db.executemany("DELETE FROM wanted WHERE key = ?", [(key,) for key, _ in rows])
                 self._db.execute("DELETE FROM vectors WHERE rowid <= (SELECT max(rowid) FROM vectors) - ?",
                                  (self.max_rows,))
             except BaseException:
