@@ -16,6 +16,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, cast
 
 from rag.answer.answerers import number_sources
+from rag.answer.evidence import explanation_record
 from rag.errors import DocbotError, StorageError, component
 from rag.index.port import PRINCIPAL
 from rag.messages import Text, say, verb
@@ -811,7 +812,8 @@ class ConversationService:
             confidence=p.route.confidence, route_reason=mask(p.route.reason) or "",
             steps=[mask(s) or "" for s in p.steps], sources=[{"path": h["path"], "chunk": h["chunk"], "score": h["score"],
                                                         "cosine": h["cosine"], "keyword": h["keyword"]} for h in hits],
-            timings=timings, status=turn.status)
+            timings=timings, status=turn.status,
+            reading=explanation_record(p.reading, p.verdict, mask=lambda text: mask(text) or ""))
 
     def stop_requested_elsewhere(self, run_id: str) -> bool:
         """Whether another process asked this run to stop (a failing check never stops an answer)."""

@@ -111,6 +111,9 @@ class TurnTrace(SQLModel, table=True):
     sources: list[dict] = Field(default_factory=list, sa_column=Column(JSON))
     timings: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
     status: str = ""
+    # Why a searched turn ended as it did (rag.answer.evidence.explanation_record): the question's kind, the verdict
+    # and its reason, the shown lines' probabilities and main features; `docbot explain` prints it.
+    reading: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
     created_at: datetime = Field(default_factory=_now)
 
 
@@ -496,6 +499,11 @@ class Store:
                                      .order_by(AuditEntry.id)).all())
 
     @_retried
+    def recent_traces(self, limit: int = 1) -> list[TurnTrace]:
+        """The latest turn traces of any conversation, newest first (`docbot explain`)."""
+        with self._guard(), self._session() as session:
+            return list(session.exec(select(TurnTrace).order_by(TurnTrace.id.desc()).limit(limit)).all())
+
     def traces(self, conversation_id: int) -> list[TurnTrace]:
         """A conversation's turn traces, oldest first."""
         with self._guard(), self._session() as session:

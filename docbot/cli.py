@@ -506,6 +506,23 @@ def remove_source(
                       "DOCBOT_SOURCES / DOCBOT_DOCS[/]")
 
 
+@app.command("explain")
+@explained
+def explain_turn(last: int = typer.Option(1, "--last", min=1, help="How many of the latest turns to explain.")) -> None:
+    """Why the latest turns were answered, hedged or "not found": each verdict, its lines' probabilities and the
+    features that moved them (from the stored turn traces; personal data masked)."""
+    from rag.answer.evidence import described
+
+    with _opened() as runtime:
+        traces = runtime.store.recent_traces(last)
+    if not traces:
+        console.print("no turns stored yet")
+    for trace in reversed(traces):
+        console.print(f"[bold]{escape(trace.original)}[/]  [dim]({trace.intent}, {trace.created_at:%Y-%m-%d %H:%M})[/]")
+        for line in described(trace.reading or {}) if trace.intent == "knowledge_search" else ["no search"]:
+            console.print(f"  {escape(line)}", soft_wrap=True)
+
+
 @app.command("eval")
 def evaluate(
     datasets: list[Path] = typer.Argument(..., help="Conversation files, one JSON object per line; each is "

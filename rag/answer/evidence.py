@@ -16,6 +16,7 @@ Thresholds were chosen on the dev sets only (eval/solbit/dev.jsonl, eval/*-dev.j
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -181,15 +182,33 @@ def reason(reading: Reading | None, verdict: Verdict) -> str:
 def explanation(reading: Reading | None, verdict: Verdict | None, lines: int = 4) -> list[str]:
     """What decided a turn, for a person reading why an answer is wrong: the question's kind, the verdict and its
     reason, and the most likely lines with their probability and the features that moved them most."""
+    return described(explanation_record(reading, verdict, lines))
+
+
+def explanation_record(reading: Reading | None, verdict: Verdict | None, lines: int = 4,
+                       mask: Callable[[str], str] = lambda text: text) -> dict:
+    """The explanation as data for the turn's trace (`mask` hides personal data in quoted lines)."""
     if reading is None or verdict is None:
+        return {}
+    model = reading.model
+    return {"kind": str(reading.kind), "follow_up": reading.follow_up, "verdict": str(verdict),
+            "reason": reason(reading, verdict),
+            "lines": [{"path": c.path, "sentence": mask(c.sentence[:200]),
+                       "probability": None if c.probability is None else round(c.probability, 3),
+                       "features": [[n, round(v, 3)] for n, v in model.contributions(c.features, 3)] if model else []}
+                      for c in reading.candidates[:lines]]}
+
+
+def described(record: dict) -> list[str]:
+    """A stored explanation as the lines `docbot chat --explain` prints."""
+    if not record:
         return ["no search: nothing was read"]
-    out = [f"question kind: {reading.kind}; {'follow-up' if reading.follow_up else 'first turn'}",
-           reason(reading, verdict)]
-    for c in reading.candidates[:lines]:
-        p = "—" if c.probability is None else f"{c.probability:.2f}"
-        out.append(f"p={p} {c.path}: {c.sentence[:90]}")
-        if reading.model is not None:
-            out.append("    " + ", ".join(f"{n} {v:+.2f}" for n, v in reading.model.contributions(c.features, 3)))
+    out = [f"question kind: {record['kind']}; {'follow-up' if record['follow_up'] else 'first turn'}", record["reason"]]
+    for line in record["lines"]:
+        p = "—" if line["probability"] is None else f"{line['probability']:.2f}"
+        out.append(f"p={p} {line['path']}: {line['sentence'][:90]}")
+        if line["features"]:
+            out.append("    " + ", ".join(f"{n} {v:+.2f}" for n, v in line["features"]))
     return out
 
 
