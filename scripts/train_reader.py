@@ -32,6 +32,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from reader_corpora import CORPORA, ROOT, readings_file
 
+from rag.answer.model import turn_features, turn_relative
+
 WEIGHTS = ROOT / "rag" / "answer" / "data" / "reader.json"
 PRECISION_TARGET = 0.90  # answered turns whose lead holds the fact (unanswerable turns answered count as wrong)
 MAX_FALSE_NOT_FOUND = 0.03  # answerable turns called "not found"
@@ -64,6 +66,11 @@ def load(corpora: list[str]) -> Data:
                     rows.extend(json.loads(line) for line in f)
     if not rows:
         raise SystemExit("no readings: run scripts/collect_readings.py first")
+    by_turn: dict[tuple, list[dict]] = defaultdict(list)
+    for r in rows:
+        by_turn[(r["corpus"], r["split"], r["conversation"], r["turn"])].append(r)
+    for group in by_turn.values():  # the same turn-relative features the reader adds at run time
+        turn_relative([(r["path"], r["features"]) for r in group])
     names = sorted(rows[0]["features"])
     x = np.array([[r["features"].get(n, 0.0) for n in names] for r in rows], dtype=np.float64)
     return Data(names, x, np.array([bool(r["label"]) for r in rows]),
@@ -101,17 +108,56 @@ class Turn:
     junk: int  # shown lines from a document that is not one of the turn's relevant documents
 
 
-def turns_of(data: Data, p: np.ndarray, mask: np.ndarray) -> list[Turn]:
+def groups_of(data: Data, mask: np.ndarray) -> dict[tuple, list[int]]:
     groups: dict[tuple, list[int]] = defaultdict(list)
     for i in np.flatnonzero(mask):
         groups[data.turn[i]].append(int(i))
+    return groups
+
+
+def leads(data: Data, p: np.ndarray, mask: np.ndarray) -> tuple[list[tuple], np.ndarray, np.ndarray, np.ndarray]:
+    """Per turn: its key, the verdict model's features of its lead (by the line probabilities `p`), whether the
+    lead is right, and the turn's corpus."""
+    keys, rows, right, corpus = [], [], [], []
+    logit = np.log(np.clip(p, 1e-9, 1 - 1e-9) / np.clip(1 - p, 1e-9, 1))
+    for key, members in groups_of(data, mask).items():
+        order = sorted(members, key=lambda i: -p[i])
+        lead, second = order[0], (order[1] if len(order) > 1 else None)
+        features = turn_features(dict(zip(data.names, data.x[lead])), float(logit[lead]),
+                                 float(logit[second]) if second is not None else None)
+        keys.append(key)
+        rows.append([features[n] for n in TURN_NAMES])
+        right.append(bool(data.answerable[lead] and data.y[lead]))
+        corpus.append(key[0])
+    return keys, np.array(rows), np.array(right), np.array(corpus)
+
+
+TURN_NAMES = tuple(turn_features({}, 0.0, None))
+
+
+def verdict_probabilities(data: Data, p: np.ndarray, mask: np.ndarray, params) -> dict[tuple, float]:
+    keys, x, _, _ = leads(data, p, mask)
+    return dict(zip(keys, predict(params, x))) if len(keys) else {}
+
+
+def fit_verdict(data: Data, corpora: list[str], splits: tuple[str, ...]):
+    """The verdict model, fitted on leads chosen by line probabilities that no model of the lead's corpus saw
+    (stacking on leave-one-corpus-out predictions), so it learns how far an unseen corpus's leads can be trusted."""
+    mask = np.isin(data.split, splits)
+    oof = leave_one_out(data, corpora, splits)
+    _, x, y, _ = leads(data, oof, mask)
+    return fit(x, y)
+
+
+def turns_of(data: Data, p: np.ndarray, mask: np.ndarray, verdict: dict[tuple, float] | None = None) -> list[Turn]:
     out = []
-    for rows in groups.values():
+    for key, rows in groups_of(data, mask).items():
         order = sorted(rows, key=lambda i: -p[i])
         lead = order[0]
         shown = [lead] + [i for i in order[1:] if p[i] >= LINE_AT][:3]
         right_docs = {i for i in rows if data.y[i]}
-        out.append(Turn(data.turn[lead][0], bool(data.answerable[lead]), float(p[lead]), bool(data.y[lead]),
+        lead_p = verdict[key] if verdict is not None else float(p[lead])
+        out.append(Turn(data.turn[lead][0], bool(data.answerable[lead]), lead_p, bool(data.y[lead]),
                         any(data.y[i] for i in shown), bool(right_docs), len(shown),
                         sum(1 for i in shown if not data.relevant[i])))
     return out
@@ -187,23 +233,46 @@ def reliability(turns: list[Turn]) -> list[tuple[str, int, float]]:
     return out
 
 
-def shipped(data: Data, corpora: list[str]) -> dict:
-    """The model fitted on every corpus's dev split, with thresholds from leave-one-corpus-out dev predictions."""
-    dev = data.split == "dev"
-    params = fit(data.x[dev], data.y[dev])
-    oof = leave_one_out(data, corpora, ("dev",))
-    answer_at, not_found_at = thresholds(turns_of(data, oof, dev))
+def chosen(data: Data, corpora: list[str], splits: tuple[str, ...]) -> tuple[tuple, tuple, float, float]:
+    """Everything chosen on `corpora`'s `splits`: the line model, the verdict model, and the two bars (set on the
+    verdict model's leave-one-corpus-out predictions: nested, so no bar sees the corpus it is applied to)."""
+    mask = np.isin(data.split, splits)
+    line = fit(data.x[mask], data.y[mask])
+    verdict = fit_verdict(data, corpora, splits)
+    oof_turns: list[Turn] = []
+    for corpus in corpora:
+        others = [c for c in corpora if c != corpus]
+        inner = _subset(data, data.corpus != corpus)
+        if not others or not (mask & (data.corpus == corpus)).any():
+            continue
+        line_p = predict(fit(inner.x[np.isin(inner.split, splits)], inner.y[np.isin(inner.split, splits)]), data.x)
+        inner_verdict = fit_verdict(inner, others, splits)
+        test = mask & (data.corpus == corpus)
+        oof_turns += turns_of(data, line_p, test, verdict_probabilities(data, line_p, test, inner_verdict))
+    answer_at, not_found_at = thresholds(oof_turns)
+    return line, verdict, answer_at, not_found_at
+
+
+def _linear(params, names) -> dict:
     mean, scale, coef, intercept = params
-    return {"features": data.names, "mean": [round(float(v), 8) for v in mean],
+    return {"features": list(names), "mean": [round(float(v), 8) for v in mean],
             "scale": [round(float(v), 8) for v in scale], "coef": [round(float(v), 8) for v in coef],
-            "intercept": round(intercept, 8), "C": C, "trained_on": sorted(set(data.corpus[dev])),
+            "intercept": round(float(intercept), 8)}
+
+
+def shipped(data: Data, corpora: list[str]) -> dict:
+    """The models fitted on every corpus's dev split, with bars from nested leave-one-corpus-out predictions."""
+    line, verdict, answer_at, not_found_at = chosen(data, corpora, ("dev",))
+    return {**_linear(line, data.names), "C": C, "trained_on": sorted(set(data.corpus[data.split == "dev"])),
+            "verdict": _linear(verdict, TURN_NAMES),
             "thresholds": {"answer_at": answer_at, "not_found_at": not_found_at, "line_at": LINE_AT,
                            "related_at": RELATED_AT}}
 
 
 def report(data: Data, corpora: list[str], weights: dict) -> str:
     names = weights["features"]
-    params = (np.array(weights["mean"]), np.array(weights["scale"]), np.array(weights["coef"]), weights["intercept"])
+    params = _params(weights)
+    verdict = _params(weights["verdict"])
     assert names == data.names
     p_ship = predict(params, data.x)
     th = weights["thresholds"]
@@ -218,7 +287,8 @@ def report(data: Data, corpora: list[str], weights: dict) -> str:
     for corpus in corpora:
         mask = (data.corpus == corpus) & (data.split == "holdout")
         if mask.any():
-            lines.append(_row(corpus, "holdout", outcomes(turns_of(data, p_ship, mask), th["answer_at"], th["not_found_at"])))
+            turns = turns_of(data, p_ship, mask, verdict_probabilities(data, p_ship, mask, verdict))
+            lines.append(_row(corpus, "holdout", outcomes(turns, th["answer_at"], th["not_found_at"])))
     lines += ["", "## Leave one corpus out (fitted and thresholded on the other corpora, all turns of this one)",
               "", header, rule]
     all_oof = []
@@ -228,10 +298,10 @@ def report(data: Data, corpora: list[str], weights: dict) -> str:
         if not train.any() or not (data.corpus == corpus).any():
             continue
         sub = _subset(data, train)
-        oof = leave_one_out(sub, others, ("dev", "holdout"))
-        answer_at, not_found_at = thresholds(turns_of(sub, oof, np.ones(len(sub.y), bool)))
-        p = predict(fit(data.x[train], data.y[train]), data.x)
-        turns = turns_of(data, p, data.corpus == corpus)
+        line, verdict_model, answer_at, not_found_at = chosen(sub, others, ("dev", "holdout"))
+        p = predict(line, data.x)
+        test = data.corpus == corpus
+        turns = turns_of(data, p, test, verdict_probabilities(data, p, test, verdict_model))
         all_oof += turns
         lines.append(_row(corpus, f"left out (bars {answer_at}/{not_found_at})", outcomes(turns, answer_at, not_found_at)))
     lines += ["", "## Reliability of the lead's probability (leave one corpus out, all corpora)", "",
@@ -283,6 +353,10 @@ def model_choice(data: Data, corpora: list[str]) -> list[str]:
     return out
 
 
+def _params(weights: dict) -> tuple:
+    return (np.array(weights["mean"]), np.array(weights["scale"]), np.array(weights["coef"]), weights["intercept"])
+
+
 def _subset(data: Data, mask: np.ndarray) -> Data:
     idx = np.flatnonzero(mask)
     return Data(data.names, data.x[idx], data.y[idx], [data.turn[i] for i in idx], data.answerable[idx],
@@ -308,7 +382,8 @@ def main() -> int:
     if args.check:
         current = json.loads(args.weights.read_text(encoding="utf-8"))
         same = current["features"] == weights["features"] and current["thresholds"] == weights["thresholds"] and \
-            np.allclose(current["coef"], weights["coef"], rtol=1e-3, atol=1e-4)
+            np.allclose(current["coef"], weights["coef"], rtol=1e-3, atol=1e-4) and \
+            np.allclose(current["verdict"]["coef"], weights["verdict"]["coef"], rtol=1e-3, atol=1e-4)
         print("shipped weights match the fit" if same else "shipped weights differ from the fit: run make train")
         return 0 if same else 1
     args.weights.parent.mkdir(parents=True, exist_ok=True)

@@ -76,7 +76,7 @@ def test_the_explanation_names_the_verdict_each_line_probability_and_its_main_fe
     model = _model()
     reading = _reading(model, ("a.md", 2.0))
     lines = explanation(reading, Verdict.ANSWERED)
-    assert any("answer at 0.70" in line for line in lines)
+    assert any("answered at 0.70" in line for line in lines)
     assert any(line.startswith("p=0.88 a.md") for line in lines)
     assert any("signal +2.00" in line for line in lines)
 

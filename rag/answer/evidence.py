@@ -162,9 +162,12 @@ def calibrated(reading: Reading) -> Verdict:
     (rag.answer.model, docs/answers.md)."""
     lead, model = reading.best, reading.model
     assert model is not None
-    if lead is None or lead.probability is None or lead.probability < model.not_found_at:
+    if lead is None or lead.probability is None:
         return Verdict.NOT_FOUND
-    return Verdict.ANSWERED if lead.probability >= model.answer_at else Verdict.HEDGED
+    p = model.answers(lead, reading.candidates[1] if len(reading.candidates) > 1 else None)
+    if p < model.not_found_at:
+        return Verdict.NOT_FOUND
+    return Verdict.ANSWERED if p >= model.answer_at else Verdict.HEDGED
 
 
 def reason(reading: Reading | None, verdict: Verdict) -> str:
@@ -175,7 +178,8 @@ def reason(reading: Reading | None, verdict: Verdict) -> str:
     if reading.model is None or lead.probability is None:
         return f"{verdict}: hand-set weights (lead score {lead.score:.2f}, z {lead.z:.2f})"
     model = reading.model
-    return (f"{verdict}: lead p={lead.probability:.2f} (answer at {model.answer_at:.2f}, "
+    p = model.answers(lead, reading.candidates[1] if len(reading.candidates) > 1 else None)
+    return (f"{verdict}: the lead answers with p={p:.2f} (answered at {model.answer_at:.2f}, "
             f"not found below {model.not_found_at:.2f})")
 
 

@@ -31,7 +31,7 @@ from rag.text.bilingual import Bilingual, glossary_headwords, tables
 from rag.text.language import is_korean, languages, main_language
 from rag.understand.earlier import asks_for_an_earlier_version
 
-from .model import ReaderModel
+from .model import ReaderModel, turn_relative
 from .questions import (
     QUESTION_WORDS,
     Kind,
@@ -496,6 +496,7 @@ def relative_features(candidates: list[Candidate]) -> None:
         c.features["cosine_gap"] = c.cosine - best_cosine
         c.features["cosine_rank"] = min(rank[id(c)], 10) / 10
         c.features["position"] = min(c.position, 30) / 30
+    turn_relative([(c.path, c.features) for c in candidates])
 
 
 _STEP_LINE = re.compile(r"^\d{1,3}[.)]\s")
