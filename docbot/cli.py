@@ -162,6 +162,9 @@ def _setup(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log debu
         logging.getLogger("elastic_transport").setLevel(logging.ERROR)
     if debug:  # a failed platform call is one line; its traceback is logged at debug level, shown with --debug
         logging.getLogger("adapters").setLevel(logging.DEBUG)
+    # Whether Socket Mode is connected (and to which workspace) is the first thing an operator looks for: one
+    # INFO line per connection, shown at the default level too.
+    logging.getLogger("adapters.slack.connection").setLevel(logging.DEBUG if verbose or debug else logging.INFO)
 
 
 @app.command()
@@ -174,6 +177,9 @@ def index(
                                  help="Also list each file the sources' include/exclude patterns left out."),
 ) -> None:
     """Index documents: unchanged files are skipped, changed ones re-embedded, deleted ones removed."""
+    # `make run` (and a deployment's first step) indexes before it serves: a half-configured Slack or Teams is
+    # said now, not after minutes of indexing.
+    _platform_check(_settings())
     with _opened() as runtime:
         if not paths:
             err.print(describe_sources(runtime))
