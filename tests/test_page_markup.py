@@ -162,6 +162,11 @@ Rotate the token from the admin console{{< ref "console.md" >}} before it expire
 
 Questions go to {% slack_channel "security-help" %}{% comment %}TODO: link the runbook{% endcomment %}; see
 [the guide]({% page "/security/tokens/" %}).
+
+- {% slack_channel "security-ops" "Security Ops" %}
+- {% include "footer.html" %}
+
+An item with no text of its own leaves nothing behind.
 """
 
 LOG_PAGE = """# Gitserver incident review
@@ -256,6 +261,7 @@ def test_hugo_shortcodes_are_dropped_and_their_text_kept():
     # Jekyll/Liquid tags as well: a Slack channel tag shows its channel, a comment and a page link are markup
     assert "Questions go to #security-help; see the guide." in text
     assert "{%" not in text and "TODO" not in text
+    assert "- #security-ops" in text and "An item with no text of its own leaves nothing behind." in text
 
 
 @pytest.mark.parametrize("page, reason", [

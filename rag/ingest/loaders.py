@@ -100,6 +100,7 @@ def load_markdown(path: str, raw: bytes) -> Document:
             items.append("")
         elif tok.type == "list_item_close":
             items.pop()
+            marker = ""  # an item with no text of its own ("- {% tag %}", a code block) leaves no marker behind
         elif tok.type == "inline" and marker:
             item = _inline_text(tok)
             items[-1] = item
@@ -126,7 +127,7 @@ _SHORTCODE = re.compile(r"\{\{[<%][^{}\n]{0,500}[>%]\}\}")
 # Jekyll/Liquid tags ("{% page "/software/" %}", "{% include x.html %}"): markup, dropped; a comment tag with its text;
 # a Slack channel tag shows the channel ("{% slack_channel "people-ops" %}" is "#people-ops" on the page).
 _LIQUID_COMMENT = re.compile(r"\{%-?\s*+comment\s*+-?%\}[^{]{0,2000}\{%-?\s*+endcomment\s*+-?%\}")
-_LIQUID_CHANNEL = re.compile(r"\{%-?\s*+slack_channel\s++[\"']([^\"'{}%\n]{1,80})[\"']\s*+-?%\}")
+_LIQUID_CHANNEL = re.compile(r"\{%-?\s*+slack_channel\s++[\"']([^\"'{}%\n]{1,80})[\"'][^{}%\n]{0,200}%\}")
 _LIQUID_TAG = re.compile(r"\{%[^{}\n]{0,500}%\}")
 # A JSX comment, as MDX pages put anchors in headings ("## Reacting to input {/*reacting-to-input*/}").
 _JSX_COMMENT = re.compile(r"\{/\*[^*]{0,300}\*/\}")
