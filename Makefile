@@ -6,6 +6,33 @@ SAMPLES := samples/handbook
 
 .PHONY: run test check lock install install-test train readings index chat serve eval eval-holdout eval-routing eval-solbit eval-solbit-holdout bench load teams-package clean
 
+# A venv keeps the Python it was made with: when PYTHON is given and names another (`make run PYTHON=python3.11`
+# after a first run with python3.10), or the venv's Python no longer runs, the venv is rebuilt, and said so,
+# instead of failing the same way until `make clean`. The default python3 never replaces a venv made by a Python
+# someone chose. An interpreter is its version and installation (a venv's python reports its base's).
+PYTHON_ID = import sys; print("Python", sys.version.split()[0], "from", sys.base_prefix)
+VENV_BROKEN := a Python that no longer runs
+VENV_PYTHON := $(shell { [ -e $(BIN)/python ] || [ -L $(BIN)/python ]; } && { $(BIN)/python -c '$(PYTHON_ID)' 2>/dev/null || echo "$(VENV_BROKEN)"; })
+ifneq ($(VENV_PYTHON),)
+ifeq ($(VENV_PYTHON),$(VENV_BROKEN))
+WANT_PYTHON := $(shell $(PYTHON) -c '$(PYTHON_ID)' 2>/dev/null)
+else ifneq ($(filter default file,$(origin PYTHON)),)
+WANT_PYTHON := $(VENV_PYTHON)
+else
+WANT_PYTHON := $(shell $(PYTHON) -c '$(PYTHON_ID)' 2>/dev/null)
+endif
+ifeq ($(WANT_PYTHON),)
+$(warning PYTHON=$(PYTHON) does not run here; $(VENV) stays as it is ($(VENV_PYTHON)))
+else ifneq ($(VENV_PYTHON),$(WANT_PYTHON))
+$(BIN)/python $(VENV)/.installed $(VENV)/.installed-test: venv-python-changed
+endif
+endif
+
+.PHONY: venv-python-changed
+venv-python-changed:
+	@echo "$(VENV) was made with $(VENV_PYTHON), but PYTHON=$(PYTHON) is $(WANT_PYTHON): rebuilding it"
+	rm -rf $(VENV)
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip

@@ -5,7 +5,8 @@ A thin translation, as slack-bolt's per-framework adapters are: Slack events bec
 questions, and what the core decides goes back to Slack. What a reply looks like is
 adapters/slack_render.py; how it gets into the thread (streaming, the message cap, late-post recovery)
 adapters/slack_stream.py; installs and uninstalls adapters/slack_install.py; the Web API client
-adapters/slack_client.py. Every rule about whether and how docbot answers lives in the core (bot/).
+adapters/slack_client.py; Socket Mode (connecting, and saying why it cannot) adapters/slack_socket.py.
+Every rule about whether and how docbot answers lives in the core (bot/).
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ from .markup import slack_escape, slack_markdown, slack_plain
 from .slack_client import CountedClient, count_failure, web_client
 from .slack_install import OAuthConfig, app_uninstalled, mount_install_pages, oauth_settings, tokens_revoked
 from .slack_render import ACTION_ID, FEEDBACK, PREFIX, SHARE, SlackRenderer, context_block, pressed_value
+from .slack_socket import start_socket_mode as start_socket_mode  # the server starts Socket Mode from here
 from .slack_stream import SlackReplies
 
 log = logging.getLogger(__name__)
@@ -40,9 +42,9 @@ _CLIENT: ContextVar[AsyncWebClient | None] = ContextVar("slack_client", default=
 
 TITLE_LIMIT = 60  # characters of an assistant thread's title
 DEFAULT_PROMPTS = [
-    {"title": "휴가 규정", "message": "연차는 1년에 며칠이야?"},
-    {"title": "배포 절차", "message": "배포 절차 문서 요약해줘"},
-    {"title": "On-call", "message": "How does the on-call rotation work?"},
+    {"title": "휴가 규정", "message": "연차는 입사 첫해에 며칠 생겨?"},
+    {"title": "배포 절차", "message": "배포 절차 핵심만 정리해줘"},
+    {"title": "On-call", "message": "When does the weekly on-call rotation start?"},
     {"title": "Travel policy", "message": "What is the hotel limit for business trips?"},
 ]
 THREAD_CONTEXT = 20  # earlier messages of a thread read on first contact
@@ -410,11 +412,3 @@ def _well_formed(body: bytes, content_type: str) -> bool:
         return False
     return isinstance(parsed, dict) and isinstance(parsed.get("event", {}), dict)
 
-
-async def start_socket_mode(adapter: SlackAdapter, app_token: str) -> Any:
-    """Connect over Socket Mode (no public URL needed); returns the handler to close on shutdown."""
-    from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
-
-    handler = AsyncSocketModeHandler(adapter.app, app_token)
-    await handler.connect_async()
-    return handler

@@ -8,13 +8,16 @@ import json
 import logging
 import signal
 import socket
+import sys
 import tempfile
 import threading
 import time
+import traceback
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NoReturn
 
 import typer
 from rich.console import Console
@@ -53,7 +56,7 @@ def _settings() -> Settings:
         settings = load_settings()
     except ConfigurationError as exc:
         if _state["debug"]:
-            raise
+            _print_traceback(exc)
         err.print(f"[red]configuration error:[/] {escape(str(exc))}")
         raise typer.Exit(2)
     if _state["settings"] is None:
@@ -108,6 +111,22 @@ def _cause(exc: BaseException) -> str:
     return (str(orig).strip().splitlines() or [orig.__class__.__name__])[0][:200]
 
 
+def _print_traceback(exc: BaseException) -> None:
+    """--debug: the traceback, before the same lines and the same exit code as without it (a script that tells
+    configuration errors by their exit code 2 must not see 1 because someone asked for detail)."""
+    traceback.print_exception(exc, file=sys.stderr)
+
+
+def _fail(exc: BaseException, settings: Settings | None = None) -> NoReturn:
+    """`explain`'s lines and exit code; with --debug, the traceback first."""
+    if _state["debug"]:
+        _print_traceback(exc)
+    lines, code = explain(exc, settings)
+    for line in lines:
+        err.print(escape(line), style="red" if line is lines[0] else None)
+    raise typer.Exit(code)
+
+
 def explained(command: Callable) -> Callable:
     """A command whose failures end in `explain`'s lines and exit code, not a traceback (--debug shows it)."""
     @functools.wraps(command)
@@ -117,12 +136,9 @@ def explained(command: Callable) -> Callable:
         except (typer.Exit, typer.Abort, KeyboardInterrupt):
             raise
         except Exception as exc:
-            if _state["debug"] or isinstance(exc, typer.TyperException):
+            if isinstance(exc, typer.TyperException):
                 raise
-            lines, code = explain(exc)
-            for line in lines:
-                err.print(escape(line), style="red" if line is lines[0] else None)
-            raise typer.Exit(code)
+            _fail(exc)
 
     return run
 
@@ -138,14 +154,17 @@ def _opened(runtime: Runtime | None = None) -> Iterator[Runtime]:
     try:
         yield runtime
     except DocbotError as exc:
-        if _state["debug"]:
-            raise
-        lines, code = explain(exc, runtime.settings)
-        for line in lines:
-            err.print(escape(line), style="red" if line is lines[0] else None)
-        raise typer.Exit(code)
+        _fail(exc, runtime.settings)
     finally:
         runtime.close()
+
+
+def _show_version(asked: bool) -> None:
+    if asked:
+        from importlib.metadata import version
+
+        console.print(f"docbot {version('docbot')}")  # the installed distribution's: what pip and bug reports name
+        raise typer.Exit()
 
 
 @app.callback()
@@ -153,7 +172,9 @@ def _setup(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log debu
            log_format: str = typer.Option("text", "--log-format", envvar="DOCBOT_LOG_FORMAT",
                                           help="text, or json (one object a line, for log shippers)"),
            debug: bool = typer.Option(False, "--debug", envvar="DOCBOT_DEBUG",
-                                      help="Show the full traceback when something fails.")) -> None:
+                                      help="Show the full traceback when something fails."),
+           version: bool = typer.Option(False, "--version", is_eager=True, callback=_show_version,
+                                        help="Show docbot's version and exit.")) -> None:
     from bot.observability import configure_logging
 
     _state.update(debug=debug, settings=None, verbose=verbose)
@@ -163,6 +184,9 @@ def _setup(verbose: bool = typer.Option(False, "--verbose", "-v", help="Log debu
         logging.getLogger("elastic_transport").setLevel(logging.ERROR)
     if debug:  # a failed platform call is one line; its traceback is logged at debug level, shown with --debug
         logging.getLogger("adapters").setLevel(logging.DEBUG)
+    # Whether Socket Mode is connected (and to which workspace) is the first thing an operator looks for: one
+    # INFO line per connection, shown at the default level too.
+    logging.getLogger("adapters.slack.connection").setLevel(logging.DEBUG if verbose or debug else logging.INFO)
 
 
 @app.command()
@@ -175,6 +199,9 @@ def index(
                                  help="Also list each file the sources' include/exclude patterns left out."),
 ) -> None:
     """Index documents: unchanged files are skipped, changed ones re-embedded, deleted ones removed."""
+    # `make run` (and a deployment's first step) indexes before it serves: a half-configured Slack or Teams is
+    # said now, not after minutes of indexing.
+    _platform_check(_settings())
     with _opened() as runtime:
         if not paths:
             err.print(describe_sources(runtime))
@@ -440,7 +467,9 @@ def status(runs: int = typer.Option(10, "--runs", help="How many recent index ru
         table.add_row(str(r.id), r.trigger + (" (full)" if r.full else ""), r.status,
                       r.started_at.strftime("%Y-%m-%d %H:%M:%S"), f"{r.seconds:.1f}", str(r.added), str(r.updated),
                       str(r.unchanged), str(r.deleted), str(r.chunks), str(len(r.errors)))
-    console.print(table)
+    # Piped or logged, rich would squeeze the table into 80 columns and cut every header to "tri…": print it
+    # whole (a terminal keeps its own width).
+    (console if console.is_terminal else Console(highlight=False, soft_wrap=True, width=1000)).print(table)
     for r in recent[:1]:
         for path, reason in r.errors:
             console.print(f"  run {r.id} skipped {path}: {reason}")

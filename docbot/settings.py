@@ -205,10 +205,11 @@ class Settings(BaseSettings):
     embed_index_threads: int = Field(threads.INDEX_THREADS, ge=1, le=64,
                                      description="e5 threads while indexing (docs/performance.md)")
     vector_cache: int = Field(4096, ge=0, le=1_000_000, description="query and sentence vectors remembered (0: off)")
-    sentence_vectors: bool = Field(True, description="embed quotable sentences while indexing, so a turn looks "
-                                   "them up instead of embedding them (<data_dir>/sentences.sqlite3)")
     reader_model: bool = Field(True, description="order quoted lines and decide answered / hedged / not found by "
                                "the fitted reader model (rag/answer/data/reader.json); false: the hand-set weights")
+    sentence_vectors: bool = Field(True, description="fill the answer's sentence vectors in a second pass while "
+                                   "the server is idle, after indexing (<data_dir>/sentences.sqlite3); a turn "
+                                   "embeds and keeps those it reads either way")
     chunker: Literal["overlap", "semantic"] = "overlap"
     chunk_size: int = 900
     chunk_overlap: int = 150
@@ -423,9 +424,36 @@ def unknown_variables(environ: Mapping[str, str] | None = None, env_file: Path =
     return warnings
 
 
-def platform_problems(s: Settings) -> list[str]:
-    """Chat platforms configured by half: each names what is set, what is missing and where to find it."""
+BOT_TOKEN_PREFIXES = ("xoxb-", "xoxe.xoxb-")  # a bot token, or one that Slack's token rotation issued
+TOKEN_KINDS = {"xoxb-": "a bot token (xoxb-...), which belongs in SLACK_BOT_TOKEN",
+               "xoxp-": "a user token (xoxp-...): docbot answers as its bot user, not as the person who installed it",
+               "xapp-": "an app-level token (xapp-...), which belongs in SLACK_APP_TOKEN"}
+
+
+def slack_token_problems(s: Settings) -> list[str]:
+    """Slack tokens of the wrong kind, told by their prefixes (the value itself is never shown): Slack would
+    refuse them only once Socket Mode or the first answer tries them, and in a way that does not name them."""
+    bot = s.slack_bot_token.get_secret_value().strip() if s.slack_bot_token else ""
+    app = s.slack_app_token.get_secret_value().strip() if s.slack_app_token else ""
+    if bot.startswith("xapp-") and app.startswith(BOT_TOKEN_PREFIXES):
+        return ["SLACK_BOT_TOKEN and SLACK_APP_TOKEN are swapped: SLACK_BOT_TOKEN holds the app-level token "
+                "(xapp-...) and SLACK_APP_TOKEN the bot token (xoxb-...). Fix: exchange their values."]
     problems = []
+    if bot and not bot.startswith(BOT_TOKEN_PREFIXES):
+        kind = TOKEN_KINDS.get(bot[:5], "not a bot token (those start with xoxb-)")
+        problems.append(f"SLACK_BOT_TOKEN is {kind}. Fix: copy the Bot User OAuth Token (xoxb-...) from your Slack "
+                        "app's OAuth & Permissions page.")
+    if app and not app.startswith("xapp-"):
+        kind = TOKEN_KINDS.get(app[:5], "not an app-level token (those start with xapp-)")
+        problems.append(f"SLACK_APP_TOKEN is {kind}. Fix: create an app-level token with the connections:write "
+                        "scope (your Slack app's Basic Information page, App-Level Tokens) and set it (xapp-...).")
+    return problems
+
+
+def platform_problems(s: Settings) -> list[str]:
+    """Chat platforms configured by half or with the wrong Slack tokens: each names what is set, what is
+    missing or wrong, and where to find the right value."""
+    problems = slack_token_problems(s)
     if s.slack_bot_token and not (s.slack_signing_secret or s.slack_app_token):
         problems.append("SLACK_BOT_TOKEN is set but neither SLACK_SIGNING_SECRET (Events API over HTTP) nor "
                         "SLACK_APP_TOKEN (Socket Mode) is. Fix: copy the signing secret from your Slack app's "

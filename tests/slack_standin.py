@@ -2,8 +2,9 @@
 wire format to the real `slack_sdk` client, records every call, and refuses what Slack refuses
 (docs.slack.dev/reference/methods/*): a method it does not know (`unknown_method`), an unknown
 token (`invalid_auth`) or a revoked one (`token_revoked`), a channel the bot is not in
-(`not_in_channel`) or a DM it is not part of (`channel_not_found`), text over 40,000 characters
-(`msg_too_long`), blocks past their limits (`invalid_blocks`: 50 blocks, 3,000 characters of
+(`not_in_channel`) or a DM it is not part of (`channel_not_found`), a Socket Mode connection asked
+for with an app-level token it does not know (`invalid_auth`) or with a bot token (`not_allowed_token_type`),
+text over 40,000 characters (`msg_too_long`), blocks past their limits (`invalid_blocks`: 50 blocks, 3,000 characters of
 section or context text, 2,000 of a button value, 12,000 characters of markdown blocks in one
 payload, 25 elements in an actions block, 75 characters of button text, block types Slack does
 not have), updating or deleting a message it never posted (`message_not_found`), one docbot did
@@ -77,6 +78,7 @@ class SlackStandIn:
     joined: set[str] = field(default_factory=lambda: {"C1", "D1"})  # channels and DMs docbot is in
     threads: dict = field(default_factory=dict)  # thread ts -> messages conversations.replies returns
     tokens: dict = field(default_factory=lambda: {"xoxb-test": "T1"})  # bot token -> its workspace
+    app_tokens: set = field(default_factory=lambda: {"xapp-test"})  # app-level tokens (Socket Mode) Slack knows
     oauth_codes: dict = field(default_factory=dict)  # code -> the workspace an install of it grants
     client: tuple = ("111.222", "client-secret")  # the app's OAuth client id and secret  # channels the bot is a member of (DMs: always)
     refused: list[tuple[str, str]] = field(default_factory=list)  # (method, error) of every refused call
@@ -183,6 +185,11 @@ class SlackStandIn:
         if token in self.revoked:
             self.refused.append((method, "token_revoked"))
             return web.json_response({"ok": False, "error": "token_revoked"})
+        if method == "apps.connections.open" and token not in self.app_tokens:
+            # Slack: a bot or user token is the wrong type here; an app-level token it does not know, invalid_auth
+            error = "invalid_auth" if token.startswith("xapp-") else "not_allowed_token_type"
+            self.refused.append((method, error))
+            return web.json_response({"ok": False, "error": error})
         if method not in ("apps.connections.open",) and token not in self.tokens:
             self.refused.append((method, "invalid_auth"))
             return web.json_response({"ok": False, "error": "invalid_auth"})

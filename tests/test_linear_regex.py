@@ -29,7 +29,7 @@ USER_TEXT = {"rag.answer.questions": ("_YES_NO", "_ASKS", "_HOW_MUCH", "_SUMMARY
                                       "_ASKING_PHRASES", "_ASKS_DOCUMENT", "_CODE_QUESTION", "_JSON_KEY", "_LOG_TIME",
                                       "_KEY_VALUE", "_SQL", "_CODE_START", "_GO_RECEIVER"),
              "rag.answer.reading": ("_NAME",),
-             "rag.ingest.loaders": ("_SHORTCODE", "_JSX_COMMENT", "_MDX_STATEMENT", "_TAGS_AND_COMMENTS", "_HTML_TAG_NAME",
+             "rag.ingest.loaders": ("_SHORTCODE", "_LIQUID_COMMENT", "_LIQUID_CHANNEL", "_LIQUID_TAG", "_JSX_COMMENT", "_MDX_STATEMENT", "_TAGS_AND_COMMENTS", "_HTML_TAG_NAME",
                                     "_IMAGE", "_BR"), "rag.answer.extremes": ("_MOST", "_LEAST")}
 
 def patterns() -> list[tuple[str, re.Pattern]]:

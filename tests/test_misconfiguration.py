@@ -126,7 +126,8 @@ def test_debug_shows_the_traceback(env, monkeypatch):
     monkeypatch.setenv("DOCBOT_DATABASE_URL", "postgresql://docbot@127.0.0.1:1/docbot")
     monkeypatch.setenv("DOCBOT_RETRY_ATTEMPTS", "1")
     result = invoke("--debug", "status")
-    assert result.exit_code != 0 and result.exception is not None and not isinstance(result.exception, SystemExit)
+    # The traceback, then the same lines and the same exit code as without --debug (issue 54 item 7).
+    assert result.exit_code == 2 and "Traceback" in result.output and "DOCBOT_DATABASE_URL" in result.output
 
 
 def test_plain_index_says_which_sources_it_reads(env, monkeypatch, docs):

@@ -1,5 +1,5 @@
-"""Questions for the most or the least of something over a table: "which hub shipped the most orders that
-quarter?", "4분기 허브별 파손율 중에 제일 낮은 곳은?".
+"""Questions for the most or the least of something over a table: "which site shipped the most parcels that
+month?", "3분기 지점별 이직률 중에 제일 낮은 곳은?".
 
 A table's rows are quoted as "label — header: value; header: value." (`rag.documents.row_text`). The row closest
 to the question's words is any row of the table (they all say the same headers); the answer is the row whose

@@ -518,11 +518,14 @@ def asks_for_code(question: str) -> bool:
 # where its run starts, and none nests a quantifier: linear in the line.
 _JSON_KEY = re.compile(r'^[\[{]?\s*+"[^"]{1,80}+"\s*+:')  # {"severity": "ERROR", …} / "service.name": "gitserver",
 _LOG_TIME = re.compile(r"^\[?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d")  # 2026-03-03T10:42:17Z WARN gitserver-0 …
-_KEY_VALUE = re.compile(r"(?<![\w.=])[A-Za-z_][\w.]*+=[^\s=]")  # level=error ts=… caller=main.go:88 (two or more)
+# level=error ts=… caller=main.go:88: a line opening on key=value pairs (two or more); prose that names a prop
+# ("size={null} 또는 size={0}으로 전달된다면") does not open on one.
+_KEY_VALUE = re.compile(r"^[A-Za-z_][\w.]*+=[^\s=]\S*+\s++[A-Za-z_][\w.]*+=")
 _SQL = re.compile(r"^(?:SELECT|INSERT INTO|UPDATE|DELETE FROM|CREATE (?:TABLE|INDEX|VIEW)|ALTER TABLE|DROP (?:TABLE|INDEX)|"
                   r"WITH)\b.*\b(?:FROM|WHERE|SET|VALUES|AS|ON)\b")
-_CODE_START = re.compile(r"^(?:\$ \S|[}\])]|#!|#include\b|//|/\*|<\?|(?:func|def|class|const|let|var|import|package|"
-                         r"return|from \S++ import)\b.*[({=;:<])")
+_CODE_START = re.compile(r"^(?:\$ \S|[}\]]|#!|#include\b|//|/\*|<\?|(?:func|def|const|let|var)\s++[\w(*\[{]|"
+                         r"return\s.*;$|import\s++\S.*(?:\sfrom\s|;$)|from \S++ import\s|package [a-z_]\w*+$|"
+                         r"<[A-Za-z/!][^<>]*+>$)")
 _GO_RECEIVER = re.compile(r"\.\(\*?[A-Za-z_]\w*+\)\.")  # gitserver.(*Client).Exec()
 
 
@@ -534,8 +537,10 @@ def code_line(line: str) -> bool:
     line = line.strip()
     if len(line) > 2 and line[0] == "`" and line[-1] == "`":
         return True
-    return bool(line.endswith(("{", "};", ");")) or _JSON_KEY.match(line) or _LOG_TIME.match(line) or _SQL.match(line)
-                or _CODE_START.match(line) or _GO_RECEIVER.search(line) or len(_KEY_VALUE.findall(line)) >= 2)
+    json = _JSON_KEY.match(line) and (line.endswith((",", "{", "[", '"', "}", "]", "true", "false", "null"))
+                                       or line[-1].isdigit())  # not '"jsx": "react" 또는 … 인 경우 react.'
+    return bool(line.endswith(("{", "};")) or json or _LOG_TIME.match(line) or _SQL.match(line)
+                or _CODE_START.match(line) or _GO_RECEIVER.search(line) or _KEY_VALUE.match(line))
 
 
 _DEFERRAL_NOT_ANSWERS = frozenset({Kind.QUANTITY, Kind.TIME, Kind.WHO, Kind.WHY, Kind.HOWTO, Kind.CONSEQUENCE})

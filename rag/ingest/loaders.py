@@ -51,7 +51,7 @@ def load_markdown(path: str, raw: bytes) -> Document:
     components (`<Note>`, `<Sandpack>`), JSX comments (`{/*anchor*/}`) and, in .mdx, `import`/`export` lines are
     markup: dropped, the text inside them kept."""
     meta, text = front_matter(decode(path, raw))
-    text = _JSX_COMMENT.sub("", _SHORTCODE.sub("", text))
+    text = _without_template_tags(text)
     lines = text.splitlines(keepends=True)
     mdx = path.lower().endswith(".mdx")
     tokens = _MARKDOWN.parse(text)
@@ -100,6 +100,7 @@ def load_markdown(path: str, raw: bytes) -> Document:
             items.append("")
         elif tok.type == "list_item_close":
             items.pop()
+            marker = ""  # an item with no text of its own ("- {% tag %}", a code block) leaves no marker behind
         elif tok.type == "inline" and marker:
             item = _inline_text(tok)
             items[-1] = item
@@ -123,6 +124,11 @@ def load_markdown(path: str, raw: bytes) -> Document:
 _MARKDOWN = MarkdownIt("commonmark").enable("table")
 # Hugo shortcodes, opening and closing ("{{< note >}}", "{{% alert title=… %}}", "{{< /note >}}"): bounded, linear.
 _SHORTCODE = re.compile(r"\{\{[<%][^{}\n]{0,500}[>%]\}\}")
+# Jekyll/Liquid tags ("{% page "/software/" %}", "{% include x.html %}"): markup, dropped; a comment tag with its text;
+# a Slack channel tag shows the channel ("{% slack_channel "people-ops" %}" is "#people-ops" on the page).
+_LIQUID_COMMENT = re.compile(r"\{%-?\s*+comment\s*+-?%\}[^{]{0,2000}\{%-?\s*+endcomment\s*+-?%\}")
+_LIQUID_CHANNEL = re.compile(r"\{%-?\s*+slack_channel\s++[\"']([^\"'{}%\n]{1,80})[\"'][^{}%\n]{0,200}%\}")
+_LIQUID_TAG = re.compile(r"\{%[^{}\n]{0,500}%\}")
 # A JSX comment, as MDX pages put anchors in headings ("## Reacting to input {/*reacting-to-input*/}").
 _JSX_COMMENT = re.compile(r"\{/\*[^*]{0,300}\*/\}")
 _MDX_STATEMENT = re.compile(r"^[ \t]*+(?:import|export)\s")
@@ -131,6 +137,12 @@ _TAGS_AND_COMMENTS = re.compile(r"<!--(?:[^-]|-(?!->))*+-->|<[^<>]*+>")
 # HTML elements whose rows or items an author spreads over blank lines, with Markdown between them: markdown-it
 # cuts such a table into several HTML blocks, read together. Lower-case names only: <Table> is a component.
 _HTML_TAG_NAME = re.compile(r"<(/?)(table|ul|ol|dl)\b[^<>]*+>")
+
+
+def _without_template_tags(text: str) -> str:
+    """The page without Hugo shortcodes, Liquid tags and JSX comments (a Slack channel tag kept as its channel)."""
+    text = _LIQUID_CHANNEL.sub(lambda m: f"#{m[1]}", _LIQUID_COMMENT.sub("", text))
+    return _JSX_COMMENT.sub("", _LIQUID_TAG.sub("", _SHORTCODE.sub("", text)))
 
 
 def _html_region_end(tokens: list, start: int) -> tuple[int, int]:
@@ -417,7 +429,7 @@ def _why_no_text(path: str, raw: bytes) -> str:
     if not body.strip():
         return "no text found: the page has only front matter, no body"
     pictures = bool(_IMAGE.search(body))
-    rest = _TAGS_AND_COMMENTS.sub("", _IMAGE.sub("", _JSX_COMMENT.sub("", _SHORTCODE.sub("", body))))
+    rest = _TAGS_AND_COMMENTS.sub("", _IMAGE.sub("", _without_template_tags(body)))
     if re.search(r"\w", rest):
         return "no text found"
     if pictures and not _TAGS_AND_COMMENTS.search(_IMAGE.sub("", body)):

@@ -14,8 +14,8 @@ language out of the top 5 (cross-language recall@5 0.35 on the dev set). Instead
    the query's keywords translated by the dictionary are a BM25 list of their own
    (`Candidates.translated`), whose bonus is `translation_weight` times its score over *that* list's
    best: e5's cosines between a question and a passage in the other language are weak and close
-   together (a Korean shift procedure was the eighth hit for "What are the night shift hours at
-   Busan New Port Hub?", behind five English pages that say "Busan New Port Hub"), while the
+   together (a Korean shift procedure was the eighth hit for an English question about one hub's
+   night shift hours, behind five English pages that say the hub's name), while the
    translated words (야간, 교대, 시간, 부산) find it first. Measured against the old single list:
    docs/figures.md, "Translated keywords";
 3. documents the previous answer cited get `prior_weight` for a follow-up that leans on it;
@@ -26,7 +26,7 @@ language out of the top 5 (cross-language recall@5 0.35 on the dev set). Instead
    measures to reduce hubs"; CSLS's neighbourhood term, with the whole corpus as the neighbourhood);
 5. a document that says it is no longer in force (status repealed, superseded or archived; a draft half as
    much) loses `stale_penalty`, so the current version outranks it; a question that asks what an earlier
-   version said ("what was it in the old 2022 policy?", "예전 규정에서는?", `rag.understand.earlier`) gains
+   version said ("what was it in the old 2021 handbook?", "예전 규정에서는?", `rag.understand.earlier`) gains
    it instead: there the old page is the answer and the current one a near miss with another figure;
 6. the floor: a hit stays when its z is within `z_gap` of the best z and its cosine within
    `cosine_gap` of the best cosine *of its language*; BM25's own top hits and the previous

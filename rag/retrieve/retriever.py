@@ -47,7 +47,7 @@ class Retriever:
     def _saying_enough(found: Candidates, senses: Senses) -> list[tuple[Hashable, float]]:
         """The translated matches that say half of the query's dictionary words, and at least two (its only
         one, if it has one): one translated word alone is chance ("데이터베이스" in an access-request page for
-        "which database does the billing one use?"), a rewritten follow-up brings more words to be chance
+        "which database does the payroll one use?"), a rewritten follow-up brings more words to be chance
         with, and the translation bonus is large enough to put chance first."""
         need = max(min(2, len(senses)), (len(senses) + 1) // 2)
         return [(key, score) for key, score in found.translated

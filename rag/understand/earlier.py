@@ -1,8 +1,8 @@
 """Whether a question asks about an earlier version of a rule: the one a newer document replaced.
 
 Retrieval puts a document that says it is no longer in force below the current one (`Ranker.stale_penalty`),
-which is right for "야근 식대 얼마야?" and wrong for "what was it in the old 2022 policy?", "how did you request
-remote days back then?" or "개정 전에는 며칠이었어?": there the repealed page is the answer, and the current one a
+which is right for "야근 식대 얼마야?" and wrong for "what was it in the old 2021 handbook?", "how did you book
+training days back then?" or "개정 전에는 며칠이었어?": there the repealed page is the answer, and the current one a
 near miss that says another figure. The answer still says the quoted page is no longer in force.
 
 Written from how people ask about the past of a rule, in both languages; linear-time (bounded gaps only).

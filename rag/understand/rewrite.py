@@ -252,13 +252,13 @@ class OfflineRewriter:
 
     def _thread_prior(self, question: str, history: list[HistoryTurn]) -> tuple[str, ...]:
         """The documents the previous answer cited, for a self-contained follow-up that names nothing new: in a
-        thread people keep asking about the document they were just shown ("how much extra is night work
-        paid?" after the Busan hub's night shift hours), though the question needs no words of it. Its words
+        thread people keep asking about the document they were just shown ("how much more does a night
+        shift pay?" after the Busan hub's night shift hours), though the question needs no words of it. Its words
         are searched as they are; only the ranking leans."""
         asked, answered = _last_document_exchange(history[-self.turns :], self.max_context_chars)
         if asked is None or answered is None or not answered.paths or self.new_entities(question, [asked, answered]):
             return ()
-        # It must share a word with that exchange ("night", "shift"): "How long are audit logs kept?" after a
+        # It must share a word with that exchange ("night", "shift"): "How long are backup tapes kept?" after a
         # leave question is another topic, and a prior would pull the leave policy back in.
         earlier = f"{asked.rewritten or asked.text} {answered.text}"
         if not set(self.analyzer.terms(question)) & set(self.analyzer.terms(earlier)):
@@ -276,7 +276,7 @@ class OfflineRewriter:
     def _asks_anew(self, question: str, own: list[str], entities: list[str], asked: HistoryTurn) -> bool:
         """Whether the follow-up names a new thing and asks something new about it ("OTIF 목표는?" after
         "크로스도킹이 뭐야?"), where the earlier question named nothing this one could stand in for. "부산은?"
-        after a question about Seoul, "P4는 첫 응답 언제까지야?" after one about P1, "and the Enterprise plan?"
+        after a question about Seoul, "SEV3는 보고 기한 언제까지야?" after one about SEV1, "and the Enterprise plan?"
         (an aspect already asked about) and "코어타임은 몇 시야?" (only the new thing) still borrow."""
         earlier = asked.rewritten or asked.text
         if self.analyzer.names(earlier) or any(any(c.isdigit() for c in w) and any(c.isalpha() for c in w)

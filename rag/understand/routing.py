@@ -77,7 +77,7 @@ def _rx(*parts: str) -> re.Pattern:
 # --- Clauses: the chatty words a message opens with, split from what it asks -----------------------------
 #
 # People put thanks, agreement or a reaction in front of what they want ("ok thanks, now restart the
-# billing service", "오케이 그럼 환불 처리해줘", "ㅇㅋ 감사"). The rules read what is left after those
+# billing service", "오케이 그럼 티켓 닫아줘", "ㅇㅋ 감사"). The rules read what is left after those
 # opening words; a message that is nothing but such words is small talk. Matching is per token (split on
 # white space), so no pattern here ever sees more than one word.
 
@@ -104,7 +104,7 @@ _CHATTER_PAIRS = frozenset({
     ("never", "mind"), ("wrong", "channel"), ("wrong", "thread"), ("wrong", "chat"), ("wrong", "room"),
     ("found", "it"), ("ignore", "that"), ("ignore", "me"),
 })
-# Interjections: an opening that reacts ("ugh, mondays", "lol classic", "헐 역대급"), where "ok" would agree.
+# Interjections: an opening that reacts ("ugh, traffic", "lol classic", "헐 역대급"), where "ok" would agree.
 _INTERJECTIONS = frozenset("""
 wow whoa yikes oops ugh ouch damn omg oh ah aha ahh hmm hmmm huh meh lol lmao haha hahaha hehe phew yay woohoo
 sheesh geez jeez argh welp 헐 대박 아이고 에휴 헉 앗 어머 와 우와 오 아 흠 음
@@ -137,7 +137,7 @@ _KO_CHATTER_LAUGH = re.compile(r"^(?:[ㅋㅎㅠㅜ]|ㅇㅋ|ㅇㅇ|ㄳ|ㄱㅅ|ㄱ
 
 
 def split_chatter(text: str) -> tuple[str, str]:
-    """(the chatty opening words, the rest): "오케이 그럼 환불 처리해줘" -> ("오케이 그럼", "환불 처리해줘")."""
+    """(the chatty opening words, the rest): "오케이 그럼 티켓 닫아줘" -> ("오케이 그럼", "티켓 닫아줘")."""
     text = text.strip()[:MAX_RULE_CHARS]
     tokens = [(m.start(), m.end(), m.group()) for m in _TOKEN.finditer(text)]
     i, end = 0, 0
@@ -183,7 +183,7 @@ _KO_REQUEST = _rx(
 # ... or followed by an afterthought of two words at most, no question in it ("캐시 좀 비워줘 운영 말고").
 _KO_REQUEST_TAIL = re.compile(r"(?:줘|줘요|주세요|부탁해|부탁해요)(?=\s++[^\s?]++(?:\s++[^\s?]++)?[\Wㅎㅋㅠㅜ]*+$)")
 # A question word before a 해줘 that ends in "?" asks about a service's rule ("며칠 보관해줘?", "얼마까지 지원해줘?",
-# "Lite 고객한테는 무슨 할인 줄 수 있어?"); so does the company as its subject ("여행자 보험은 회사에서 들어줘?": does the
+# "신규 고객한테는 무슨 혜택 줄 수 있어?"); so does the company as its subject ("여행자 보험은 회사에서 들어줘?": does the
 # company take it out for me, a benefit).
 _KO_QUESTION_WORD = re.compile(r"며칠|몇|얼마|언제|어디|누가|누구|왜|무슨|어떤|어느|무엇|뭘|뭐|(?:회사|팀|지사|본사)(?:에서|가|는)\s")
 _KO_FILLER = re.compile(r"^(?:좀|좀만|해|해서|다시|빨리|한번|한 번|바로|지금|얼른|꼭|제발|싹|다|하나|같이)")
@@ -225,7 +225,7 @@ _EN_ACTION_VERB = re.compile(
     r"put|place|attach|forward|tag|label|mark|flag|pin|unpin|subscribe|unsubscribe|join|leave|"
     r"resend|re-send|reissue|regenerate|bounce|wipe|drop|spin down|tear down|kick off|"
     r"do (?:it|that|this|them|so)|get (?:it|that) done)\b", re.IGNORECASE)
-# "can we get my 2FA reset?", "need the channel muted for me": asking for something to be done to a thing.
+# "can we get my VPN token reset?", "need the channel muted for me": asking for something to be done to a thing.
 _DONE = (r"(?:reset|wiped|deleted|removed|restarted|rebooted|muted|unmuted|locked|unlocked|blocked|unblocked|added|"
          r"created|cancell?ed|renewed|extended|fixed|restored|recovered|disabled|enabled|approved|archived|"
          r"deployed|redeployed|reindexed|re-indexed|revoked|granted|booked|reserved|merged|rolled back|updated|"
@@ -251,7 +251,7 @@ def _infinitive(verb: str) -> str:
 _HOW_TO = _rx(r"\b(how (do|can|should|to)|what happens|when|why|policy|rule|process|procedure|"
               r"(is|are) there (a|an|any) (way|process|procedure|option)|any way to)\b",
               r"(방법|어떻게|절차|정책|규정|언제|왜|누가|누구|몇|얼마|어디|가능해|되나요|돼\?)")
-# So is a capability question about things in general ("can you remove a partition from a kafka topic?"); a
+# So is a capability question about things in general ("can you drop a column from a postgres table?"); a
 # "could / would you" or something specific (a time, "for me", "my") makes it a request: "could you create a
 # channel for the offsite?", "can you book a room for 4 people tomorrow at 2?".
 _CAPABILITY = re.compile(r"^\s*+can (?:you|u|i|we) \w++ (?:a|an|any) \w[^?]*+\?\s*+$", re.IGNORECASE)
@@ -315,17 +315,17 @@ def _english_request(clause: str) -> Intent | None:
 
 # --- Live state: a present-time marker and a subject that changes by the minute ----------------------------
 #
-# "who is on call right now?", "is that error still happening?", "WMS 점검 아직 안 끝났어?": the documents
+# "who is on call for payments right now?", "is that timeout still happening?", "ERP 점검 아직 안 끝났어?": the documents
 # cannot know. A time marker alone is not enough ("what's the current hotel limit?", "can it still be
-# recovered?", "지금 신청해도 돼?" are about rules), nor is a volatile word alone ("what is an incident?").
+# recovered?", "지금 신청해도 돼?" are about rules), nor is a volatile word alone ("what is an outage?").
 _NOW = _rx(r"\b(right now|now|currently|current|at the moment|at present|as we speak|still|yet|anymore|today|"
            r"so far|to date|again|this (minute|morning|afternoon))\b",
            r"(지금|현재|아직|실시간|방금|오늘|이 시간)")
 # A figure asked for "so far" ("how many … so far this week", "건수 지금까지 몇 건"): today's data, not a document's.
 _SO_FAR = _rx(r"\b(so far|to date)\b", r"(지금까지|현재까지|여태)")
 _FIGURE = _rx(r"\b(how (many|much)|what's|what is|what are)\b", r"(몇|얼마)")
-# ... while a figure asked in the past tense, with no "now", is a record's ("how many temp workers did Busan
-# get?", "임시 인력은 몇 명이었어?": the peak-season report), not live data.
+# ... while a figure asked in the past tense, with no "now", is a record's ("how many forklifts did Incheon
+# order?", "임시 인력은 몇 명이었어?": the peak-season report), not live data.
 _PAST = _rx(r"\b(did|was|were|had)\b", r"(였|이었|었|았|했)(어|어요|나|나요|니|지|죠|습니까|을까)?\s*+\??\s*+$")
 _VOLATILE = _rx(
     r"\b(on[- ]?call|down|outages?|incidents?|errors?|5\d\d s|5\d\ds?|5xx|failing|failures?|broken|working|running|"
@@ -353,7 +353,7 @@ _RULES = _rx(
     r"\bwhere (can|do|should) (i|we) (see|find|look|check)\b",
     r"\b(each|every) (?:[\w-]++ )?(shift|day|week|month|team|person|employee|request|trip)\b",
     r"(규정|정책|절차|가이드|문서|한도|기준|기한|유효|방법|어떻게|해야|해도|비교)",  # two records compared: documents
-    r"(하면|되면|으면)\s(언제|얼마|며칠|몇|어떻게)",  # "지금 신청하면 언제 승인돼?": what the rule says would happen
+    r"(하면|되면|으면)\s(언제|얼마|며칠|몇|어떻게)",  # "지금 제출하면 언제 처리돼?": what the rule says would happen
     # a condition with a threshold: "what credit do we get if uptime drops below 99.9%?" asks what the contract says
     r"(?<!see )(?<!check )(?<!know )(?<!wonder )\bif\b[^?]{0,60}\b(drops?|falls?|exceeds?|below|above|under|more than|"
     r"less than|fewer than)\b",
@@ -368,7 +368,7 @@ _MISTAKE = _rx(r"\b(by (mistake|accident)|accidental(ly)?|mistaken(ly)?|inadvert
 _REMEDY = _rx(r"\b(restor\w*|recover\w*|undo|undone|undelete\w*|get (it|them|that|this) back|revert\w*|"
               r"reverse\w*|retract\w*|recall\w*|reopen\w*|correct\w*|fix (it|this|that))\b",
               r"\b(still|late) (submit|file|upload|send|apply|claim|register)\w*",
-              # a late remedy: "영수증 제출을 깜빡했는데 지금이라도 올릴 수 있어?"
+              # a late remedy: "출장 보고서를 깜빡했는데 지금이라도 낼 수 있어?"
               r"(복구|되살|살릴|살려|되돌|취소|수정|회수|철회|되찾)(?!\s?(됐|되었|완료))|지금이라도|이제라도|늦게라도|뒤늦게")
 
 
@@ -380,8 +380,8 @@ _LIVE = _rx(
     r"\b(did|has|have|is|was) my\b[^?]{1,60}\b(approved?|rejected|declined|processed|accepted|"
     r"gone through|come through)\b",
     r"^(내|제|나의)\s.{1,30}(승인(됐|됬|났|되었|했)|반려(됐|되었|했)|처리(됐|되었|했)|입금(됐|되었)|지급(됐|되었)|들어왔)",
-    # whether something submitted was decided, or has happened yet: "지난주 올린 경비 정산 승인 났어?", "has the 6pm
-    # shuttle left yet?"
+    # whether something submitted was decided, or has happened yet: "어제 낸 교육비 신청 승인 났어?", "has the 3pm
+    # courier left yet?"
     r"(승인|반려)\s?(났|됐|됬|되었)(어|나|나요|어요|니|냐)?\s*+\??\s*+$",
     r"\b(has|have|did)\b[^?]{1,40}\b(left|arrived|departed|started|finished|ended|shipped|gone out)\b[^?]{0,10}\byet\b",
     r"^\s*+(are there |is there )?any (open|active|ongoing|current) [^?]{1,40}\?",  # "any open incidents?"
@@ -396,19 +396,19 @@ _LIVE = _rx(
 )
 
 
-# "Now" said outright ("지금 운영에 배포된 버전", "what version is live in prod atm"): live state is a possible reading
-# even of a subject that is not by nature changing. "today", "still", "yet" and "아직" are not enough: "is overtime
-# still paid at 1.5x today?" asks for a rule.
+# "Now" said outright ("지금 운영에 배포된 버전", "what build is live in staging atm"): live state is a possible reading
+# even of a subject that is not by nature changing. "today", "still", "yet" and "아직" are not enough: "is holiday work
+# still paid at 2x today?" asks for a rule.
 _NOW_SAID = _rx(r"\b(right now|currently|at the moment|atm|at present|as we speak|so far)\b", r"(지금|현재|실시간)")
 # One's own record: what is left of it or where it stands ("how many leave days do I have left", "내 연차 몇 개
-# 남았지", "any update on my laptop request", "내 노트북 교체 요청 어디까지 진행됐어?").
+# 남았지", "any update on my visa letter request", "내 모니터 구매 요청 어디까지 진행됐어?").
 _MINE = _rx(r"\b(i have|i've got|do i have|have i got|my)\b[^?]{0,50}\b(left|remaining|balance)\b",
             r"\b(any update|any news|status|progress) on my\b", r"\b(left|remaining) (on|in|of) my\b",
             r"\buntil my\b[^?]{1,40}\bexpires?\b",
             r"^\s*+(내|제|나의)\s[^?]{1,30}(남았|남은|잔여|어디까지|진행\s?상황)")
 
 
-# An account of what happened ("what happened to the delayed orders?", "그때 무슨 일이 있었어?"): the incident report
+# An account of what happened ("what happened to the missing shipments?", "그때 무슨 일이 있었어?"): the incident report
 # answers it, however changing its subject is; "what is happening right now" still may be live.
 _PAST_ACCOUNT = _rx(r"\bwhat (happened|went wrong|was done)\b", r"무슨 일이 있었|어떻게 됐었")
 
@@ -417,7 +417,7 @@ def may_be_live(text: str) -> bool:
     """Whether live state is a possible reading: a subject that changes by the minute (an error, an outage,
     on-call, "down", "장애", "접속") and no words of rules or of what one may or must do. Without one, the
     classifier's "live state" is its lean on any "how many / when / still" question ("how many failed logins
-    lock the account?", "is overtime still paid at 1.5x?"), not a reading."""
+    lock the account?", "is holiday work still paid at 2x?"), not a reading."""
     text = text[:MAX_RULE_CHARS]
     if _MINE.search(text):  # what is left of one's own limit is live ("남았지" reads as a past tense; "한도" as a rule)
         return True
@@ -451,7 +451,7 @@ _ABOUT_DOCBOT = _rx(
     r"^\s*+(너는?\s?누구|넌 누구|누구세요|뭐 할 수 있|무엇을 할 수 있|뭘 할 수 있|잘 지냈|잘 지내|뭐해|"
     r"(너|넌|너는) (로봇|봇|사람|ai|인공지능)|(네|너의?) 이름)",
 )
-# Asking for a joke, a riddle or a song: small talk, whatever the verb ("tell me a joke", "농담 하나 해줘").
+# Asking for a joke, a riddle or a song: small talk, whatever the verb ("give me a riddle", "농담 하나 해줘").
 _ENTERTAIN = _rx(r"\b(jokes?|puns?|riddles?|a poem|a song|something (fun|funny|interesting|cool)|fun facts?)\b",
                  r"(농담|개그|드립\s?(쳐|해)|수수께끼|끝말잇기|노래 (불러|해)|재밌는 (얘기|거)|웃긴 (얘기|거)|재미있는 (얘기|거))")
 # A reaction: an evaluative word or phrase with no question in it ("that's funny", "아쉽다", "오 신기하네").
@@ -489,7 +489,7 @@ _ARITH_WORDS = _rx(
     r"^(what's|whats|what|is|are|how|much|many|equals?|plus|minus|times|multiplied|divided|by|of|over|percent|"
     r"squared|cubed|sqrt|square|root|calculate|compute|the|and|to|in|x|k|m|won|krw|usd|dollars?|eur|off|"
     r"discount|after|then|if|a|an|please|pls|convert|converted|into|there|"
-    # units a conversion is asked in: "how many minutes in 3.5 hours"
+    # units a conversion is asked in: "how many seconds in 2.5 minutes"
     r"seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|meters?|metres?|cm|km|kg|grams?)$",
     r"^(곱하기|더하기|빼기|나누기|나눈|곱한|더한|뺀|빼면|더하면|곱하면|나누면|제곱|루트|할인|할인하면|하면|이면|면|계산|계산해줘|계산해|"
     r"얼마|얼마야|얼마예요|얼마지|얼마인가요|얼마니|몇|몇이야|이야|야|하고|배|배는|값|값은|결과|결과는|답|답은)$",
@@ -500,12 +500,12 @@ _ARITH_WORDS = _rx(
 _ARITH_SYMBOLS = frozenset("+-*/×÷=%^()?!.,~x")
 
 
-_LEAD_IN = re.compile(r"^([^:—–]{1,30})[:—–]")  # "quick one: 45 * 3?", "sanity check — 2400 / 12?"
+_LEAD_IN = re.compile(r"^([^:—–]{1,30})[:—–]")  # "quick one: 36 * 7?", "sanity check — 2400 / 12?"
 
 
 def is_arithmetic(text: str) -> bool:
-    """A sum with nothing else in it ("what's 15% of 2400?", "3 곱하기 7은?"), or behind a short lead-in of at
-    most three words ("quick one: 45 * 3?"): nothing to search for."""
+    """A sum with nothing else in it ("what's 12% of 3500?", "3 곱하기 7은?"), or behind a short lead-in of at
+    most three words ("quick one: 36 * 7?"): nothing to search for."""
     lead = _LEAD_IN.match(text)
     if lead and len(lead.group(1).split()) <= 3 and _sum_alone(text[lead.end():]):
         return True
@@ -540,8 +540,8 @@ _QUESTION = _rx(
     r"(뭐|무엇|어디|언제|누가|누구|어떻게|몇|얼마|왜|나요|니|냐|까|어때|인가요|인가)\s*+$",
 )
 # The user asking what *they* (or the team) should or may do is a document question, however
-# mutation-like its verb: "do I need approval to restart the gateway?", "should we roll back if...?",
-# "휴가는 며칠 전에 신청해야 해?". ("can you ...?" is addressed to docbot: not here.)
+# mutation-like its verb: "do I need approval to rotate the API keys?", "should we roll back if...?",
+# "교육은 며칠 전에 신청해야 해?". ("can you ...?" is addressed to docbot: not here.)
 _SELF_QUESTION = _rx(
     r"^\s*(do|does|did|should|must|can|could|may|am|are|is it (ok|okay|allowed)( for (me|us))? to)\s+"
     r"(i|we|me|us|they|employees|engineers|people)?\b[^?]*\?\s*$",
@@ -626,7 +626,7 @@ _DIGIT = re.compile(r"\d")
 
 
 def _short_remark(chatter: str, rest: str) -> bool:
-    """A word or two after an interjection, asking nothing ("ugh, mondays", "lol classic", "헐 역대급")."""
+    """A word or two after an interjection, asking nothing ("ugh, traffic", "lol classic", "헐 역대급")."""
     words = [w.strip(_PUNCT).lower() for w in chatter.split()]
     if not any(w in _INTERJECTIONS or _KO_CHATTER_LAUGH.fullmatch(w) for w in words if w):
         return False
@@ -668,7 +668,7 @@ def rule_route(original: str) -> Route | None:
         return Route(Intent.KNOWLEDGE_SEARCH, 0.85, reason="question about what to do")
     if any(_ASKS_HOW.search(c.group().strip()) for c in _CLAUSE.finditer(rest)):
         return Route(Intent.KNOWLEDGE_SEARCH, 0.85, reason="asks how or where to do something")
-    # A reaction after "ok"/"thanks" goes on about what was said ("ok thanks, the hotel limit makes sense
+    # A reaction after "ok"/"thanks" goes on about what was said ("ok thanks, the travel limit makes sense
     # now"); a rest that opens with anything else may be a request in words the rules do not know.
     reacting = _REACTION_EN.search(rest) or _REACTION_KO.search(rest) or _REACTION_KO.search(text) or (
         _REACTION_EN.search(text) and _REMARK.match(rest))
