@@ -169,7 +169,7 @@ class ExtractiveAnswerer:
         same = [c for c in rest if c.path == lead.path and c.score >= lead.score - self.same_gap]
         if asks_about_changes(question) and not _STEP.match(lead.sentence):
             # What changed is answered by the changelog and dates, not by one step of the procedure out of its
-            # order ("그럼 그건 언제 바뀐 거야?" showed "2. 스테이징에서 30분 이상 …" between two changelog rows).
+            # order ("그건 언제부터 적용된 거야?" showed "2. 스테이징에서 30분 이상 …" between two changelog rows).
             same = [c for c in same if not _STEP.match(c.sentence)]
             if changelog(lead.hit.chunk.heading):  # the rest of the history, not a rule read beside it
                 same = [c for c in same if c.hit.chunk.heading == lead.hit.chunk.heading]
@@ -189,8 +189,7 @@ class ExtractiveAnswerer:
     def _telling_lead(self, reading: Reading) -> Candidate:
         """The line a confident answer opens on: the best-scored one, or on a first turn, among the `telling_top` best
         within `telling_gap` of it, the one that says most of the question's topic words and fills its slot (the
-        order a hedge's lines are shown in, `_telling_first`). "What are the night shift hours at Busan New Port
-        Hub?" opened on the hub directory's row (the hub's name, its hours) above "야간조 — 근무 시간: 22:00~07:00",
+        order a hedge's lines are shown in, `_telling_first`). "What time does the late shift start at the Daejeon hub?" opened on the hub directory's row (the hub's name, its hours) above "야간조 — 근무 시간: 22:00~07:00",
         which says night, shift and hours too; a follow-up's own words name too little to judge by."""
         best = reading.candidates[0]
         if reading.follow_up:
@@ -225,7 +224,7 @@ class ExtractiveAnswerer:
     def _procedure(self, reading: Reading, lead: Candidate) -> list[Candidate]:
         """The numbered steps around the lead, whole and in order, when the question asks how (no dropped
         steps: the user follows them). A question that asks for one fact (when, how much, which) gets the
-        step that holds it as the lead, not the procedure from step 1 ("검수는 언제까지 해야 돼?")."""
+        step that holds it as the lead, not the procedure from step 1 ("정산은 언제까지 올려야 돼?")."""
         if reading.kind != Kind.HOWTO:
             return []
         steps = sorted((c for c in reading.candidates if c.path == lead.path and c.hit.chunk.heading ==

@@ -83,7 +83,7 @@ class Judge:
     @staticmethod
     def _on_thread(reading: Reading, lead: Candidate) -> bool:
         """A follow-up whose lead document says the thread's topic (two of the words its rewrite brought in): its
-        lines are what the thread was about, however generic "and per transaction?" makes them look. The card
+        lines are what the thread was about, however generic "and per purchase?" makes them look. The card
         policy's limit rows sit at generic text's level against that question; "not found" hung on an unrelated
         API page's row happening to be among the five best."""
         concepts = reading.thread_concepts
@@ -101,8 +101,8 @@ class Judge:
         """Every document in the question's own language shares none of its topic words, the best evidence is
         weak, and it is not a document in the other language that says the question's topic (two of its topic
         words, translated or as loanwords): a near topic ("회사 주식 옵션" against per-diem rules). Without that last
-        condition an English question about a Korean welfare table ("does the company pay the full health
-        check-up?") was "not found" with the table listed under "maybe related"."""
+        condition an English question about a Korean welfare table ("does the company cover the whole
+        dental scaling?") was "not found" with the table listed under "maybe related"."""
         if lead.hit.population < self.min_population:
             return False
         if not self._same_language(question, lead) and self._says_topic(reading, lead):
@@ -112,14 +112,14 @@ class Judge:
         weak = strength < self.weak_at or not lead.fills
         # A lead from such a document is itself the near topic ("팀 회식: 1인당 분기 10만 원" for a stock option's
         # price): its lift over generic text says it is company text about money, not that it answers. Not on a
-        # follow-up: its own words may not name its topic at all ("and normally?").
+        # follow-up: its own words may not name its topic at all ("and usually?").
         off_topic_lead = lead.path in reading.off_topic and not reading.follow_up
         return near_topic and weak and (lift < 1.5 * self.lift_floor or off_topic_lead)
 
     def _says_across(self, reading: Reading, question: str, lead: Candidate) -> bool:
         """A lead in the other language than the question, from a document that says the question's topic, not far
         below generic text: e5 puts a sentence lower against a question in the other language, so such a lead
-        looks generic ("where do I apply for a corporate card?" against "발급 신청은 솔빛페이에서 한다.", lift 0.9), and
+        looks generic ("where do I request a fuel card?" against "발급 신청은 솔빛페이에서 한다.", lift 0.9), and
         the right document was listed under "maybe related" behind "not found". It is quoted under a hedge."""
         return not self._same_language(question, lead) and self._says_topic(reading, lead) and \
             reading.lift(lead) >= self.across_floor * self.lift_floor
@@ -127,8 +127,8 @@ class Judge:
     @staticmethod
     def _says_topic(reading: Reading, lead: Candidate) -> bool:
         """The lead's document says two of the question's topic words (its only one, if it has one), in either
-        language: one can be chance ("company" in a travel policy for "회사 주식 옵션 행사 가격은?"), two is the topic.
-        A follow-up's own words name little ("and per transaction?"): the words its rewrite brought from the
+        language: one can be chance ("company" in a travel policy for "우리사주 매입 단가는?"), two is the topic.
+        A follow-up's own words name little ("and per purchase?"): the words its rewrite brought from the
         thread (corporate card, limit, executives) count too."""
         concepts = reading.concepts + reading.thread_concepts
         return bool(concepts) and reading.concepts_said(lead.path, concepts) >= min(2, len(concepts))

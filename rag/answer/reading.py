@@ -47,8 +47,8 @@ from .questions import (
 )
 
 RECENT_READINGS = 16
-# What a line of a document no longer in force adds when the question asks what an earlier version said ("what was it
-# in the old 2022 policy?"), on top of retrieval's own swing: a follow-up's thread words are the current policy's
+# What a line of a document no longer in force adds when the question asks what an earlier version said ("what did the
+# 2021 version say?"), on top of retrieval's own swing: a follow-up's thread words are the current policy's
 # (its previous answer), and they kept the current figure first. 2.0 against none on the dev sets: Solbit extra-dev2
 # grounded +2 (0.844 -> 0.856), leads +1; the others unchanged (1.0 gave two of the three, 3.0 the same as 2.0).
 EARLIER_BONUS = 2.0
@@ -75,13 +75,13 @@ LINE_CONCEPT_WEIGHT = 2.0
 # five grounded turns.
 TRANSLATED_WEIGHT = 0.5
 # On a follow-up, what its document saying the words the rewrite brought from the thread adds (at most this): the
-# user's own words name little ("한도 넘으면 어떤 응답이 와?"), and a same-language page sharing one of them (호출 in the
+# user's own words name little ("호출 제한 넘기면 뭐가 와?"), and a same-language page sharing one of them (호출 in the
 # on-call guide) led over the API guide the thread was about. 2.0 against none on the dev sets: Solbit dev leads
 # 0.773 -> 0.807, extra-dev 0.651 -> 0.677, grounded +1; handbook dev.jsonl grounded +1, leads -1 (1.0 gave half).
 THREAD_CONCEPT_WEIGHT = 2.0
 # A name of several capitalised words ("Busan New Port Hub", "Seoul HQ") is one thing asked about: counted word by
-# word it outweighed the question's own topic (the hub directory's row said four words of "How early should the next
-# shift arrive at Busan New Port Hub?" and led the shift procedure's answer). Possessive, from a word's start: linear.
+# word it outweighed the question's own topic (the hub directory's row said four words of "How early should the relief
+# crew arrive at Daejeon New Port Hub?" and led the shift procedure's answer). Possessive, from a word's start: linear.
 _NAME = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Za-z0-9]*+(?:[ -][A-Z][A-Za-z0-9]*+)+")
 # A follow-up naming this many topic words of its own has the other-language lines compared with them alone, not with
 # the words its rewrite borrowed (`Reader._comparison_words`). 2 against never on the dev sets: leads +5 -1 (Solbit
@@ -245,7 +245,7 @@ class Reader:
                                       self._comparison_words(question, other_words, topic_words, reading.follow_up))
         # The order uses each language's calibrated shift; answerability keeps the raw one, on which its bar was
         # set: lifting a cross-language row to its language's level says it is the best of its language, not
-        # that it answers ("Is there a gym membership subsidy?" would have quoted incident timeline rows).
+        # that it answers ("Is there a swimming pool subsidy?" would have quoted incident timeline rows).
         relevance = sentence_relevance(passages, texts, cosines)
         raw = sentence_relevance(passages, texts, cosines, calibrate=False)
         own, wanted = set(self.analyzer.terms(question)), set(self.analyzer.terms(query))
@@ -309,7 +309,7 @@ class Reader:
     def _comparison_words(self, question: str, other_words: list[str], topic_words: list[str],
                           follow_up: bool) -> list[str]:
         """The dictionary-translated keywords the other-language lines are compared with (`_translated`): the user's own
-        when a follow-up names its topic in `own_topic_words` words or more ("권한 검토는 얼마나 자주 해?"), since the words
+        when a follow-up names its topic in `own_topic_words` words or more ("계정 점검은 얼마나 자주 해?"), since the words
         its rewrite borrowed name the previous answer's topic (만료: "… expires after 90 days" stayed first); otherwise
         `other_words`, the question's and its rewrite's (already translated for the shared words). An elliptical
         follow-up ("대표번호는?") is compared with the thread's words too: its own do not say which hub."""
@@ -516,7 +516,7 @@ def document_line(chunk: Chunk) -> str:
 
 def names_an_old_version(question: str, hits: list[Hit]) -> bool:
     """Whether the question names a number or code ("v2", "2023") that the title of a document no longer in force
-    says: "what was the home office stipend in v2?" asks the superseded Remote Work Policy v2."""
+    says: "what was the desk allowance in v3?" asks the superseded Remote Work Policy v2."""
     names = anchors(question)
     return bool(names) and any(_no_longer_in_force(h) and any(mentions(h.chunk.title, a) for a in names) for h in hits)
 
