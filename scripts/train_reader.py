@@ -307,6 +307,19 @@ def report(data: Data, corpora: list[str], weights: dict) -> str:
         turns = turns_of(data, p, test, verdict_probabilities(data, p, test, verdict_model))
         all_oof += turns
         lines.append(_row(corpus, f"left out (bars {answer_at}/{not_found_at})", outcomes(turns, answer_at, not_found_at)))
+    lines += ["", "## Coverage against precision (leave one corpus out, all corpora pooled)", "",
+              "| answered at p ≥ | coverage | precision | unanswerable answered |", "|---|---|---|---|"]
+    ans = [t for t in all_oof if t.answerable]
+    una = [t for t in all_oof if not t.answerable]
+    for bar in (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95):
+        answered = [t for t in all_oof if t.lead_p >= bar]
+        precision = sum(t.answerable and t.lead_right for t in answered) / max(1, len(answered))
+        lines.append(f"| {bar} | {sum(t.lead_p >= bar for t in ans) / max(1, len(ans)):.3f} | {precision:.3f} | "
+                     f"{sum(t.lead_p >= bar for t in una) / max(1, len(una)):.3f} |")
+    lines += ["", "| \"not found\" below p | false \"not found\" | unanswerable \"not found\" |", "|---|---|---|"]
+    for bar in (0.05, 0.1, 0.15, 0.2, 0.3):
+        lines.append(f"| {bar} | {sum(t.lead_p < bar for t in ans) / max(1, len(ans)):.3f} | "
+                     f"{sum(t.lead_p < bar for t in una) / max(1, len(una)):.3f} |")
     lines += ["", "## Reliability of the lead's probability (leave one corpus out, all corpora)", "",
               "| p | turns | lead right | mean p |", "|---|---|---|---|"]
     lines += [f"| {b} | {n} | {r} | {m} |" for b, n, r, m in reliability(all_oof)]
