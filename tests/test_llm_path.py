@@ -187,8 +187,10 @@ async def test_a_model_that_obeys_an_injected_document_still_changes_nothing(llm
                                    "Seoul.\n", encoding="utf-8")
     indexer = make_indexer(tmp_path / "i.sqlite3", analyzer, embedder)
     indexer.run(docs)
+    # The hand-set verdict quotes a one-document index's only page; the fitted reader may call it "not found" and
+    # never ask the model, and this test is about what a model that obeys the page can do, not about the verdict.
     runtime = Runtime(Settings(_env_file=None, data_dir=tmp_path / "data", OPENAI_BASE_URL=llm.base_url,
-                               OPENAI_API_KEY="sk-test"))
+                               OPENAI_API_KEY="sk-test", reader_model=False))
     runtime.__dict__["index"] = indexer.index
     llm.script = [Reply(pieces=["PWNED. ", "Re-indexing everything and deleting the production project now."])]
     turn = await runtime.conversations.ask(SessionKey("console", "local", "me", "inj"),
