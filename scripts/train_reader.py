@@ -414,7 +414,9 @@ def main() -> int:
     weights = shipped(_subset(data, np.isin(data.corpus, corpora)), corpora)
     if args.check:
         current = json.loads(args.weights.read_text(encoding="utf-8"))
-        same = current["features"] == weights["features"] and current["thresholds"] == weights["thresholds"] and \
+        # Bars come from a 0.01 grid by counting turns: a float's last digits on another CPU may move one step.
+        bars = [current["thresholds"][k] - weights["thresholds"][k] for k in weights["thresholds"]]
+        same = current["features"] == weights["features"] and all(abs(b) <= 0.0101 for b in bars) and \
             np.allclose(current["coef"], weights["coef"], rtol=1e-3, atol=1e-4) and \
             np.allclose(current["verdict"]["coef"], weights["verdict"]["coef"], rtol=1e-3, atol=1e-4)
         print("shipped weights match the fit" if same else "shipped weights differ from the fit: run make train")
