@@ -52,21 +52,22 @@ class ReaderModel:
                                                         second.score if second is not None else None)))
 
     def logit(self, features: dict[str, float]) -> float:
-        return self.intercept + sum(w * (features.get(n, 0.0) - m) / s
-                                    for n, m, s, w in zip(self.names, self.mean, self.scale, self.coef))
+        return self.intercept + sum(v for _, v in self._parts(features))
 
     def probability(self, features: dict[str, float]) -> float:
-        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, self.logit(features)))))
+        return sigmoid(self.logit(features))
 
     def contributions(self, features: dict[str, float], top: int = 4) -> list[tuple[str, float]]:
         """The features that moved this line's log-odds most, signed: what a wrong answer's trace names."""
-        parts = [(n, w * (features.get(n, 0.0) - m) / s) for n, m, s, w in zip(self.names, self.mean, self.scale, self.coef)]
-        return sorted(parts, key=lambda p: -abs(p[1]))[:top]
+        return sorted(self._parts(features), key=lambda p: -abs(p[1]))[:top]
+
+    def _parts(self, features: dict[str, float]) -> list[tuple[str, float]]:
+        return standardised_terms(self.names, self.mean, self.scale, self.coef, features)
 
     def scored(self, candidate: Candidate) -> Candidate:
         """The line with the model's log-odds as its score and its probability."""
         logit = self.logit(candidate.features)
-        return replace(candidate, score=logit, probability=1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, logit)))))
+        return replace(candidate, score=logit, probability=sigmoid(logit))
 
 
 # Signals compared with the best of the turn's reading as well as taken as they are: a line is the answer by being
@@ -122,8 +123,13 @@ class Linear:
                    float(data["intercept"]))
 
     def logit(self, features: dict[str, float]) -> float:
-        return self.intercept + sum(w * (features.get(n, 0.0) - m) / s
-                                    for n, m, s, w in zip(self.names, self.mean, self.scale, self.coef))
+        return self.intercept + sum(v for _, v in standardised_terms(self.names, self.mean, self.scale, self.coef,
+                                                                      features))
+
+
+def standardised_terms(names, mean, scale, coef, features: dict[str, float]) -> list[tuple[str, float]]:
+    """Each feature's share of a standardised linear model's log-odds (a missing feature counts as 0)."""
+    return [(n, w * (features.get(n, 0.0) - m) / s) for n, m, s, w in zip(names, mean, scale, coef)]
 
 
 def sigmoid(logit: float) -> float:
