@@ -21,7 +21,7 @@ also be told to refuse streaming, to answer 503, or to answer a share of calls l
 call late with its effect before the answer (`late_next`), after it (`delayed_next`: a post that lands after
 docbot looked for it) or never (`lost_next`). A deleted message is gone from `conversations.replies`.
 Late answers come after `slow_seconds` (a real client's timeout gives up first), or, with
-`signal_timeouts` (late and lost calls), at once with a mark that a client session from
+`signal_timeouts` (late, lost and delayed calls), at once with a mark that a client session from
 `timing_out_session()` raises as the TimeoutError of a client that stopped waiting: the same outcome with
 no clock, so a loaded machine cannot time out a call that should succeed."""
 from __future__ import annotations
@@ -42,6 +42,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 BOT_USER = "UBOT"
+LOOKUPS = {"conversations.replies", "conversations.history", "auth.test"}  # reads that change nothing
 TIMED_OUT = "X-Standin-Timed-Out"  # on a late or lost answer with signal_timeouts: the client gave up
 
 
@@ -92,8 +93,11 @@ class SlackStandIn:
     late_next: dict = field(default_factory=dict)
     lost_next: dict = field(default_factory=dict)
     # ("delayed": the request waits in Slack's queue and takes effect only after the client gave up, so a
-    # lookup made meanwhile does not see it; aiohttp, like Slack, finishes a request whose client left.)
+    # lookup made meanwhile does not see it; aiohttp, like Slack, finishes a request whose client left.
+    # With signal_timeouts it takes effect just before the client's next call that is not a lookup: after
+    # every look the client made meanwhile, with no clock.)
     delayed_next: dict = field(default_factory=dict)
+    _queued: list = field(default_factory=list)  # delayed calls (request, body) not carried out yet
     seed: int = 30
     emails: dict = field(default_factory=dict)  # user id -> e-mail users.info shows (users:read.email granted)
     in_flight: int = 0  # calls being answered right now (a late one included)
@@ -143,6 +147,10 @@ class SlackStandIn:
 
     async def _answer(self, request: web.Request, raw: str) -> web.Response:
         method = request.match_info["method"]
+        if self._queued and method not in LOOKUPS:
+            queued, self._queued = self._queued, []
+            for earlier, body in queued:
+                await self._method(earlier, body)
         if self.lost_next.get(method):
             self.lost_next[method] -= 1
             self.slowed.append(method)
@@ -150,6 +158,9 @@ class SlackStandIn:
         if self.delayed_next.get(method):
             self.delayed_next[method] -= 1
             self.slowed.append(method)
+            if self.signal_timeouts:
+                self._queued.append((request, raw))
+                return await self._late(web.json_response({"ok": False, "error": "request_timeout"}))
             await asyncio.sleep(self.slow_seconds)
             return await self._method(request, raw)
         response = await self._method(request, raw)

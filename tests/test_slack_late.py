@@ -3,7 +3,9 @@ reply docbot posted again because its first try had not landed yet must not stay
 
 The real SlackAdapter (slack-bolt, slack_sdk) over HTTP against `tests/slack_standin.py`, whose
 `lost_next` answers a call late without doing it and whose `delayed_next` does it only after the client
-gave up (after docbot looked for it)."""
+gave up (after docbot looked for it). No clock decides a timeout: the stand-in marks the calls that time
+out and a session from `timing_out_session` raises on them, so a loaded machine cannot time out another call
+(a 1 s HTTP timeout once timed out Bolt's auth.test, and the question was never seen)."""
 from __future__ import annotations
 
 import pytest
@@ -12,18 +14,19 @@ from test_reliability import _docbot_posts, _post, _streamed, _until, glossary_s
 
 @pytest.fixture
 async def late_bot(glossary_service):  # noqa: F811
-    """The SlackAdapter with a 1 s client timeout against a stand-in that is 3 s late when told to; docbot
-    looks for late calls for 5 s after each timeout."""
+    """The SlackAdapter against a stand-in that times out the calls it is told to; docbot waits 1 s (its
+    `timeout`) before looking for a timed-out post again and looks for late calls every 5 s after it."""
     from aiohttp import web
     from aiohttp.test_utils import TestClient, TestServer
 
     from adapters.slack import SlackAdapter
 
-    from slack_standin import SlackStandIn
+    from slack_standin import SlackStandIn, timing_out_session
 
-    slack = await SlackStandIn(slow_seconds=3).start()
+    slack = await SlackStandIn(signal_timeouts=True).start()
     adapter = SlackAdapter(glossary_service, "xoxb-test", "secret", api_base_url=slack.base_url, timeout=1,
                            update_every=0.0)
+    adapter.app.client.session = timing_out_session()  # slack_sdk times a call out only through its own session
     replies = adapter.replies  # how answers get into threads (adapters/slack_stream.py)
     replies.late_window = 5  # (an attribute, so this fixture also runs on code without late-landing looks)
     adapter.client.retry_handlers.clear()  # a failed call fails at once
@@ -43,6 +46,7 @@ async def late_bot(glossary_service):  # noqa: F811
     await client.start_server()
     yield client, slack, glossary_service, adapter, rendered
     await client.close()
+    await adapter.app.client.session.close()
     await slack.close()
 
 
