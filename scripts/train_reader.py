@@ -62,7 +62,7 @@ class Data:
 
 
 def load(corpora: list[str]) -> Data:
-    rows = []
+    rows: list[dict] = []
     for corpus in corpora:
         for split in ("dev", "holdout"):
             path = readings_file(corpus, split)
@@ -228,7 +228,7 @@ def leave_one_out(data: Data, corpora: list[str], splits: tuple[str, ...]) -> np
     return p
 
 
-def reliability(turns: list[Turn]) -> list[tuple[str, int, float]]:
+def reliability(turns: list[Turn]) -> list[tuple[str, int, float, float]]:
     bins = [(0.0, 0.1), (0.1, 0.2), (0.2, 0.35), (0.35, 0.5), (0.5, 0.65), (0.65, 0.8), (0.8, 1.01)]
     out = []
     for lo, hi in bins:
@@ -347,12 +347,7 @@ def model_choice(data: Data, corpora: list[str]) -> list[str]:
 
     def logistic(c):
         def make(x, y):
-            global C
-            saved, C = C, c
-            try:
-                params = fit(x, y)
-            finally:
-                C = saved
+            params = fit(x, y, c)
             return lambda z: predict(params, z)
         return make
 
