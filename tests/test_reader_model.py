@@ -12,7 +12,7 @@ import pytest
 from rag.answer import model as reader_model
 from rag.answer.answerers import ExtractiveAnswerer
 from rag.answer.evidence import Judge, Verdict, explanation
-from rag.answer.model import ReaderModel
+from rag.answer.model import Linear, ReaderModel
 from rag.answer.questions import Kind
 from rag.answer.reading import Candidate, Reading
 from rag.documents import Chunk, Hit
@@ -37,7 +37,7 @@ def test_shipped_weights_load_and_name_every_feature_the_reader_computes():
 
 def _model(**thresholds) -> ReaderModel:
     bars = {"answer_at": 0.7, "not_found_at": 0.2, "line_at": 0.35, "related_at": 0.1} | thresholds
-    return ReaderModel(("signal",), (0.0,), (1.0,), (1.0,), 0.0, **bars)
+    return ReaderModel(Linear(("signal",), (0.0,), (1.0,), (1.0,), 0.0), **bars)
 
 
 def _candidate(path: str, sentence: str, signal: float, model: ReaderModel) -> Candidate:

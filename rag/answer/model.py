@@ -24,13 +24,10 @@ WEIGHTS = Path(__file__).with_name("data") / "reader.json"
 
 @dataclass(frozen=True)
 class ReaderModel:
-    """Standardised features, one weight each, and the outcome thresholds on the lead's probability."""
+    """The line model (standardised features, one weight each) and the outcome thresholds on the lead's
+    probability."""
 
-    names: tuple[str, ...]
-    mean: tuple[float, ...]
-    scale: tuple[float, ...]
-    coef: tuple[float, ...]
-    intercept: float
+    line: Linear
     answer_at: float  # the lead's probability at or above which the turn is answered
     not_found_at: float  # ... below which it is "not found"; between the two, hedged
     line_at: float  # another line is shown beside the lead only at this probability or more
@@ -39,8 +36,7 @@ class ReaderModel:
 
     @classmethod
     def from_dict(cls, data: dict) -> ReaderModel:
-        return cls(tuple(data["features"]), tuple(data["mean"]), tuple(data["scale"]), tuple(data["coef"]),
-                   float(data["intercept"]), **{k: float(v) for k, v in data["thresholds"].items()},
+        return cls(Linear.from_dict(data), **{k: float(v) for k, v in data["thresholds"].items()},
                    verdict=Linear.from_dict(data["verdict"]) if data.get("verdict") else None)
 
     def answers(self, lead: Candidate, second: Candidate | None) -> float:
@@ -51,18 +47,19 @@ class ReaderModel:
         return sigmoid(self.verdict.logit(turn_features(lead.features, lead.score,
                                                         second.score if second is not None else None)))
 
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.line.names
+
     def logit(self, features: dict[str, float]) -> float:
-        return self.intercept + sum(v for _, v in self._parts(features))
+        return self.line.logit(features)
 
     def probability(self, features: dict[str, float]) -> float:
         return sigmoid(self.logit(features))
 
     def contributions(self, features: dict[str, float], top: int = 4) -> list[tuple[str, float]]:
         """The features that moved this line's log-odds most, signed: what a wrong answer's trace names."""
-        return sorted(self._parts(features), key=lambda p: -abs(p[1]))[:top]
-
-    def _parts(self, features: dict[str, float]) -> list[tuple[str, float]]:
-        return standardised_terms(self.names, self.mean, self.scale, self.coef, features)
+        return sorted(self.line.terms(features), key=lambda p: -abs(p[1]))[:top]
 
     def scored(self, candidate: Candidate) -> Candidate:
         """The line with the model's log-odds as its score and its probability."""
@@ -120,13 +117,12 @@ class Linear:
                    float(data["intercept"]))
 
     def logit(self, features: dict[str, float]) -> float:
-        return self.intercept + sum(v for _, v in standardised_terms(self.names, self.mean, self.scale, self.coef,
-                                                                      features))
+        return self.intercept + sum(v for _, v in self.terms(features))
 
-
-def standardised_terms(names, mean, scale, coef, features: dict[str, float]) -> list[tuple[str, float]]:
-    """Each feature's share of a standardised linear model's log-odds (a missing feature counts as 0)."""
-    return [(n, w * (features.get(n, 0.0) - m) / s) for n, m, s, w in zip(names, mean, scale, coef)]
+    def terms(self, features: dict[str, float]) -> list[tuple[str, float]]:
+        """Each feature's share of the log-odds (a missing feature counts as 0)."""
+        return [(n, w * (features.get(n, 0.0) - m) / s)
+                for n, m, s, w in zip(self.names, self.mean, self.scale, self.coef)]
 
 
 def sigmoid(logit: float) -> float:
